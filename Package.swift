@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+/// The per-record path mutates state of a few long-lived classes millions of times; the static
+/// exclusivity checks still apply, but the dynamic ones cost ~10 % of a parse (see `make bench`).
+let hotPathSettings: [SwiftSetting] =
+  strictSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
+let package = Package(
+  name: "HealthETL",
+  products: [
+    .executable(name: "healthetl", targets: ["healthetl"]),
+    .executable(name: "xmlfloor", targets: ["xmlfloor"]),
+  ],
+  targets: [
+    // C libraries from Debian, each behind a one-header module map.
+    .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+    .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+    // Vocabulary: instants, zones, units, sample types. Pure Swift except the digest wrapper.
+    .target(name: "HealthModel", dependencies: ["CCrypto"], swiftSettings: hotPathSettings),
+    // Extract: bytes of any export form -> libxml2 SAX2 element events. Knows nothing of the model.
+    .target(name: "HealthExtract", dependencies: ["CLibXML2", "CArchive"], swiftSettings: hotPathSettings),
+    // Transform + load: staging, stages, sinks, pipelines, run report.
+    .target(name: "HealthETL", dependencies: ["HealthModel", "HealthExtract"], swiftSettings: hotPathSettings),
+    // The synthetic export generator behind `healthetl sample`.
+    .target(name: "HealthSampleData", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),
+    // Commands, option parsing, exit codes; a library so it can be tested.
+    .target(
+      name: "HealthETLCLI", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"], swiftSettings: strictSettings),
+    .executableTarget(name: "healthetl", dependencies: ["HealthETLCLI"], swiftSettings: strictSettings),
+    // The benchmark floor: a libxml2 SAX2 parse that does nothing per element.
+    .executableTarget(name: "xmlfloor", dependencies: ["CLibXML2"]),
+
+    .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "HealthSampleDataTests", dependencies: ["HealthSampleData", "HealthExtract"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "HealthExtractTests", dependencies: ["HealthExtract", "HealthSampleData"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "HealthETLTests", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "HealthETLCLITests", dependencies: ["HealthETLCLI", "HealthExtract"], exclude: ["Fixtures"],
+      swiftSettings: strictSettings),
+  ]
+)

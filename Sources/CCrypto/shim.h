@@ -1,0 +1,4 @@
+#ifndef HEALTHETL_CCRYPTO_SHIM_H
+#define HEALTHETL_CCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#endif

@@ -1,0 +1,98 @@
+/// Everything HealthETL knows about one `type` identifier, worked out once per distinct identifier.
+public struct SampleTypeInfo: Sendable, Hashable {
+  /// As written: `HKQuantityTypeIdentifierStepCount`.
+  public let identifier: String
+  /// Without its prefix: `StepCount`.
+  public let shortName: String
+  public let kind: SampleKind
+  /// Quantity types only; nil for categories and others. Unknown quantity identifiers are taken
+  /// as discrete (arithmetic), the safe choice: they are never summed.
+  public let aggregation: AggregationStyle?
+  /// Whether HealthETL knows this identifier (unknown ones are kept and reported).
+  public let isKnown: Bool
+
+  static let prefixes: [(String, SampleKind)] = [
+    ("HKQuantityTypeIdentifier", .quantity),
+    ("HKCategoryTypeIdentifier", .category),
+    ("HKCorrelationTypeIdentifier", .other),
+    ("HKDataType", .other),
+    ("HKWorkoutTypeIdentifier", .other),
+  ]
+
+  public init(identifier: String) {
+    self.identifier = identifier
+    var short = identifier
+    var kind = SampleKind.other
+    for (prefix, prefixKind) in Self.prefixes where identifier.hasPrefix(prefix) {
+      short = String(identifier.dropFirst(prefix.count))
+      kind = prefixKind
+      break
+    }
+    self.shortName = short
+    self.kind = kind
+    switch kind {
+    case .quantity:
+      let style = Self.aggregationStyles[short]
+      aggregation = style ?? .discreteArithmetic
+      isKnown = style != nil
+    case .category:
+      aggregation = nil
+      isKnown = Self.knownCategories.contains(short)
+    case .other:
+      aggregation = nil
+      isKnown = short == "SleepDurationGoal"
+    }
+  }
+
+  /// From Apple's HKTypeIdentifiers.h (reference §2.5).
+  static let aggregationStyles: [String: AggregationStyle] = {
+    var table: [String: AggregationStyle] = [:]
+    let cumulative = [
+      "StepCount", "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
+      "DistanceDownhillSnowSports", "DistanceCrossCountrySkiing", "DistancePaddleSports", "DistanceRowing",
+      "DistanceSkatingSports", "ActiveEnergyBurned", "BasalEnergyBurned", "DietaryEnergyConsumed",
+      "AppleExerciseTime", "AppleStandTime", "AppleMoveTime", "TimeInDaylight", "FlightsClimbed", "PushCount",
+      "SwimmingStrokeCount", "NikeFuel", "NumberOfTimesFallen", "InhalerUsage", "NumberOfAlcoholicBeverages",
+      "InsulinDelivery", "DietaryWater", "DietaryFatTotal", "DietaryFatSaturated", "DietaryFatMonounsaturated",
+      "DietaryFatPolyunsaturated", "DietaryCholesterol", "DietarySodium", "DietaryCarbohydrates", "DietaryFiber",
+      "DietarySugar", "DietaryProtein", "DietaryVitaminA", "DietaryVitaminB6", "DietaryVitaminB12",
+      "DietaryVitaminC", "DietaryVitaminD", "DietaryVitaminE", "DietaryVitaminK", "DietaryCalcium",
+      "DietaryIron", "DietaryThiamin", "DietaryRiboflavin", "DietaryNiacin", "DietaryFolate", "DietaryBiotin",
+      "DietaryPantothenicAcid", "DietaryPhosphorus", "DietaryIodine", "DietaryMagnesium", "DietaryZinc",
+      "DietarySelenium", "DietaryCopper", "DietaryManganese", "DietaryChromium", "DietaryMolybdenum",
+      "DietaryChloride", "DietaryPotassium", "DietaryCaffeine",
+    ]
+    for name in cumulative { table[name] = .cumulative }
+    for name in ["HeartRate", "AtrialFibrillationBurden"] { table[name] = .discreteTemporallyWeighted }
+    for name in ["EnvironmentalAudioExposure", "HeadphoneAudioExposure", "EnvironmentalSoundReduction"] {
+      table[name] = .discreteEquivalentContinuousLevel
+    }
+    let arithmetic = [
+      "RestingHeartRate", "WalkingHeartRateAverage", "HeartRateRecoveryOneMinute", "HeartRateVariabilitySDNN",
+      "OxygenSaturation", "BodyFatPercentage", "PeripheralPerfusionIndex", "BloodAlcoholContent",
+      "WalkingAsymmetryPercentage", "WalkingDoubleSupportPercentage", "AppleWalkingSteadiness", "BodyMass",
+      "LeanBodyMass", "Height", "WaistCircumference", "BodyMassIndex", "RespiratoryRate", "VO2Max",
+      "BodyTemperature", "BasalBodyTemperature", "AppleSleepingWristTemperature", "WaterTemperature",
+      "BloodPressureSystolic", "BloodPressureDiastolic", "BloodGlucose", "WalkingSpeed", "RunningSpeed",
+      "CyclingSpeed", "StairAscentSpeed", "StairDescentSpeed", "RowingSpeed", "PaddleSportsSpeed",
+      "CrossCountrySkiingSpeed", "WalkingStepLength", "RunningStrideLength", "SixMinuteWalkTestDistance",
+      "UnderwaterDepth", "RunningVerticalOscillation", "RunningGroundContactTime", "RunningPower",
+      "CyclingPower", "CyclingFunctionalThresholdPower", "CyclingCadence", "PhysicalEffort",
+      "WorkoutEffortScore", "EstimatedWorkoutEffortScore", "AppleSleepingBreathingDisturbances", "UVExposure",
+      "ElectrodermalActivity", "ForcedVitalCapacity", "ForcedExpiratoryVolume1", "PeakExpiratoryFlowRate",
+    ]
+    for name in arithmetic { table[name] = .discreteArithmetic }
+    return table
+  }()
+
+  static let knownCategories: Set<String> = [
+    "SleepAnalysis", "AppleStandHour", "MindfulSession", "HighHeartRateEvent", "LowHeartRateEvent",
+    "IrregularHeartRhythmEvent", "AudioExposureEvent", "EnvironmentalAudioExposureEvent",
+    "HeadphoneAudioExposureEvent", "ToothbrushingEvent", "HandwashingEvent", "CervicalMucusQuality",
+    "OvulationTestResult", "MenstrualFlow", "IntermenstrualBleeding", "SexualActivity",
+    "LowCardioFitnessEvent", "AppleWalkingSteadinessEvent", "SleepApneaEvent", "Pregnancy", "Lactation",
+    "Contraceptive", "PregnancyTestResult", "ProgesteroneTestResult", "InfrequentMenstrualCycles",
+    "IrregularMenstrualCycles", "PersistentIntermenstrualBleeding", "ProlongedMenstrualPeriods",
+    "TimeInDaylight", "BleedingDuringPregnancy", "BleedingAfterPregnancy",
+  ]
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// The UTC offsets of one time zone over time, read once per run from the system tz database
+/// (`/usr/share/zoneinfo`, or `$TZDIR`), so that per-record code asks a sorted table instead of
+/// `TimeZone`/`Calendar`.
+public struct ZoneRules: Sendable, Hashable {
+  /// The IANA name (`Europe/Berlin`) or, for a fixed zone, `UTC+09:00`.
+  public let identifier: String
+  /// Instants (epoch seconds) at which `offsets[i + 1]` takes over.
+  let transitions: [Int64]
+  /// `offsets[0]` holds before the first transition.
+  let offsets: [Int32]
+
+  init(identifier: String, transitions: [Int64], offsets: [Int32]) {
+    precondition(offsets.count == transitions.count + 1)
+    self.identifier = identifier
+    self.transitions = transitions
+    self.offsets = offsets
+  }
+
+  /// Coordinated Universal Time.
+  public static let utc = ZoneRules(identifier: "UTC", transitions: [], offsets: [0])
+
+  /// A zone that is always `offsetSeconds` east of UTC.
+  public static func fixed(offsetSeconds: Int32) -> ZoneRules {
+    if offsetSeconds == 0 { return .utc }
+    var text: [UInt8] = Array("UTC".utf8)
+    LocalTimeFormatter.appendOffset(offsetSeconds, to: &text)
+    return ZoneRules(
+      identifier: String(decoding: text, as: UTF8.self), transitions: [], offsets: [offsetSeconds])
+  }
+
+  /// Whether the zone never changes its offset.
+  public var isFixed: Bool { transitions.isEmpty }
+
+  /// Seconds east of UTC in force at `instant`.
+  @inlinable public func offset(at instant: Instant) -> Int32 {
+    offsetsTable[indexOfInterval(containing: instant.seconds)]
+  }
+
+  @usableFromInline var offsetsTable: [Int32] { offsets }
+
+  @usableFromInline func indexOfInterval(containing t: Int64) -> Int {
+    var low = 0
+    var high = transitions.count
+    while low < high {
+      let mid = (low + high) >> 1
+      if transitions[mid] <= t { low = mid + 1 } else { high = mid }
+    }
+    return low
+  }
+
+  /// The wall-clock seconds (local epoch seconds) at `instant`.
+  public func localSeconds(at instant: Instant) -> Int64 { instant.seconds + Int64(offset(at: instant)) }
+
+  /// The local calendar date at `instant`.
+  public func localDate(at instant: Instant) -> CivilDate {
+    CivilDate(daysSinceEpoch: floorDiv(localSeconds(at: instant), 86_400))
+  }
+
+  /// The earliest instant whose wall clock reads `local` (local epoch seconds) or later.
+  ///
+  /// When `local` falls in a spring-forward gap, that is the instant of the transition; when it
+  /// occurs twice (fall back), the first occurrence.
+  public func firstInstant(atOrAfterLocal local: Int64) -> Instant {
+    let window: Int64 = 30 * 3600
+    let from = indexOfInterval(containing: local - window)
+    let to = indexOfInterval(containing: local + window)
+    var best: Int64?
+    for index in from...to {
+      let o = Int64(offsets[index])
+      let t = local - o
+      if indexOfInterval(containing: t) == index, best.map({ t < $0 }) ?? true { best = t }
+    }
+    if let best { return Instant(seconds: best) }
+    // In a gap: the transition after which the wall clock has passed `local`.
+    for index in max(from, 1)...to where transitions[index - 1] + Int64(offsets[index]) > local {
+      return Instant(seconds: transitions[index - 1])
+    }
+    return Instant(seconds: local - Int64(offsets[to]))
+  }
+}
+
+/// Why a zone could not be used.
+public enum ZoneError: Error, Equatable, CustomStringConvertible {
+  case unknown(String)
+  case unreadable(String, path: String)
+
+  public var description: String {
+    switch self {
+    case .unknown(let name):
+      return "unknown time zone '\(name)': use an IANA name such as Europe/Berlin or America/New_York, or 'auto'"
+    case .unreadable(let name, let path):
+      return "time zone '\(name)' could not be read from \(path): is the tzdata package installed?"
+    }
+  }
+}
+
+extension ZoneRules {
+  /// The folder holding the system tz database.
+  public static var databaseDirectory: String {
+    ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo"
+  }
+
+  /// Whether `name` is a well-formed IANA name the system database holds.
+  public static func isKnown(_ name: String) -> Bool { (try? load(name)) != nil }
+
+  /// Loads `name` (`Europe/Berlin`, `UTC`) from the system tz database.
+  public static func load(_ name: String) throws(ZoneError) -> ZoneRules {
+    let allowed = name.utf8.allSatisfy { byte in
+      (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+        || byte == 0x2F || byte == 0x5F || byte == 0x2D || byte == 0x2B
+    }
+    guard !name.isEmpty, allowed, !name.hasPrefix("/"), !name.contains(".."), name.utf8.count < 100 else {
+      throw .unknown(name)
+    }
+    let path = databaseDirectory + "/" + name
+    guard let data = FileManager.default.contents(atPath: path) else { throw .unknown(name) }
+    guard let rules = TZifDecoder.decode([UInt8](data), identifier: name) else {
+      throw .unreadable(name, path: path)
+    }
+    return rules
+  }
+}
