@@ -1,0 +1,34 @@
+/// The element names of an Apple Health export (every element of the v14 DTD plus the inline route
+/// `Location` of old exports). Anything else is `.other` and is kept generically by the caller.
+public enum ExportElement: Int, CaseIterable, Sendable {
+  case healthData, exportDate, me
+  case record, metadataEntry, heartRateVariabilityMetadataList, instantaneousBeatsPerMinute
+  case correlation
+  case workout, workoutActivity, workoutEvent, workoutStatistics, workoutRoute, fileReference, location
+  case activitySummary, clinicalRecord, audiogram, sensitivityPoint
+  case visionPrescription, rightEye, leftEye, attachment
+  case other
+
+  /// The name as it appears in the XML (`nil` for `.other`).
+  public var xmlName: String? {
+    switch self {
+    case .other: return nil
+    case .heartRateVariabilityMetadataList: return "HeartRateVariabilityMetadataList"
+    case .instantaneousBeatsPerMinute: return "InstantaneousBeatsPerMinute"
+    default:
+      let name = String(describing: self)
+      return name.prefix(1).uppercased() + name.dropFirst()
+    }
+  }
+}
+
+/// Attribute names the stages read. Others stay reachable through `ElementAttributes.forEach`.
+public enum ExportAttribute: Int, CaseIterable, Sendable {
+  case type, unit, value, sourceName, sourceVersion, device, creationDate, startDate, endDate
+  case key, locale, workoutActivityType, duration, durationUnit
+  case totalDistance, totalDistanceUnit, totalEnergyBurned, totalEnergyBurnedUnit
+  case date, average, minimum, maximum, sum, path, uuid, bpm, time, dateComponents
+  case latitude, longitude, altitude
+
+  public var xmlName: String { String(describing: self) }
+}

@@ -1,0 +1,321 @@
+import Foundation
+internal import CArchive
+
+/// An opened export, whatever form the user gave: `export.zip` (read in place, the main member
+/// stream-decompressed by libarchive, zip64 included), the unpacked folder, a bare XML file, `-`
+/// for standard input, or bytes in memory. The main XML file is found by its content
+/// (`<HealthData` near the top), never by its localized name.
+public final class ExportInput {
+  /// How the export was given.
+  public enum Form: String, Sendable {
+    case zip, directory, xml, standardInput = "stdin", memory
+  }
+
+  /// What the user passed.
+  public let path: String
+  public let form: Form
+  /// The main XML file: the zip member name or file path.
+  public let memberName: String
+  /// Size of what `path` names on disk (the zip file, the XML file); nil for stdin and folders.
+  public let inputBytes: Int64?
+  /// Uncompressed size of the main XML when known up front.
+  public let xmlBytesExpected: Int64?
+
+  private var source: Source
+  private var pending: [UInt8]
+  private var pendingOffset = 0
+  /// Uncompressed XML bytes handed out so far.
+  public private(set) var xmlBytesRead: Int64 = 0
+
+  private enum Source {
+    case file(Int32)
+    case archive(OpaquePointer, StandardInputFeed?)
+    case memory
+    case closed
+  }
+
+  /// How many bytes at the top of a candidate are searched for the `HealthData` marker. The
+  /// internal DTD (≈10 KB) comes before the root element.
+  static let sniffLength = 256 * 1024
+
+  private init(
+    path: String, form: Form, memberName: String, inputBytes: Int64?, xmlBytesExpected: Int64?, source: Source,
+    pending: [UInt8]
+  ) {
+    self.path = path
+    self.form = form
+    self.memberName = memberName
+    self.inputBytes = inputBytes
+    self.xmlBytesExpected = xmlBytesExpected
+    self.source = source
+    self.pending = pending
+  }
+
+  deinit { close() }
+
+  /// Opens `path` (`-` = standard input).
+  public static func open(_ path: String) throws(ExtractError) -> ExportInput {
+    if path == "-" { return try openStandardInput() }
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+      if errno == ENOENT || errno == ENOTDIR { throw .notFound(path: path) }
+      throw .unreadable(path: path, reason: String(cString: strerror(errno)))
+    }
+    if (info.st_mode & S_IFMT) == S_IFDIR { return try openDirectory(path) }
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+    var head = [UInt8](repeating: 0, count: 4)
+    let got = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
+    if got == 4, isZipMagic(head) {
+      Glibc.close(fd)
+      return try openZip(path: path, fileSize: Int64(info.st_size))
+    }
+    return ExportInput(
+      path: path, form: .xml, memberName: path, inputBytes: Int64(info.st_size),
+      xmlBytesExpected: Int64(info.st_size), source: .file(fd), pending: [])
+  }
+
+  /// An export held in memory (tests, fragments wrapped in a `HealthData` root).
+  public static func memory(_ bytes: [UInt8], name: String = "<memory>") -> ExportInput {
+    ExportInput(
+      path: name, form: .memory, memberName: name, inputBytes: Int64(bytes.count),
+      xmlBytesExpected: Int64(bytes.count), source: .memory, pending: bytes)
+  }
+
+  static func isZipMagic(_ head: [UInt8]) -> Bool {
+    head.count >= 4 && head[0] == 0x50 && head[1] == 0x4B && (head[2] == 3 || head[2] == 5) && (head[3] == 4 || head[3] == 6)
+  }
+
+  /// Whether `bytes` (the top of a file) look like the main export document.
+  static func looksLikeExport(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    contains(bytes, "<HealthData") || contains(bytes, "<!DOCTYPE HealthData")
+  }
+
+  static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: String) -> Bool {
+    let n = Array(needle.utf8)
+    guard haystack.count >= n.count else { return false }
+    var i = 0
+    while i + n.count <= haystack.count {
+      if haystack[i] == n[0] && haystack[i..<(i + n.count)].elementsEqual(n) { return true }
+      i += 1
+    }
+    return false
+  }
+
+  // MARK: - Reading
+
+  /// Fills `buffer` with the next XML bytes; returns 0 at the end of the document's bytes.
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ExtractError) -> Int {
+    if pendingOffset < pending.count {
+      let n = min(buffer.count, pending.count - pendingOffset)
+      pending.withUnsafeBytes { src in
+        buffer.baseAddress!.copyMemory(from: src.baseAddress! + pendingOffset, byteCount: n)
+      }
+      pendingOffset += n
+      if pendingOffset == pending.count {
+        pending = []
+        pendingOffset = 0
+      }
+      xmlBytesRead += Int64(n)
+      return n
+    }
+    let n: Int
+    switch source {
+    case .file(let fd):
+      var got: Int
+      repeat { got = Glibc.read(fd, buffer.baseAddress, buffer.count) } while got < 0 && errno == EINTR
+      guard got >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+      n = got
+    case .archive(let archive, _):
+      let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
+      guard got >= 0 else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
+        throw .truncated(path: path, line: 0, message: "zip member \(memberName): \(message)")
+      }
+      n = got
+    case .memory, .closed:
+      n = 0
+    }
+    xmlBytesRead += Int64(n)
+    return n
+  }
+
+  /// Raw bytes of `path` consumed so far (compressed bytes for a zip), for progress display.
+  public var rawBytesConsumed: Int64 {
+    switch source {
+    case .archive(let archive, _): return archive_filter_bytes(archive, -1)
+    default: return xmlBytesRead
+    }
+  }
+
+  public func close() {
+    switch source {
+    case .file(let fd): Glibc.close(fd)
+    case .archive(let archive, _): archive_read_free(archive)
+    case .memory, .closed: break
+    }
+    source = .closed
+  }
+
+  // MARK: - Opening each form
+
+  private static func openDirectory(_ path: String) throws(ExtractError) -> ExportInput {
+    let fm = FileManager.default
+    var candidates: [String] = []
+    for folder in [path, path + "/apple_health_export"] {
+      guard let names = try? fm.contentsOfDirectory(atPath: folder) else { continue }
+      for name in names.sorted() where name.lowercased().hasSuffix(".xml") && name != "export_cda.xml" {
+        candidates.append(folder + "/" + name)
+      }
+    }
+    for candidate in candidates {
+      guard let handle = FileHandle(forReadingAtPath: candidate) else { continue }
+      let head = (try? handle.read(upToCount: sniffLength)) ?? Data()
+      try? handle.close()
+      let matches = head.withUnsafeBytes { looksLikeExport($0) }
+      if matches {
+        let input = try open(candidate)
+        return ExportInput(
+          path: path, form: .directory, memberName: candidate, inputBytes: nil,
+          xmlBytesExpected: input.xmlBytesExpected, source: input.takeSource(), pending: [])
+      }
+    }
+    throw .notAnExport(path: path, reason: "the folder holds no XML file that starts with <HealthData> (export_cda.xml is not the main file)")
+  }
+
+  private func takeSource() -> Source {
+    defer { source = .closed }
+    return source
+  }
+
+  /// libarchive converts member names to the C library's locale, and the default "C" locale
+  /// cannot hold `导出.xml`; a UTF-8 character type (and nothing else) is switched on.
+  static func useUTF8MemberNames() {
+    let current = setlocale(LC_CTYPE, nil).map { String(cString: $0) } ?? "C"
+    if current == "C" || current == "POSIX" { setlocale(LC_CTYPE, "C.UTF-8") }
+  }
+
+  private static func openZip(path: String, fileSize: Int64) throws(ExtractError) -> ExportInput {
+    useUTF8MemberNames()
+    guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
+    archive_read_support_format_zip(archive)
+    guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
+      let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+      archive_read_free(archive)
+      throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
+    }
+    return try findMainMember(archive, path: path, inputBytes: fileSize, feed: nil)
+  }
+
+  private static func openStandardInput() throws(ExtractError) -> ExportInput {
+    let feed = StandardInputFeed()
+    let head = feed.peek(4)
+    if !isZipMagic(head) {
+      return ExportInput(
+        path: "-", form: .standardInput, memberName: "-", inputBytes: nil, xmlBytesExpected: nil,
+        source: .file(0), pending: feed.drainPeeked())
+    }
+    useUTF8MemberNames()
+    guard let archive = archive_read_new() else { throw .unreadable(path: "-", reason: "libarchive: out of memory") }
+    archive_read_support_format_zip_streamable(archive)
+    let opened = archive_read_open(
+      archive, Unmanaged.passUnretained(feed).toOpaque(), nil,
+      { _, client, buffer in
+        let feed = Unmanaged<StandardInputFeed>.fromOpaque(client!).takeUnretainedValue()
+        return feed.next(buffer)
+      }, nil)
+    guard opened == ARCHIVE_OK else {
+      archive_read_free(archive)
+      throw .notAnExport(path: "-", reason: "standard input is not a readable zip archive")
+    }
+    return try findMainMember(archive, path: "-", inputBytes: nil, feed: feed)
+  }
+
+  /// Walks the members until one starts like an export; that member becomes the byte stream.
+  private static func findMainMember(
+    _ archive: OpaquePointer, path: String, inputBytes: Int64?, feed: StandardInputFeed?
+  ) throws(ExtractError) -> ExportInput {
+    var entry: OpaquePointer?
+    var seen: [String] = []
+    while true {
+      let status = archive_read_next_header(archive, &entry)
+      if status == ARCHIVE_EOF { break }
+      guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        archive_read_free(archive)
+        if seen.isEmpty { throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))") }
+        throw .truncated(path: path, line: 0, message: "zip archive: \(message)")
+      }
+      let name = (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
+      seen.append(name)
+      let base = name.split(separator: "/").last.map(String.init) ?? name
+      let isCandidate =
+        archive_entry_filetype(entry) == 0o100000 && !name.hasPrefix("__MACOSX/") && base != "export_cda.xml"
+        && !base.hasPrefix("._")
+      guard isCandidate else { continue }
+      var head = [UInt8](repeating: 0, count: sniffLength)
+      var filled = 0
+      while filled < head.count {
+        let got = head.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress! + filled, $0.count - filled) }
+        if got < 0 {
+          let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
+          archive_read_free(archive)
+          throw .truncated(path: path, line: 0, message: "zip member \(name): \(message)")
+        }
+        if got == 0 { break }
+        filled += got
+      }
+      head.removeSubrange(filled...)
+      if head.withUnsafeBytes({ looksLikeExport($0) }) {
+        let size: Int64? = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
+        return ExportInput(
+          path: path, form: feed == nil ? .zip : .standardInput, memberName: name, inputBytes: inputBytes,
+          xmlBytesExpected: size, source: .archive(archive, feed), pending: head)
+      }
+    }
+    archive_read_free(archive)
+    let listing = seen.isEmpty ? "it is empty" : "none of its \(seen.count) files starts with <HealthData>"
+    throw .notAnExport(path: path, reason: "the zip archive holds no export XML (\(listing))")
+  }
+}
+
+/// Feeds standard input to libarchive after the bytes already peeked at.
+final class StandardInputFeed {
+  private var peeked: [UInt8] = []
+  private let capacity = 1 << 20
+  private let buffer: UnsafeMutableRawPointer
+
+  init() { buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16) }
+
+  deinit { buffer.deallocate() }
+
+  func peek(_ count: Int) -> [UInt8] {
+    while peeked.count < count {
+      var byte: UInt8 = 0
+      let got = Glibc.read(0, &byte, 1)
+      if got < 0 && errno == EINTR { continue }
+      if got <= 0 { break }
+      peeked.append(byte)
+    }
+    return peeked
+  }
+
+  func drainPeeked() -> [UInt8] {
+    defer { peeked = [] }
+    return peeked
+  }
+
+  /// libarchive's read callback: points `out` at the next block; 0 at the end, -1 on error.
+  func next(_ out: UnsafeMutablePointer<UnsafeRawPointer?>?) -> Int {
+    out?.pointee = UnsafeRawPointer(buffer)
+    if !peeked.isEmpty {
+      let n = peeked.count
+      peeked.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: n) }
+      peeked = []
+      return n
+    }
+    var got: Int
+    repeat { got = Glibc.read(0, buffer, capacity) } while got < 0 && errno == EINTR
+    return got
+  }
+}

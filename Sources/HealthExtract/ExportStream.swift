@@ -1,0 +1,125 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What to read: a path (`-` for standard input) or bytes in memory.
+public enum InputSource: Sendable {
+  case path(String)
+  case bytes([UInt8], name: String)
+
+  func open() throws(ExtractError) -> ExportInput {
+    switch self {
+    case .path(let path): return try ExportInput.open(path)
+    case .bytes(let bytes, let name): return ExportInput.memory(bytes, name: name)
+    }
+  }
+}
+
+/// What was opened, reported before the first element.
+public struct InputInfo: Sendable {
+  public var path: String
+  public var form: ExportInput.Form
+  public var memberName: String
+  public var inputBytes: Int64?
+  public var xmlBytesExpected: Int64?
+}
+
+/// Reads an export on two threads: libxml2 parses on a reader thread while the calling thread
+/// runs the handler over the previous batch. On a two-core machine the handler's work then hides
+/// behind the parse instead of adding to it.
+public final class ExportStream {
+  private let source: InputSource
+  private let allowTruncated: Bool
+
+  /// Batches in flight between the threads: enough to absorb jitter, few enough to keep memory flat.
+  static let depth = 4
+
+  public init(source: InputSource, allowTruncated: Bool = false) {
+    self.source = source
+    self.allowTruncated = allowTruncated
+  }
+
+  /// Reads everything, calling `opened` once the input is open, then the handler for every element
+  /// and `progress` after each batch, all on the calling thread.
+  public func read(
+    into handler: any ExportEventHandler, opened: (InputInfo) -> Void = { _ in },
+    progress: (ReadProgress) -> Void = { _ in }
+  ) throws(ExtractError) -> ReadSummary {
+    let channel = BatchChannel(depth: Self.depth)
+    let source = self.source
+    let allowTruncated = self.allowTruncated
+    let reader = Thread {
+      do throws(ExtractError) {
+        let input = try source.open()
+        defer { input.close() }
+        channel.send(
+          .opened(
+            InputInfo(
+              path: input.path, form: input.form, memberName: input.memberName, inputBytes: input.inputBytes,
+              xmlBytesExpected: input.xmlBytesExpected)))
+        let summary = try LibXML2Parser().parse(input, allowTruncated: allowTruncated) { batch in
+          channel.send(.batch(batch))
+          return channel.spare()
+        }
+        channel.send(.finished(summary))
+      } catch {
+        channel.send(.failed(error))
+      }
+    }
+    reader.stackSize = 1 << 22
+    reader.start()
+    let replayer = EventReplayer(handler: handler)
+    while true {
+      switch channel.receive() {
+      case .opened(let info): opened(info)
+      case .batch(let batch):
+        replayer.replay(batch)
+        progress(batch.progress)
+        channel.recycle(batch)
+      case .finished(let summary): return summary
+      case .failed(let error): throw error
+      }
+    }
+  }
+}
+
+/// A bounded queue of messages from the reader thread, plus a pool of emptied batches going back.
+final class BatchChannel: Sendable {
+  enum Message: Sendable {
+    case opened(InputInfo)
+    case batch(EventBatch)
+    case finished(ReadSummary)
+    case failed(ExtractError)
+  }
+
+  private let messages = Mutex<[Message]>([])
+  private let pool = Mutex<[EventBatch]>([])
+  private let available = DispatchSemaphore(value: 0)
+  private let space: DispatchSemaphore
+
+  init(depth: Int) { space = DispatchSemaphore(value: depth) }
+
+  func send(_ message: Message) {
+    space.wait()
+    messages.withLock { $0.append(message) }
+    available.signal()
+  }
+
+  func receive() -> Message {
+    available.wait()
+    let message = messages.withLock { $0.removeFirst() }
+    space.signal()
+    return message
+  }
+
+  /// An empty batch for the reader: a recycled one when there is one.
+  func spare() -> EventBatch {
+    pool.withLock { $0.popLast() } ?? EventBatch()
+  }
+
+  func recycle(_ batch: EventBatch) {
+    var emptied = batch
+    emptied.clear()
+    pool.withLock { $0.append(emptied) }
+  }
+}

@@ -1,0 +1,243 @@
+internal import CLibXML2
+internal import Glibc
+
+/// Drives libxml2's SAX2 push parser over an input and records every start and end tag, with
+/// copies of its attribute bytes, into `EventBatch`es.
+///
+/// This is the only file that sees libxml2. Options: `XML_PARSE_NONET` (never touch the network)
+/// and `XML_PARSE_NOENT` (so `&amp;` arrives as `&`); no DTD is loaded or validated, and the
+/// document's own DTD is blanked before parsing (see `XMLByteFilter`). Only start and end tags
+/// reach Swift: text, whitespace and comments stay inside libxml2.
+final class LibXML2Parser {
+  /// Bytes read from the input per `xmlParseChunk` call.
+  static let chunkSize = 256 * 1024
+
+  /// Parses all of `input`. `emit` receives each full batch and returns an empty one to reuse.
+  func parse(
+    _ input: ExportInput, allowTruncated: Bool, emit: (EventBatch) -> EventBatch
+  ) throws(ExtractError) -> ReadSummary {
+    xmlSetExternalEntityLoader { _, _, _ in nil }
+    let state = ParserState(path: input.path)
+    var sax = xmlSAXHandler()
+    sax.initialized = UInt32(XML_SAX2_MAGIC)
+    sax.startElementNs = { context, localname, _, _, _, _, attributeCount, _, attributes in
+      Unmanaged<ParserState>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+        $0.start(localname, attributeCount: Int(attributeCount), attributes: attributes)
+      }
+    }
+    sax.endElementNs = { context, localname, _, _ in
+      Unmanaged<ParserState>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.end(localname) }
+    }
+    sax.serror = { context, error in
+      guard let context, let error else { return }
+      Unmanaged<ParserState>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.record(error.pointee) }
+    }
+    let unmanaged = Unmanaged.passRetained(state)
+    defer { unmanaged.release() }
+    guard let context = xmlCreatePushParserCtxt(&sax, unmanaged.toOpaque(), nil, 0, input.path) else {
+      throw .unreadable(path: input.path, reason: "libxml2 could not create a parser")
+    }
+    defer { xmlFreeParserCtxt(context) }
+    xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
+    state.attach(context)
+
+    var filter = XMLByteFilter()
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 32)
+    defer { buffer.deallocate() }
+    var summary = ReadSummary()
+
+    func flush(force: Bool) {
+      guard force ? !state.batch.isEmpty : state.batch.isFull else { return }
+      state.batch.progress = ReadProgress(
+        rawBytes: input.rawBytesConsumed, rawTotal: input.inputBytes, xmlBytes: input.xmlBytesRead)
+      state.batch = emit(state.batch)
+    }
+
+    func feed(_ bytes: UnsafeRawBufferPointer, terminate: Bool) throws(ExtractError) {
+      state.bytesFed += bytes.count
+      let status = xmlParseChunk(
+        context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), terminate ? 1 : 0)
+      flush(force: false)
+      if status != 0 || state.failure != nil || state.wrongRoot { try state.fail(atEnd: terminate) }
+    }
+
+    do throws(ExtractError) {
+      while true {
+        let n = try input.read(into: buffer)
+        if n == 0 { break }
+        try filter.filter(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])) { bytes throws(ExtractError) in
+          try feed(bytes, terminate: false)
+        }
+      }
+      try filter.finish { bytes throws(ExtractError) in try feed(bytes, terminate: false) }
+      try feed(UnsafeRawBufferPointer(start: nil, count: 0), terminate: true)
+    } catch {
+      var error = error
+      if case .truncated(let path, 0, let message) = error {
+        error = .truncated(path: path, line: state.currentLine, message: message)
+      }
+      guard allowTruncated, case .truncated(_, let line, let message) = error else {
+        flush(force: true)
+        throw error
+      }
+      summary.truncated = true
+      summary.truncatedAtLine = line
+      summary.truncationMessage = message
+    }
+    flush(force: true)
+    summary.xmlBytes = input.xmlBytesRead
+    summary.replacedControlCharacters = filter.replacedControlCharacters
+    summary.exportVersion = filter.exportVersion
+    summary.lines = state.currentLine
+    return summary
+  }
+}
+
+/// Per-parse state reached from the C callbacks through `Unmanaged`.
+private final class ParserState {
+  let path: String
+  var context: xmlParserCtxtPtr?
+  var batch = EventBatch()
+  /// Interned element names, in `ExportElement` order (without `.other`).
+  var elementNames: [UnsafeRawPointer?] = []
+  /// Interned attribute name → `ExportAttribute` raw value, as a small open-addressing table keyed
+  /// by the name pointer (libxml2 interns names, so equal names are equal pointers).
+  static let nameTableSize = 128
+  let nameKeys: UnsafeMutablePointer<UnsafeRawPointer?>
+  let nameValues: UnsafeMutablePointer<Int16>
+  var sawRoot = false
+  var wrongRoot = false
+  var rootName = ""
+  var failure: (line: Int, column: Int, message: String, code: Int32)?
+  /// Bytes handed to libxml2 so far (an empty input is reported as such).
+  var bytesFed = 0
+
+  init(path: String) {
+    self.path = path
+    nameKeys = .allocate(capacity: Self.nameTableSize)
+    nameKeys.initialize(repeating: nil, count: Self.nameTableSize)
+    nameValues = .allocate(capacity: Self.nameTableSize)
+    nameValues.initialize(repeating: -1, count: Self.nameTableSize)
+  }
+
+  deinit {
+    nameKeys.deallocate()
+    nameValues.deallocate()
+  }
+
+  func attach(_ context: xmlParserCtxtPtr) {
+    self.context = context
+    let dict = context.pointee.dict
+    elementNames = ExportElement.allCases.compactMap { element in
+      element.xmlName.map { UnsafeRawPointer(xmlDictLookup(dict, $0, -1)) }
+    }
+    for attribute in ExportAttribute.allCases {
+      guard let name = UnsafeRawPointer(xmlDictLookup(dict, attribute.xmlName, -1)) else { continue }
+      var slot = Self.slot(for: name)
+      while nameKeys[slot] != nil { slot = (slot + 1) & (Self.nameTableSize - 1) }
+      nameKeys[slot] = name
+      nameValues[slot] = Int16(attribute.rawValue)
+    }
+  }
+
+  @inline(__always) static func slot(for pointer: UnsafeRawPointer) -> Int {
+    let bits = UInt(bitPattern: pointer)
+    return Int((bits >> 4 ^ bits >> 11) & UInt(nameTableSize - 1))
+  }
+
+  @inline(__always) func attributeIndex(_ name: UnsafeRawPointer) -> Int16 {
+    var slot = Self.slot(for: name)
+    while let key = nameKeys[slot] {
+      if key == name { return nameValues[slot] }
+      slot = (slot + 1) & (Self.nameTableSize - 1)
+    }
+    return -1
+  }
+
+  var currentLine: Int {
+    guard let input = context?.pointee.input else { return 0 }
+    return Int(input.pointee.line)
+  }
+
+  @inline(__always) func element(for localname: UnsafePointer<xmlChar>?) -> ExportElement {
+    let name = UnsafeRawPointer(localname)
+    // Records and their metadata are nearly every element: test them first.
+    if name == elementNames[ExportElement.record.rawValue] { return .record }
+    if name == elementNames[ExportElement.metadataEntry.rawValue] { return .metadataEntry }
+    for index in elementNames.indices where elementNames[index] == name {
+      return ExportElement(rawValue: index)!
+    }
+    return .other
+  }
+
+  func start(
+    _ localname: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  ) {
+    let element = element(for: localname)
+    if !sawRoot {
+      sawRoot = true
+      rootName = localname.map { String(cString: $0) } ?? ""
+      guard element == .healthData else {
+        wrongRoot = true
+        xmlStopParser(context)
+        return
+      }
+    }
+    var event = EventBatch.Event(
+      element: Int8(element.rawValue), isStart: true, line: Int32(truncatingIfNeeded: currentLine),
+      firstAttribute: Int32(batch.attributes.count), attributeCount: Int32(attributeCount), nameOffset: 0,
+      nameLength: 0)
+    if element == .other, let localname {
+      let length = strlen(localname)
+      event.nameOffset = batch.appendBytes(localname, length)
+      event.nameLength = Int32(length)
+    }
+    if let slots = UnsafeRawPointer(attributes)?.assumingMemoryBound(to: UnsafeRawPointer?.self) {
+      for index in 0..<attributeCount {
+        let base = slots + index * 5
+        guard let name = base[0], let start = base[3], let end = base[4] else { continue }
+        let known = attributeIndex(name)
+        var record = EventBatch.Attribute(known: known, nameOffset: 0, nameLength: 0, valueOffset: 0, valueLength: 0)
+        if known < 0 {
+          let length = strlen(name.assumingMemoryBound(to: CChar.self))
+          record.nameOffset = batch.appendBytes(name, length)
+          record.nameLength = Int32(length)
+        }
+        record.valueLength = Int32(end - start)
+        record.valueOffset = batch.appendBytes(start, end - start)
+        batch.attributes.append(record)
+      }
+    }
+    batch.events.append(event)
+  }
+
+  func end(_ localname: UnsafePointer<xmlChar>?) {
+    batch.events.append(
+      EventBatch.Event(
+        element: Int8(element(for: localname).rawValue), isStart: false, line: 0, firstAttribute: 0,
+        attributeCount: 0, nameOffset: 0, nameLength: 0))
+  }
+
+  func record(_ error: xmlError) {
+    guard error.level.rawValue >= XML_ERR_ERROR.rawValue, failure == nil else { return }
+    var message = error.message.map { String(cString: $0) } ?? "parse error"
+    while message.last?.isWhitespace == true { message.removeLast() }
+    failure = (Int(error.line), Int(error.int2), message, error.code)
+  }
+
+  /// Turns the first recorded error into the user-facing error.
+  func fail(atEnd: Bool) throws(ExtractError) {
+    if wrongRoot {
+      throw .notAnExport(path: path, reason: "its root element is <\(rootName)>, not <HealthData>")
+    }
+    let failure = failure ?? (currentLine, 0, "parse error", 0)
+    if !sawRoot {
+      if bytesFed == 0 { throw .notAnExport(path: path, reason: "it is empty") }
+      throw .notAnExport(path: path, reason: "it is not XML (line \(failure.line): \(failure.message))")
+    }
+    if atEnd {
+      throw .truncated(path: path, line: failure.line, message: failure.message)
+    }
+    throw .malformed(path: path, line: failure.line, column: failure.column, message: failure.message)
+  }
+}

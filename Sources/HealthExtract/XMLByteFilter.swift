@@ -1,0 +1,198 @@
+/// Makes real exports acceptable to a strict XML parser without trusting their DTD, in place and
+/// without shifting a single byte or line:
+///
+/// - the whole `<!DOCTYPE …>` declaration, internal subset included, is overwritten with spaces
+///   (newlines kept). iOS 16.0/16.1 wrote a malformed subset that libxml2 rejects outright, and no
+///   export needs it: Apple declares no entities. With no DTD left, no entity can be declared, so
+///   no external entity is ever loaded and no expansion bomb can go off;
+/// - characters XML 1.0 forbids (a vertical tab has been seen inside values) become spaces and
+///   are counted.
+struct XMLByteFilter {
+  /// Control characters replaced so far.
+  private(set) var replacedControlCharacters = 0
+  /// Whether a DOCTYPE was found and blanked.
+  private(set) var blankedDoctype = false
+  /// The `HealthKit Export Version: N` comment of the DTD, read before it is blanked.
+  private(set) var exportVersion: Int?
+
+  private enum State { case prolog, body }
+  private var state = State.prolog
+  /// Prolog bytes held back until the root element starts, so that a DOCTYPE split across reads
+  /// is seen whole. The prolog of a real export is about 10 KB.
+  private var prolog: [UInt8] = []
+  static let prologLimit = 4 << 20
+
+  /// Feeds `chunk` through the filter and returns what the parser should see now (possibly
+  /// nothing, while the prolog is still being collected).
+  mutating func filter<E: Error>(
+    _ chunk: UnsafeMutableRawBufferPointer, emit: (UnsafeRawBufferPointer) throws(E) -> Void
+  ) throws(E) {
+    switch state {
+    case .body:
+      replaceControlCharacters(chunk)
+      try emit(UnsafeRawBufferPointer(chunk))
+    case .prolog:
+      prolog.append(contentsOf: chunk)
+      guard let rootStart = Self.rootElementStart(in: prolog) ?? (prolog.count > Self.prologLimit ? prolog.count : nil)
+      else { return }
+      blankDoctype(before: rootStart)
+      state = .body
+      let held = prolog
+      prolog = []
+      let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: held.count, alignment: 32)
+      defer { scratch.deallocate() }
+      held.withUnsafeBytes { scratch.copyMemory(from: $0) }
+      replaceControlCharacters(scratch)
+      try emit(UnsafeRawBufferPointer(scratch))
+    }
+  }
+
+  /// Whatever is still held back at the end of the input.
+  mutating func finish<E: Error>(emit: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
+    guard state == .prolog, !prolog.isEmpty else { return }
+    blankDoctype(before: prolog.count)
+    state = .body
+    let held = prolog
+    prolog = []
+    let count = held.count
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 32)
+    defer { scratch.deallocate() }
+    held.withUnsafeBytes { scratch.copyMemory(from: $0) }
+    replaceControlCharacters(scratch)
+    try emit(UnsafeRawBufferPointer(scratch))
+  }
+
+  /// Index of the `<` that opens the root element, skipping the XML declaration, processing
+  /// instructions, comments and the DOCTYPE (with its quoted strings and internal subset).
+  static func rootElementStart(in bytes: [UInt8]) -> Int? {
+    var i = 0
+    let n = bytes.count
+    while i < n {
+      guard bytes[i] == UInt8(ascii: "<") else {
+        i += 1
+        continue
+      }
+      guard i + 1 < n else { return nil }
+      let next = bytes[i + 1]
+      if next == UInt8(ascii: "?") {
+        guard let end = find(bytes, "?>", from: i + 2) else { return nil }
+        i = end + 2
+      } else if next == UInt8(ascii: "!") {
+        if starts(bytes, "<!--", at: i) {
+          guard let end = find(bytes, "-->", from: i + 4) else { return nil }
+          i = end + 3
+        } else {
+          guard let end = doctypeEnd(bytes, from: i) else { return nil }
+          i = end
+        }
+      } else {
+        return i
+      }
+    }
+    return nil
+  }
+
+  /// One past the `>` that closes the declaration starting at `start`. The internal subset ends at
+  /// the first `]` outside quotes and comments that is followed (after white space) by `>`; a stray
+  /// `>` inside it (the iOS 16 bug) is therefore harmless.
+  static func doctypeEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+    var i = start + 2
+    let n = bytes.count
+    var inSubset = false
+    var quote: UInt8 = 0
+    while i < n {
+      let c = bytes[i]
+      if quote != 0 {
+        if c == quote { quote = 0 }
+        i += 1
+        continue
+      }
+      if inSubset && starts(bytes, "<!--", at: i) {
+        guard let end = find(bytes, "-->", from: i + 4) else { return nil }
+        i = end + 3
+        continue
+      }
+      switch c {
+      case UInt8(ascii: "\""), UInt8(ascii: "'"): quote = c
+      case UInt8(ascii: "["): inSubset = true
+      case UInt8(ascii: "]") where inSubset:
+        var j = i + 1
+        while j < n, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D { j += 1 }
+        guard j < n else { return nil }
+        if bytes[j] == UInt8(ascii: ">") { return j + 1 }
+      case UInt8(ascii: ">") where !inSubset:
+        return i + 1
+      default: break
+      }
+      i += 1
+    }
+    return nil
+  }
+
+  private mutating func blankDoctype(before limit: Int) {
+    if let marker = Self.find(prolog, "HealthKit Export Version:", from: 0), marker < limit {
+      var k = marker + 25
+      while k < limit, prolog[k] == 0x20 { k += 1 }
+      var version = 0
+      var digits = 0
+      while k < limit, prolog[k] >= 0x30, prolog[k] <= 0x39, digits < 6 {
+        version = version * 10 + Int(prolog[k] - 0x30)
+        digits += 1
+        k += 1
+      }
+      if digits > 0 { exportVersion = version }
+    }
+    var i = 0
+    while i < limit {
+      guard let open = Self.find(prolog, "<!DOCTYPE", from: i), open < limit else { return }
+      let end = min(Self.doctypeEnd(prolog, from: open) ?? limit, limit)
+      for k in open..<end where prolog[k] != 0x0A && prolog[k] != 0x0D { prolog[k] = 0x20 }
+      blankedDoctype = true
+      i = end
+    }
+  }
+
+  /// Replaces C0 controls other than tab, LF and CR. Words of eight bytes are tested at once:
+  /// `(x - 0x20…) & ~x & 0x80…` is non-zero exactly when some byte of `x` is below 0x20; only
+  /// such words (about one per line, for its newline) are looked at byte by byte.
+  private mutating func replaceControlCharacters(_ bytes: UnsafeMutableRawBufferPointer) {
+    guard let base = bytes.baseAddress else { return }
+    let n = bytes.count
+    var i = 0
+    let low: UInt64 = 0x2020_2020_2020_2020
+    let high: UInt64 = 0x8080_8080_8080_8080
+    while i + 8 <= n {
+      let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      if (word &- low) & ~word & high != 0 { fixBytes(base, i, i + 8) }
+      i += 8
+    }
+    fixBytes(base, i, n)
+  }
+
+  private mutating func fixBytes(_ base: UnsafeMutableRawPointer, _ from: Int, _ to: Int) {
+    let p = base.assumingMemoryBound(to: UInt8.self)
+    for k in from..<to {
+      let c = p[k]
+      if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D {
+        p[k] = 0x20
+        replacedControlCharacters += 1
+      }
+    }
+  }
+
+  static func starts(_ bytes: [UInt8], _ text: StaticString, at index: Int) -> Bool {
+    let count = text.utf8CodeUnitCount
+    guard index + count <= bytes.count else { return false }
+    for k in 0..<count where bytes[index + k] != text.utf8Start[k] { return false }
+    return true
+  }
+
+  static func find(_ bytes: [UInt8], _ text: StaticString, from: Int) -> Int? {
+    var i = from
+    while i + text.utf8CodeUnitCount <= bytes.count {
+      if bytes[i] == text.utf8Start[0] && starts(bytes, text, at: i) { return i }
+      i += 1
+    }
+    return nil
+  }
+}
