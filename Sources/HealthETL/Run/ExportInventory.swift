@@ -1,0 +1,152 @@
+import Foundation
+public import HealthExtract
+import HealthModel
+
+/// What an export holds: the counts and facts `inspect` prints and `run.json` embeds.
+public struct ExportInventory {
+  public var path: String
+  public var form: String
+  public var member: String
+  public var inputBytes: Int64?
+  public var xmlBytes: Int64
+  public var seconds: Double
+  public var facts: ExportFacts
+  public var zone: RunZone
+  public var read: ReadSummary
+  public var elements: [String: Int]
+  /// Per type short name: distinct samples, records read, duplicates.
+  public var types: [String: (distinct: Int, read: Int, duplicates: Int)]
+  public var rejections: RejectionLog
+  public var sources: [String]
+  public var deviceModels: [String]
+  public var unknownUnits: [String]
+  public var unknownTypes: [String]
+  public var workoutCopies: Int
+
+  public var megabytesPerSecond: Double { Double(xmlBytes) / 1e6 / max(seconds, 1e-9) }
+
+  init(input: InputInfo, normalizer: RecordNormalizer, read: ReadSummary, zone: RunZone, seconds: Double) {
+    path = input.path
+    form = input.form.rawValue
+    member = input.memberName
+    inputBytes = input.inputBytes
+    xmlBytes = read.xmlBytes
+    self.seconds = seconds
+    facts = normalizer.facts
+    self.zone = zone
+    self.read = read
+    var elements: [String: Int] = [:]
+    for element in ExportElement.allCases where element != .other && normalizer.elementCounts[element.rawValue] > 0 {
+      elements[element.xmlName!] = normalizer.elementCounts[element.rawValue]
+    }
+    for (name, count) in normalizer.unknownElementCounts { elements[name] = count }
+    self.elements = elements
+    let catalog = normalizer.catalog
+    var types: [String: (Int, Int, Int)] = [:]
+    var unknownTypes: [String] = []
+    for id in 0..<catalog.typeCount {
+      let info = catalog.typeInfo(Int32(id))
+      types[info.shortName] = (
+        normalizer.distinctSamples[id], normalizer.recordsRead[id], normalizer.duplicateSamples[id]
+      )
+      if !info.isKnown { unknownTypes.append(info.identifier) }
+    }
+    self.types = types
+    self.unknownTypes = unknownTypes.sorted()
+    rejections = normalizer.rejections
+    sources = catalog.allSourceNames.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    deviceModels = Array(Set(catalog.allDevices.compactMap(\.model))).sorted()
+    unknownUnits = catalog.allUnits.filter { !$0.1.isKnown }.map(\.0).sorted()
+    workoutCopies = normalizer.workoutCopies
+  }
+
+  /// The `inspect --json` object (SPEC §11), also the `input`/`counts` part of `run.json`.
+  public func jsonObject() -> [String: Any] {
+    func instant(_ value: Instant?) -> Any {
+      value.map { LocalTimeFormatter.iso8601($0, offsetSeconds: zone.rules.offset(at: $0)) } ?? NSNull()
+    }
+    var rejected: [String: Any] = [:]
+    for (reason, count) in rejections.counts {
+      rejected[reason] = count
+    }
+    var rejectedExamples: [String: Any] = [:]
+    for (reason, examples) in rejections.examples {
+      rejectedExamples[reason] = examples.map { ["line": $0.line, "element": $0.element, "detail": $0.detail] }
+    }
+    return [
+      "input": [
+        "path": path, "form": form, "member": member, "bytes": inputBytes.map { $0 as Any } ?? NSNull(),
+        "xmlBytes": xmlBytes,
+      ],
+      "exportVersion": facts.exportVersion.map { $0 as Any } ?? NSNull(),
+      "locale": facts.locale.map { $0 as Any } ?? NSNull(),
+      "exportDate": instant(facts.exportDate),
+      "timeZone": zone.rules.identifier,
+      "timeZoneReason": zone.reason,
+      "timeZoneVotes": Dictionary(facts.timeZoneVotes.map { ($0.name, $0.votes) }, uniquingKeysWith: +),
+      "elements": elements,
+      "types": types.mapValues { $0.distinct },
+      "typesRead": types.mapValues { $0.read },
+      "duplicates": types.filter { $0.value.duplicates > 0 }.mapValues { $0.duplicates },
+      "workoutCopies": workoutCopies,
+      "rejected": rejected,
+      "rejectedExamples": rejectedExamples,
+      "controlCharactersReplaced": read.replacedControlCharacters,
+      "truncated": read.truncated,
+      "truncatedAtLine": read.truncatedAtLine.map { $0 as Any } ?? NSNull(),
+      "sources": sources,
+      "deviceModels": deviceModels,
+      "unknownUnits": unknownUnits,
+      "unknownTypes": unknownTypes,
+      "first": instant(facts.first),
+      "last": instant(facts.last),
+      "seconds": (seconds * 1000).rounded() / 1000,
+      "mbPerSecond": (megabytesPerSecond * 10).rounded() / 10,
+    ]
+  }
+
+  /// The human-readable summary `inspect` prints.
+  public func text() -> String {
+    func instant(_ value: Instant?) -> String {
+      value.map { LocalTimeFormatter.iso8601($0, offsetSeconds: zone.rules.offset(at: $0)) } ?? "-"
+    }
+    var lines: [String] = []
+    lines.append("Export      \(path)\(form == "zip" ? " (zip member \(member))" : "")")
+    lines.append("Version     \(facts.exportVersion.map(String.init) ?? "unknown"), locale \(facts.locale ?? "unknown")")
+    lines.append("Exported    \(instant(facts.exportDate))")
+    lines.append("Time zone   \(zone.rules.identifier) (\(zone.reason))")
+    lines.append("Data        \(instant(facts.first)) … \(instant(facts.last))")
+    lines.append(String(format: "Read        %.1f MB of XML in %.2f s (%.1f MB/s)", Double(xmlBytes) / 1e6, seconds, megabytesPerSecond))
+    if read.truncated { lines.append("TRUNCATED   input ended at line \(read.truncatedAtLine ?? 0)") }
+    lines.append("")
+    lines.append("Elements")
+    for (name, count) in elements.sorted(by: { $0.key < $1.key }) { lines.append("  \(name): \(count)") }
+    lines.append("")
+    lines.append("Types (distinct samples; records read when different)")
+    for (name, counts) in types.sorted(by: { $0.key < $1.key }) {
+      let extra = counts.read != counts.distinct ? " (\(counts.read) read, \(counts.duplicates) duplicates)" : ""
+      lines.append("  \(name): \(counts.distinct)\(extra)")
+    }
+    if workoutCopies > 0 { lines.append("  Workout copies collapsed: \(workoutCopies)") }
+    lines.append("")
+    lines.append("Sources     \(sources.joined(separator: ", "))")
+    lines.append("Devices     \(deviceModels.joined(separator: ", "))")
+    if !unknownUnits.isEmpty { lines.append("Units kept as written: \(unknownUnits.joined(separator: ", "))") }
+    if read.replacedControlCharacters > 0 {
+      lines.append("Replaced \(read.replacedControlCharacters) control characters XML 1.0 forbids")
+    }
+    lines.append("")
+    if rejections.total == 0 {
+      lines.append("Rejected    none")
+    } else {
+      lines.append("Rejected    \(rejections.total)")
+      for (reason, count) in rejections.counts.sorted(by: { $0.key < $1.key }) {
+        lines.append("  \(reason): \(count)")
+        for example in rejections.examples[reason] ?? [] {
+          lines.append("    line \(example.line): \(example.element): \(example.detail)")
+        }
+      }
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,123 @@
+import Foundation
+public import HealthExtract
+import HealthModel
+
+/// The jobs of the command line, over one streaming parse each.
+public enum ExportJob {
+  public struct RunOptions: Sendable {
+    public var input: InputSource
+    public var outputDirectory: String = "out"
+    public var zone: RunZone.Request = .auto
+    public var strict = false
+    public var allowTruncated = false
+    public var quiet = false
+
+    public init(input: InputSource) { self.input = input }
+  }
+
+  /// Reads the export and counts what it holds (`inspect`, `validate`).
+  public static func inspect(
+    _ source: InputSource, zone request: RunZone.Request, allowTruncated: Bool = true, quiet: Bool = true
+  ) throws(ETLError) -> ExportInventory {
+    do { try RunZone.validate(request) } catch { throw .zone(error) }
+    let normalizer = RecordNormalizer(stages: [])
+    let parse = try parse(source, into: normalizer, allowTruncated: allowTruncated, quiet: quiet)
+    let zone: RunZone
+    do { zone = try RunZone.resolve(request, facts: normalizer.facts) } catch { throw .zone(error) }
+    return ExportInventory(
+      input: parse.info, normalizer: normalizer, read: parse.summary, zone: zone, seconds: parse.seconds)
+  }
+
+  /// Runs the jobs and writes the outputs atomically, with `run.json`.
+  public static func run(_ options: RunOptions) throws(ETLError) -> RunReport {
+    let started = ContinuousClock.now
+    do { try RunZone.validate(options.zone) } catch { throw .zone(error) }
+    let transaction: OutputTransaction
+    do { transaction = try OutputTransaction(outputDirectory: options.outputDirectory) } catch { throw .output(error) }
+    var committed = false
+    defer { if !committed { transaction.abandon() } }
+
+    let samples = SampleRowWriter(transaction: transaction)
+    let normalizer = RecordNormalizer(stages: [samples])
+    var digest: InputDigest?
+    let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet) {
+      info in
+      // The file as given (the zip itself; for a folder, its export XML); stdin is not hashed.
+      switch info.form {
+      case .xml, .zip: digest = InputDigest(path: info.path)
+      case .directory: digest = InputDigest(path: info.memberName)
+      case .standardInput, .memory: digest = nil
+      }
+    }
+    if options.strict, normalizer.rejections.total > 0 {
+      let (reason, examples) = normalizer.rejections.examples.min { $0.value[0].line < $1.value[0].line }!
+      throw .strictRejection(count: normalizer.rejections.total, first: examples[0], reason: reason)
+    }
+    let zone: RunZone
+    do { zone = try RunZone.resolve(options.zone, facts: normalizer.facts) } catch { throw .zone(error) }
+    let inventory = ExportInventory(
+      input: parse.info, normalizer: normalizer, read: parse.summary, zone: zone, seconds: parse.seconds)
+
+    let loadStarted = ContinuousClock.now
+    var report = RunReport(inventory: inventory, inputSHA256: digest?.wait())
+    do {
+      for (path, rows) in try samples.finish(zone: zone.rules) {
+        report.outputs.append(.init(path: path, rows: rows, bytes: fileSize(transaction.stagedPath(path))))
+      }
+      report.stageSeconds = [
+        "extract+transform": parse.seconds, "load": ProgressReporter.seconds(ContinuousClock.now - loadStarted),
+      ]
+      report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
+      report.peakMemoryMB = peakMemoryMB()
+      let reportFile = try transaction.create("run.json")
+      try reportFile.write(report.json())
+      try reportFile.close()
+      _ = try transaction.commit()
+      committed = true
+    } catch {
+      throw .output(error)
+    }
+    return report
+  }
+
+  struct Parse {
+    var info: InputInfo
+    var summary: ReadSummary
+    var seconds: Double
+  }
+
+  /// One streaming parse of `source` into `normalizer`, libxml2 on a reader thread.
+  static func parse(
+    _ source: InputSource, into normalizer: RecordNormalizer, allowTruncated: Bool, quiet: Bool,
+    opened: (InputInfo) -> Void = { _ in }
+  ) throws(ETLError) -> Parse {
+    let progress = ProgressReporter(quiet: quiet)
+    let started = ContinuousClock.now
+    var info: InputInfo?
+    let summary: ReadSummary
+    do {
+      summary = try ExportStream(source: source, allowTruncated: allowTruncated).read(
+        into: normalizer,
+        opened: { opened($0); info = $0 },
+        progress: { progress.update($0) })
+    } catch {
+      progress.done()
+      throw .extract(error)
+    }
+    progress.done()
+    normalizer.noteExportVersion(summary.exportVersion)
+    return Parse(info: info!, summary: summary, seconds: ProgressReporter.seconds(ContinuousClock.now - started))
+  }
+
+  static func fileSize(_ path: String) -> Int64 {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+  }
+
+  /// Peak resident set size of this process so far, in MB.
+  public static func peakMemoryMB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+  }
+}

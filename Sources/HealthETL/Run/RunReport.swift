@@ -1,0 +1,35 @@
+import Foundation
+
+/// `run.json`: what was read, what was decided, what was written, and what it cost (SPEC §10).
+public struct RunReport {
+  public struct Output: Sendable {
+    public var path: String
+    public var rows: Int
+    public var bytes: Int64
+  }
+
+  public let inventory: ExportInventory
+  public let inputSHA256: String?
+  public var outputs: [Output] = []
+  public var stageSeconds: [String: Double] = [:]
+  public var totalSeconds = 0.0
+  public var peakMemoryMB = 0.0
+
+  init(inventory: ExportInventory, inputSHA256: String?) {
+    self.inventory = inventory
+    self.inputSHA256 = inputSHA256
+  }
+
+  public func json() -> String {
+    var object = inventory.jsonObject()
+    var input = object["input"] as? [String: Any] ?? [:]
+    input["sha256"] = inputSHA256 ?? NSNull()
+    object["input"] = input
+    object["outputs"] = outputs.map { ["path": $0.path, "rows": $0.rows, "bytes": $0.bytes] }
+    object["stageSeconds"] = stageSeconds.mapValues { ($0 * 1000).rounded() / 1000 }
+    object["totalSeconds"] = (totalSeconds * 1000).rounded() / 1000
+    object["peakMemoryMB"] = (peakMemoryMB * 10).rounded() / 10
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+    return String(decoding: data, as: UTF8.self) + "\n"
+  }
+}

@@ -1,0 +1,65 @@
+import HealthModel
+
+/// RFC 4180 field writing with minimal quoting, the way DuckDB's writer does it: a field is quoted
+/// only when it holds a comma, a quote, CR or LF (quotes inside are doubled); a missing value is an
+/// empty field.
+enum CSVField {
+  static func needsQuotes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    for byte in bytes where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D { return true }
+    return false
+  }
+
+  static func append(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    guard needsQuotes(bytes) else {
+      out.append(contentsOf: bytes)
+      return
+    }
+    out.append(0x22)
+    for byte in bytes {
+      if byte == 0x22 { out.append(0x22) }
+      out.append(byte)
+    }
+    out.append(0x22)
+  }
+
+  static func append(_ text: String?, to out: inout [UInt8]) {
+    guard var text else { return }
+    text.withUTF8 { append(UnsafeRawBufferPointer($0), to: &out) }
+  }
+
+  /// A number as the shortest text that reads back to the same Double; integers without `.0`.
+  static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+    guard value.isFinite else { return }
+    if value == value.rounded(), abs(value) < 1e15 {
+      out.append(contentsOf: String(Int64(value)).utf8)
+    } else {
+      out.append(contentsOf: value.description.utf8)
+    }
+  }
+}
+
+/// JSON string escaping for the metadata column and JSON outputs.
+enum JSONText {
+  static func appendString(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    out.append(0x22)
+    for byte in bytes {
+      switch byte {
+      case 0x22: out.append(contentsOf: [0x5C, 0x22])
+      case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+      case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+      case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+      case 0x09: out.append(contentsOf: [0x5C, 0x74])
+      case 0..<0x20:
+        out.append(contentsOf: Array("\\u00".utf8))
+        out.append(contentsOf: Array(Hex.encode([byte]).utf8))
+      default: out.append(byte)
+      }
+    }
+    out.append(0x22)
+  }
+
+  static func appendString(_ text: String, to out: inout [UInt8]) {
+    var copy = text
+    copy.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &out) }
+  }
+}

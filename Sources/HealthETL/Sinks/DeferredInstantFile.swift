@@ -1,0 +1,71 @@
+import Foundation
+import HealthModel
+
+/// Rows whose instants are written before the run's time zone is known.
+///
+/// The zone (`--tz auto`) is decided by votes over the whole export, but rows stream out long
+/// before the end. Rows are therefore staged with each instant as a 9-byte token (0x01 and the
+/// epoch seconds; 0x01 cannot occur in XML 1.0 text, so never in a value), and `finish` copies
+/// the staged rows into the real output, formatting each token in the resolved zone.
+struct DeferredInstantFile {
+  static let marker: UInt8 = 0x01
+  let scratch: OutputFile
+  private(set) var rows = 0
+
+  init(scratch: OutputFile) { self.scratch = scratch }
+
+  static func appendToken(_ instant: Instant, to out: inout [UInt8]) {
+    out.append(marker)
+    withUnsafeBytes(of: instant.seconds.littleEndian) { out.append(contentsOf: $0) }
+  }
+
+  mutating func appendRow(_ row: [UInt8]) throws(OutputError) {
+    try scratch.write(row)
+    rows += 1
+  }
+
+  /// Writes `header` and the staged rows to `output`, resolving tokens in `zone`.
+  func finish(into output: OutputFile, header: String, zone: ZoneRules) throws(OutputError) {
+    try scratch.close()
+    try output.write(header)
+    guard let handle = FileHandle(forReadingAtPath: scratch.path) else {
+      throw .ioError(path: scratch.path, reason: "staged rows vanished")
+    }
+    defer { try? handle.close() }
+    var carry: [UInt8] = []
+    var out: [UInt8] = []
+    out.reserveCapacity(1 << 21)
+    while true {
+      let chunk = (try? handle.read(upToCount: 1 << 20)) ?? Data()
+      if chunk.isEmpty { break }
+      var bytes = carry
+      bytes.append(contentsOf: chunk)
+      carry = []
+      var i = 0
+      while i < bytes.count {
+        let byte = bytes[i]
+        if byte != Self.marker {
+          out.append(byte)
+          i += 1
+          continue
+        }
+        guard i + 9 <= bytes.count else {
+          carry = Array(bytes[i...])
+          break
+        }
+        var seconds: Int64 = 0
+        for k in 0..<8 { seconds |= Int64(bytes[i + 1 + k]) << (8 * Int64(k)) }
+        let instant = Instant(seconds: seconds)
+        LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &out)
+        i += 9
+      }
+      if out.count >= 1 << 20 {
+        try output.write(out)
+        out.removeAll(keepingCapacity: true)
+      }
+    }
+    try output.write(out)
+    try output.close()
+    try? FileManager.default.removeItem(atPath: scratch.path)
+  }
+}

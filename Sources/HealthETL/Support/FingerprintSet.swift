@@ -1,0 +1,49 @@
+/// An open-addressing set of 64-bit fingerprints: 8 bytes per member, at most 70 % full.
+struct FingerprintSet {
+  private var slots: [UInt64]
+  private(set) var count = 0
+
+  init(capacity: Int = 1 << 16) {
+    slots = [UInt64](repeating: 0, count: capacity)
+  }
+
+  /// Inserts `fingerprint`; false when it was already present.
+  mutating func insert(_ fingerprint: UInt64) -> Bool {
+    let key = fingerprint == 0 ? 1 : fingerprint
+    if (count + 1) * 10 > slots.count * 7 { grow() }
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: key) & mask
+    while true {
+      let existing = slots[slot]
+      if existing == 0 {
+        slots[slot] = key
+        count += 1
+        return true
+      }
+      if existing == key { return false }
+      slot = (slot + 1) & mask
+    }
+  }
+
+  func contains(_ fingerprint: UInt64) -> Bool {
+    let key = fingerprint == 0 ? 1 : fingerprint
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: key) & mask
+    while slots[slot] != 0 {
+      if slots[slot] == key { return true }
+      slot = (slot + 1) & mask
+    }
+    return false
+  }
+
+  private mutating func grow() {
+    let old = slots
+    slots = [UInt64](repeating: 0, count: old.count * 2)
+    let mask = slots.count - 1
+    for key in old where key != 0 {
+      var slot = Int(truncatingIfNeeded: key) & mask
+      while slots[slot] != 0 { slot = (slot + 1) & mask }
+      slots[slot] = key
+    }
+  }
+}
