@@ -1,0 +1,200 @@
+/// The fixed strings of the export: sources, record types, units and category values, each written
+/// straight from a literal.
+
+/// Who wrote a sample. Alex has an iPhone, an Apple Watch, the AutoSleep app and a Withings scale
+/// and blood-pressure cuff.
+enum SampleSource: UInt8 {
+  case watch, iPhone, autoSleep, withings
+
+  var name: StaticString {
+    switch self {
+    case .watch: return "Alex’s Apple Watch"
+    case .iPhone: return "Alex’s iPhone"
+    case .autoSleep: return "AutoSleep"
+    case .withings: return "Withings"
+    }
+  }
+
+  var version: StaticString {
+    switch self {
+    case .watch: return "10.1"
+    case .iPhone: return "17.2"
+    case .autoSleep: return "6.4.0"
+    case .withings: return "6.3.1"
+    }
+  }
+
+  /// The `device` text around the per-record object pointer; the third-party sources write none.
+  var devicePrefix: StaticString { "&lt;&lt;HKDevice: 0x" }
+
+  var deviceSuffix: StaticString? {
+    switch self {
+    case .watch:
+      return "&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:10.1&gt;"
+    case .iPhone:
+      return "&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,3, software:17.2&gt;"
+    case .autoSleep, .withings:
+      return nil
+    }
+  }
+}
+
+/// The record types written, in the order their blocks appear (as in a real export, every record of
+/// one type comes before the next type).
+enum RecordType: Int, CaseIterable {
+  case bodyMass, heartRate, stepCount, distanceWalkingRunning, basalEnergyBurned, activeEnergyBurned
+  case flightsClimbed, bloodPressureSystolic, bloodPressureDiastolic, sleepAnalysis, appleStandHour
+  case distanceSwimming, swimmingStrokeCount, mindfulSession, restingHeartRate, walkingHeartRateAverage
+  case heartRateVariabilitySDNN
+
+  var identifier: StaticString {
+    switch self {
+    case .bodyMass: return "HKQuantityTypeIdentifierBodyMass"
+    case .heartRate: return "HKQuantityTypeIdentifierHeartRate"
+    case .stepCount: return "HKQuantityTypeIdentifierStepCount"
+    case .distanceWalkingRunning: return "HKQuantityTypeIdentifierDistanceWalkingRunning"
+    case .basalEnergyBurned: return "HKQuantityTypeIdentifierBasalEnergyBurned"
+    case .activeEnergyBurned: return "HKQuantityTypeIdentifierActiveEnergyBurned"
+    case .flightsClimbed: return "HKQuantityTypeIdentifierFlightsClimbed"
+    case .bloodPressureSystolic: return "HKQuantityTypeIdentifierBloodPressureSystolic"
+    case .bloodPressureDiastolic: return "HKQuantityTypeIdentifierBloodPressureDiastolic"
+    case .sleepAnalysis: return "HKCategoryTypeIdentifierSleepAnalysis"
+    case .appleStandHour: return "HKCategoryTypeIdentifierAppleStandHour"
+    case .distanceSwimming: return "HKQuantityTypeIdentifierDistanceSwimming"
+    case .swimmingStrokeCount: return "HKQuantityTypeIdentifierSwimmingStrokeCount"
+    case .mindfulSession: return "HKCategoryTypeIdentifierMindfulSession"
+    case .restingHeartRate: return "HKQuantityTypeIdentifierRestingHeartRate"
+    case .walkingHeartRateAverage: return "HKQuantityTypeIdentifierWalkingHeartRateAverage"
+    case .heartRateVariabilitySDNN: return "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
+    }
+  }
+
+  /// The identifier without its `HK…TypeIdentifier` prefix, as the stats report it.
+  var shortName: String {
+    let full = "\(identifier)"
+    for prefix in ["HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier"] where full.hasPrefix(prefix) {
+      return String(full.dropFirst(prefix.count))
+    }
+    return full
+  }
+}
+
+/// A quantity's unit, or a category sample's value name (category records carry no `unit`).
+enum SampleUnit: UInt8 {
+  case count, countPerMinute, meter, kilometer, kilocalorie, largeCalorie, pound, millimeterOfMercury
+  case millisecond
+  case standStood, standIdle
+  case sleepInBed, sleepCore, sleepDeep, sleepREM, sleepAwake, sleepUnspecified
+  /// A category sample without a `value` attribute (old-style MindfulSession).
+  case noValue
+
+  var isCategory: Bool { rawValue >= SampleUnit.standStood.rawValue }
+
+  var text: StaticString {
+    switch self {
+    case .count: return "count"
+    case .countPerMinute: return "count/min"
+    case .meter: return "m"
+    case .kilometer: return "km"
+    case .kilocalorie: return "kcal"
+    case .largeCalorie: return "Cal"
+    case .pound: return "lb"
+    case .millimeterOfMercury: return "mmHg"
+    case .millisecond: return "ms"
+    case .standStood: return "HKCategoryValueAppleStandHourStood"
+    case .standIdle: return "HKCategoryValueAppleStandHourIdle"
+    case .sleepInBed: return "HKCategoryValueSleepAnalysisInBed"
+    case .sleepCore: return "HKCategoryValueSleepAnalysisAsleepCore"
+    case .sleepDeep: return "HKCategoryValueSleepAnalysisAsleepDeep"
+    case .sleepREM: return "HKCategoryValueSleepAnalysisAsleepREM"
+    case .sleepAwake: return "HKCategoryValueSleepAnalysisAwake"
+    case .sleepUnspecified: return "HKCategoryValueSleepAnalysisAsleepUnspecified"
+    case .noValue: return ""
+    }
+  }
+}
+
+/// The one metadata entry (or beat list) a record carries, if any.
+enum SampleMetadata: UInt8 {
+  case none
+  /// `HKMetadataKeyHeartRateMotionContext` = `metadataValue`.
+  case motionContext
+  /// `HKWasUserEntered` = 1.
+  case userEntered
+  /// `HKTimeZone` = Europe/Berlin.
+  case timeZone
+  /// `HKSwimmingStrokeStyle` = `metadataValue`.
+  case strokeStyle
+  /// A `HeartRateVariabilityMetadataList` regenerated from the sample's `detail` seed.
+  case beats
+}
+
+/// The workouts Alex does.
+enum WorkoutKind: UInt8 {
+  case running, walking, cycling, strength, poolSwim, openWaterSwim
+  /// A run saved the old way: only `totalDistance`/`totalEnergyBurned` attributes, no statistics.
+  case legacyRunning
+
+  var activityType: StaticString {
+    switch self {
+    case .running, .legacyRunning: return "HKWorkoutActivityTypeRunning"
+    case .walking: return "HKWorkoutActivityTypeWalking"
+    case .cycling: return "HKWorkoutActivityTypeCycling"
+    case .strength: return "HKWorkoutActivityTypeTraditionalStrengthTraining"
+    case .poolSwim, .openWaterSwim: return "HKWorkoutActivityTypeSwimming"
+    }
+  }
+
+  var hasRoute: Bool {
+    switch self {
+    case .running, .walking, .cycling, .openWaterSwim: return true
+    case .strength, .poolSwim, .legacyRunning: return false
+    }
+  }
+
+  /// Whether the Watch counts steps and walking/running distance during it.
+  var isOnFoot: Bool { self == .running || self == .walking || self == .legacyRunning }
+
+  /// Seconds between heart-rate samples. The Watch measures every 5 s in a workout; swimming is
+  /// sparser because the optical sensor struggles underwater.
+  var heartRateInterval: ClosedRange<Int64> {
+    switch self {
+    case .running, .legacyRunning, .walking, .cycling, .strength: return 5...5
+    case .poolSwim, .openWaterSwim: return 20...60
+    }
+  }
+
+  /// Active energy per minute while moving, kcal.
+  var kcalPerMinute: ClosedRange<Double> {
+    switch self {
+    case .running, .legacyRunning: return 11.0...13.5
+    case .walking: return 4.2...5.4
+    case .cycling: return 8.0...10.5
+    case .strength: return 5.0...7.0
+    case .poolSwim: return 8.5...10.5
+    case .openWaterSwim: return 9.0...11.0
+    }
+  }
+
+  /// Heart rate the effort settles at, beats per minute.
+  var heartRateLevel: ClosedRange<Double> {
+    switch self {
+    case .running, .legacyRunning: return 148...162
+    case .walking: return 98...112
+    case .cycling: return 128...145
+    case .strength: return 105...125
+    case .poolSwim, .openWaterSwim: return 125...142
+    }
+  }
+
+  /// METs as written in `HKAverageMETs`.
+  var averageMETs: ClosedRange<Double> {
+    switch self {
+    case .running, .legacyRunning: return 9.2...10.6
+    case .walking: return 3.6...4.4
+    case .cycling: return 7.0...8.5
+    case .strength: return 4.5...5.5
+    case .poolSwim, .openWaterSwim: return 7.5...8.8
+    }
+  }
+}
