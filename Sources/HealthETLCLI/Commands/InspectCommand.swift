@@ -1,0 +1,30 @@
+import Foundation
+import HealthETL
+import HealthExtract
+
+enum InspectCommand {
+  static let options = [
+    OptionSpec(name: "json", valueName: nil, help: "Print one JSON object instead of text."),
+    OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for the dates shown (default auto)."),
+    OptionSpec(name: "strict", valueName: nil, help: "Exit 65 if the export ends early."),
+  ]
+
+  static func main(_ arguments: [String]) throws -> Int32 {
+    guard
+      let (parsed, export) = try HealthETLCommand.parseExportCommand(
+        arguments, name: "inspect", usage: "healthetl inspect [--json] [--tz ZONE|auto] EXPORT",
+        summary: "Count what an export holds: elements, types, rejected records, sources, devices, dates.",
+        options: options)
+    else { return ExitCode.success }
+    let inventory = try ExportJob.inspect(
+      .path(export), zone: RunZone.Request(parsed.value("tz") ?? "auto"), allowTruncated: !parsed.flag("strict"))
+    if parsed.flag("json") {
+      let data = try JSONSerialization.data(
+        withJSONObject: inventory.jsonObject(), options: [.prettyPrinted, .sortedKeys])
+      print(String(decoding: data, as: UTF8.self))
+    } else {
+      print(inventory.text(), terminator: "")
+    }
+    return ExitCode.success
+  }
+}

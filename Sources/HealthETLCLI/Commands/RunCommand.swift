@@ -1,0 +1,45 @@
+import Foundation
+import HealthETL
+import HealthExtract
+import HealthModel
+
+enum RunCommand {
+  static let options = [
+    OptionSpec(name: "out", valueName: "DIR", help: "Output folder (default out)."),
+    OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
+    OptionSpec(name: "strict", valueName: nil, help: "Fail (exit 65) on the first rejected record."),
+    OptionSpec(name: "allow-truncated", valueName: nil, help: "Process a cut-short export up to where it ends."),
+    OptionSpec(name: "quiet", valueName: nil, help: "No progress on stderr."),
+  ]
+
+  static func main(_ arguments: [String]) throws -> Int32 {
+    guard
+      let (parsed, export) = try HealthETLCommand.parseExportCommand(
+        arguments, name: "run",
+        usage: "healthetl run [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--quiet] EXPORT",
+        summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
+    else { return ExitCode.success }
+    var options = ExportJob.RunOptions(input: .path(export))
+    options.outputDirectory = parsed.value("out") ?? "out"
+    options.zone = RunZone.Request(parsed.value("tz") ?? "auto")
+    options.strict = parsed.flag("strict")
+    options.allowTruncated = parsed.flag("allow-truncated")
+    options.quiet = parsed.flag("quiet")
+    let report = try ExportJob.run(options)
+    if !options.quiet {
+      let rows = report.outputs.reduce(0) { $0 + $1.rows }
+      var message = String(
+        format: "healthetl: wrote %d files (%d rows) to %@ in %.2f s (%.1f MB/s); time zone %@\n",
+        report.outputs.count + 1, rows, options.outputDirectory, report.totalSeconds,
+        report.inventory.megabytesPerSecond, report.inventory.zone.rules.identifier)
+      if report.inventory.rejections.total > 0 {
+        message += "healthetl: \(report.inventory.rejections.total) records rejected; see run.json\n"
+      }
+      if report.inventory.read.truncated {
+        message += "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"
+      }
+      FileHandle.standardError.write(Data(message.utf8))
+    }
+    return ExitCode.success
+  }
+}

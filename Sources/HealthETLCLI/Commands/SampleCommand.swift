@@ -1,0 +1,67 @@
+import Foundation
+import HealthModel
+import HealthSampleData
+
+enum SampleCommand {
+  static let options = [
+    OptionSpec(name: "days", valueName: "N", help: "Number of days (default 28)."),
+    OptionSpec(name: "start", valueName: "YYYY-MM-DD", help: "First day (default 2024-03-18)."),
+    OptionSpec(name: "seed", valueName: "N", help: "Random seed; the same seed gives the same bytes (default 1)."),
+    OptionSpec(name: "target-mb", valueName: "M", help: "Choose the number of days to make about M MB of XML."),
+    OptionSpec(name: "zip", valueName: nil, help: "Write export.zip as the iPhone does instead of bare XML."),
+    OptionSpec(name: "out", valueName: "PATH", help: "The file to write (required)."),
+  ]
+
+  static let usage = "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--zip] --out PATH"
+
+  static func main(_ arguments: [String]) throws -> Int32 {
+    if arguments.contains("--help") {
+      print(
+        ArgumentParser.help(
+          usage: usage,
+          summary: "Write a realistic synthetic export (iPhone + Watch, sleep, workouts, swims), deterministic by seed.",
+          options: options), terminator: "")
+      return ExitCode.success
+    }
+    let parsed = try ArgumentParser.parse(arguments, options: options, command: "sample")
+    guard parsed.positionals.isEmpty else {
+      throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", command: "sample")
+    }
+    guard let out = parsed.value("out") else { throw UsageError(message: "missing --out PATH", command: "sample") }
+    var sampleOptions = SampleExportOptions()
+    if let days = parsed.value("days") {
+      guard let value = Int(days), value > 0, value <= 36_500 else {
+        throw UsageError(message: "--days must be a whole number from 1 to 36500", command: "sample")
+      }
+      sampleOptions.days = value
+    }
+    if let start = parsed.value("start") {
+      guard let date = CivilDate(start) else {
+        throw UsageError(message: "--start must be a date like 2024-03-18", command: "sample")
+      }
+      sampleOptions.start = date
+    }
+    if let seed = parsed.value("seed") {
+      guard let value = UInt64(seed) else { throw UsageError(message: "--seed must be a whole number", command: "sample") }
+      sampleOptions.seed = value
+    }
+    if let target = parsed.value("target-mb") {
+      guard let value = Int(target), value > 0 else {
+        throw UsageError(message: "--target-mb must be a positive whole number", command: "sample")
+      }
+      sampleOptions.targetMegabytes = value
+    }
+    sampleOptions.zip = parsed.flag("zip")
+    do {
+      let stats = try SampleExportGenerator.write(sampleOptions, to: out)
+      let records = stats.elements["Record"] ?? 0
+      FileHandle.standardError.write(
+        Data(
+          "healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML\n".utf8))
+      return ExitCode.success
+    } catch {
+      HealthETLCommand.fail("\(error)")
+      return ExitCode.cannotCreate
+    }
+  }
+}

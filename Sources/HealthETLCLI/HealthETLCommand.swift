@@ -1,0 +1,82 @@
+import Foundation
+import HealthETL
+
+/// The `healthetl` command line: dispatches to a subcommand and turns every failure into one
+/// message on stderr and the documented exit code.
+public enum HealthETLCommand {
+  public static let version = "0.1.0"
+
+  static let commands: [(name: String, summary: String, run: @Sendable ([String]) throws -> Int32)] = [
+    ("run", "Parse an export once and write the outputs.", RunCommand.main),
+    ("inspect", "Say what is in an export.", InspectCommand.main),
+    ("validate", "Check an export and report every problem, writing nothing.", ValidateCommand.main),
+    ("sample", "Write a realistic synthetic export.", SampleCommand.main),
+  ]
+
+  static var usage: String {
+    var lines = [
+      "healthetl \(version) — Apple Health export ETL", "", "USAGE: healthetl <command> [options]", "", "COMMANDS:",
+    ]
+    for command in commands {
+      lines.append("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary)
+    }
+    lines.append("")
+    lines.append("Run 'healthetl <command> --help' for a command's options. Exit codes: 0 success, 64 usage,")
+    lines.append("65 bad input data, 66 input not found, 73 cannot create output, 74 I/O error, 75 locked.")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// Runs the command line `arguments` (without the program name) and returns the exit code.
+  public static func main(_ arguments: [String]) -> Int32 {
+    guard let first = arguments.first else {
+      FileHandle.standardError.write(Data(usage.utf8))
+      return ExitCode.usage
+    }
+    if first == "--help" || first == "-h" || first == "help" {
+      print(usage, terminator: "")
+      return ExitCode.success
+    }
+    if first == "--version" {
+      print("healthetl \(version)")
+      return ExitCode.success
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+      fail("unknown command '\(first)'\n\n" + usage)
+      return ExitCode.usage
+    }
+    do {
+      return try command.run(Array(arguments.dropFirst()))
+    } catch let error as UsageError {
+      fail(error.description)
+      return ExitCode.usage
+    } catch let error as ETLError {
+      fail(error.description)
+      return error.exitCode
+    } catch {
+      fail("\(error)")
+      return ExitCode.ioError
+    }
+  }
+
+  static func fail(_ message: String) {
+    FileHandle.standardError.write(Data(("healthetl: error: " + message + "\n").utf8))
+  }
+
+  /// Handles `--help` and exactly one EXPORT positional for the commands that read one.
+  static func parseExportCommand(_ arguments: [String], name: String, usage: String, summary: String,
+    options: [OptionSpec]) throws(UsageError) -> (ParsedArguments, String)?
+  {
+    if arguments.contains("--help") {
+      print(ArgumentParser.help(usage: usage, summary: summary, options: options), terminator: "")
+      return nil
+    }
+    let parsed = try ArgumentParser.parse(arguments, options: options, command: name)
+    guard parsed.positionals.count == 1 else {
+      throw UsageError(
+        message: parsed.positionals.isEmpty
+          ? "missing EXPORT (export.zip, the apple_health_export folder, export.xml, or -)"
+          : "expected one EXPORT, got \(parsed.positionals.count)", command: name)
+    }
+    return (parsed, parsed.positionals[0])
+  }
+}

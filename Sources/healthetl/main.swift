@@ -1,0 +1,4 @@
+import Foundation
+import HealthETLCLI
+
+exit(HealthETLCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@Suite struct ExitCodeTests {
+  @Test func versionAndHelp() throws {
+    #expect(try CLI.run(["--version"]).stdout.hasPrefix("healthetl "))
+    for command in [["--help"], ["run", "--help"], ["inspect", "--help"], ["validate", "--help"], ["sample", "--help"]] {
+      let result = try CLI.run(command)
+      #expect(result.status == 0, "\(command)")
+      #expect(result.stdout.contains("USAGE"), "\(command)")
+    }
+  }
+
+  @Test(arguments: [
+    (["frobnicate"], Int32(64), "unknown command"),
+    (["run", "--frob", "x"], 64, "unknown option '--frob'"),
+    (["run"], 64, "missing EXPORT"),
+    (["run", "--tz", "Mars/Olympus", "x.zip"], 64, "unknown time zone 'Mars/Olympus'"),
+    (["inspect", "/nonexistent/export.zip"], 66, "no such file"),
+    (["sample", "--days", "zero", "--out", "/tmp/x.xml"], 64, "--days"),
+  ])
+  func usageAndMissingInput(arguments: [String], status: Int32, message: String) throws {
+    let result = try CLI.run(arguments)
+    #expect(result.status == status)
+    #expect(result.stderr.contains(message), "\(result.stderr)")
+  }
+
+  @Test func notAnExportIsOneSentenceAndExit65() throws {
+    let directory = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("steps.csv")
+    try "date,steps\n2024-01-01,100\n".write(to: file, atomically: true, encoding: .utf8)
+    let result = try CLI.run(["inspect", file.path])
+    #expect(result.status == 65)
+    #expect(result.stderr.contains("is not an Apple Health export"))
+    #expect(result.stderr.split(separator: "\n").count == 1)
+  }
+
+  @Test func anUnwritableOutputIsExit73() throws {
+    let result = try CLI.run(["run", "--quiet", "--out", "/proc/healthetl-cannot-write", RunCommandTests.tiny])
+    #expect(result.status == 73, "\(result.stderr)")
+    #expect(result.stderr.contains("cannot create output"))
+  }
+
+  @Test func validateListsProblems() throws {
+    let result = try CLI.run(["validate", RunCommandTests.tiny])
+    #expect(result.status == 65)
+    #expect(result.stdout.contains("1 rejected: non-numeric value"))
+    #expect(result.stdout.contains("line 18"))
+    let clean = try CLI.run(["validate", CLI.sampleExport])
+    #expect(clean.status == 0, "\(clean.stdout)")
+  }
+}
