@@ -31,10 +31,10 @@ public struct EventBatch: Sendable {
   /// How far the reader had got when the batch was cut.
   public var progress = ReadProgress()
 
-  static let byteBudget = 1 << 20
-  static let eventBudget = 16_384
-  /// Room past the budget: one 256 KiB parse chunk's attributes always fit.
-  static let slack = 1 << 20
+  static let byteBudget = 512 * 1024
+  static let eventBudget = 8_192
+  /// Room past the budget: the attribute bytes of one parse chunk never exceed the chunk.
+  static let slack = LibXML2Parser.chunkSize + 64 * 1024
 
   init() {
     bytes = [UInt8](repeating: 0, count: Self.byteBudget + Self.slack)

@@ -1,4 +1,5 @@
-/// An open-addressing set of 64-bit fingerprints: 8 bytes per member, at most 70 % full.
+/// An open-addressing set of 64-bit fingerprints: 8 bytes per member, at most 85 % full (the
+/// sets are small and hot in cache, so the longer probes of a full table cost little).
 struct FingerprintSet {
   private var slots: [UInt64]
   private(set) var count = 0
@@ -10,7 +11,7 @@ struct FingerprintSet {
   /// Inserts `fingerprint`; false when it was already present.
   mutating func insert(_ fingerprint: UInt64) -> Bool {
     let key = fingerprint == 0 ? 1 : fingerprint
-    if (count + 1) * 10 > slots.count * 7 { grow() }
+    if (count + 1) * 20 > slots.count * 17 { grow() }
     let mask = slots.count - 1
     var slot = Int(truncatingIfNeeded: key) & mask
     while true {
