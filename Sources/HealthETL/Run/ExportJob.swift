@@ -11,6 +11,7 @@ public enum ExportJob {
     public var strict = false
     public var allowTruncated = false
     public var quiet = false
+    public var settings = RunSettings()
 
     public init(input: InputSource) { self.input = input }
   }
@@ -37,8 +38,8 @@ public enum ExportJob {
     var committed = false
     defer { if !committed { transaction.abandon() } }
 
-    let samples = SampleRowWriter(transaction: transaction)
-    let normalizer = RecordNormalizer(stages: [samples])
+    let stages: [any OutputStage] = [SampleRowWriter(transaction: transaction)]
+    let normalizer = RecordNormalizer(stages: stages)
     var digest: InputDigest?
     let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet) {
       info in
@@ -61,8 +62,14 @@ public enum ExportJob {
     let loadStarted = ContinuousClock.now
     var report = RunReport(inventory: inventory, inputSHA256: digest?.wait())
     do {
-      for (path, rows) in try samples.finish(zone: zone.rules) {
-        report.outputs.append(.init(path: path, rows: rows, bytes: fileSize(transaction.stagedPath(path))))
+      let context = StageContext(
+        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: options.settings,
+        userEnteredKey: normalizer.userEnteredKeyID)
+      for stage in stages {
+        for output in try stage.finish(context) {
+          report.outputs.append(
+            .init(path: output.path, rows: output.rows, bytes: fileSize(transaction.stagedPath(output.path))))
+        }
       }
       report.stageSeconds = [
         "extract+transform": parse.seconds, "load": ProgressReporter.seconds(ContinuousClock.now - loadStarted),

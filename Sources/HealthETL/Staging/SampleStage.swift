@@ -14,3 +14,42 @@ extension SampleStage {
   public func consume(_ workout: WorkoutElement) {}
   public func consume(_ element: GenericElement) {}
 }
+
+/// A stage that writes outputs once the whole export has been read and the run's zone is known.
+public protocol OutputStage: SampleStage {
+  /// Writes the stage's files through `context.transaction`; returns what it wrote.
+  func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary]
+}
+
+/// What every stage needs at the end of a run.
+public struct StageContext {
+  /// The run's zone for local dates and buckets (SPEC §4).
+  public let zone: RunZone
+  public let catalog: SampleCatalog
+  public let transaction: OutputTransaction
+  public let settings: RunSettings
+  /// The metadata key id of `HKWasUserEntered`.
+  public let userEnteredKey: Int32
+
+  public init(
+    zone: RunZone, catalog: SampleCatalog, transaction: OutputTransaction, settings: RunSettings,
+    userEnteredKey: Int32
+  ) {
+    self.zone = zone
+    self.catalog = catalog
+    self.transaction = transaction
+    self.settings = settings
+    self.userEnteredKey = userEnteredKey
+  }
+}
+
+/// One file a stage wrote (path relative to the output folder).
+public struct OutputSummary: Sendable, Equatable {
+  public var path: String
+  public var rows: Int
+
+  public init(path: String, rows: Int) {
+    self.path = path
+    self.rows = rows
+  }
+}

@@ -1,8 +1,8 @@
 import Foundation
-public import HealthModel
+import HealthModel
 
 /// Writes every distinct sample as a row of `samples/<Type>.csv` (SPEC §3), one file per type.
-public final class SampleRowWriter: SampleStage {
+public final class SampleRowWriter: OutputStage {
   public static let columns = [
     "id", "type", "kind", "value", "unit", "raw_value", "raw_unit", "start", "end", "created", "source",
     "source_version", "device_name", "device_model", "device_hardware", "device_software", "metadata",
@@ -36,15 +36,15 @@ public final class SampleRowWriter: SampleStage {
     }
   }
 
-  /// Formats the staged rows in `zone` into their final files.
-  public func finish(zone: ZoneRules) throws(OutputError) -> [(path: String, rows: Int)] {
+  /// Formats the staged rows in the run's zone into their final files.
+  public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     if let failure { throw failure }
-    var written: [(String, Int)] = []
-    let header = Self.columns.joined(separator: ",") + "\n"
+    var written: [OutputSummary] = []
+    let header = (context.settings.csvByteOrderMark ? "\u{FEFF}" : "") + Self.columns.joined(separator: ",") + "\n"
     for (type, file) in files.sorted(by: { fileNames[$0.key]! < fileNames[$1.key]! }) {
       let relative = "samples/" + fileNames[type]!
-      try file.finish(into: try transaction.create(relative), header: header, zone: zone)
-      written.append((relative, file.rows))
+      try file.finish(into: try transaction.create(relative), header: header, zone: context.zone.rules)
+      written.append(OutputSummary(path: relative, rows: file.rows))
     }
     return written
   }

@@ -1,0 +1,76 @@
+import Foundation
+import HealthETL
+import HealthExtract
+import HealthModel
+
+/// Runs output stages over an export the way `healthetl run` does — one streaming parse, the
+/// zone resolved at the end, outputs committed into a fresh folder — without the CLI.
+enum StageHarness {
+  struct Result {
+    var directory: URL
+    var outputs: [OutputSummary]
+    var normalizer: RecordNormalizer
+    var zone: RunZone
+
+    func text(_ relativePath: String) throws -> String {
+      try String(contentsOf: directory.appendingPathComponent(relativePath), encoding: .utf8)
+    }
+
+    /// CSV rows as dictionaries keyed by the header (simple split: for fields without quotes).
+    func csvRows(_ relativePath: String) throws -> [[String: String]] {
+      let lines = try text(relativePath).split(separator: "\n", omittingEmptySubsequences: true)
+      guard let header = lines.first?.split(separator: ",", omittingEmptySubsequences: false).map(String.init) else {
+        return []
+      }
+      return lines.dropFirst().map { line in
+        let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return Dictionary(uniqueKeysWithValues: zip(header, fields))
+      }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+  }
+
+  /// - Parameters:
+  ///   - makeStages: builds the stages for the run's transaction.
+  ///   - source: the export (a path or bytes).
+  ///   - zone: `.auto` or a named zone.
+  static func run(
+    _ source: InputSource, zone request: RunZone.Request = .auto, settings: RunSettings = RunSettings(),
+    makeStages: (OutputTransaction) -> [any OutputStage]
+  ) throws -> Result {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("healthetl-stage-\(UUID().uuidString)")
+    let transaction = try OutputTransaction(outputDirectory: directory.path)
+    let stages = makeStages(transaction)
+    let normalizer = RecordNormalizer(stages: stages)
+    _ = try ExportStream(source: source).read(into: normalizer)
+    let zone = try RunZone.resolve(request, facts: normalizer.facts)
+    let context = StageContext(
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings,
+      userEnteredKey: normalizer.userEnteredKeyID)
+    var outputs: [OutputSummary] = []
+    for stage in stages { outputs += try stage.finish(context) }
+    _ = try transaction.commit()
+    return Result(directory: directory, outputs: outputs, normalizer: normalizer, zone: zone)
+  }
+
+  /// Wraps `body` (children of HealthData) into a complete export held in memory.
+  static func export(_ body: String, exportDate: String = "2024-04-01 09:00:00 +0000") -> InputSource {
+    let text = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <HealthData locale="en_US">
+       <ExportDate value="\(exportDate)"/>
+      \(body)
+      </HealthData>
+
+      """
+    return .bytes(Array(text.utf8), name: "test-export.xml")
+  }
+
+  /// `../shared/fixtures/real` beside the checkout (absent in a user's fresh clone).
+  static let realRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
+  static var realAvailable: Bool { FileManager.default.fileExists(atPath: realRoot.path) }
+  static let sampleExport = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("SampleData/export.zip").path
+}
