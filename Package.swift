@@ -23,13 +23,15 @@ let package = Package(
     .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
     .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    // renameat2(RENAME_EXCHANGE), for swapping a finished output folder into place atomically.
+    .target(name: "CFileSystem"),
 
     // Vocabulary: instants, zones, units, sample types. Pure Swift except the digest wrapper.
     .target(name: "HealthModel", dependencies: ["CCrypto"], swiftSettings: hotPathSettings),
     // Extract: bytes of any export form -> libxml2 SAX2 element events. Knows nothing of the model.
     .target(name: "HealthExtract", dependencies: ["CLibXML2", "CArchive"], swiftSettings: hotPathSettings),
     // Transform + load: staging, stages, sinks, pipelines, run report.
-    .target(name: "HealthETL", dependencies: ["HealthModel", "HealthExtract"], swiftSettings: hotPathSettings),
+    .target(name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem"], swiftSettings: hotPathSettings),
     // The synthetic export generator behind `healthetl sample`.
     .target(name: "HealthSampleData", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),
     // Commands, option parsing, exit codes; a library so it can be tested.

@@ -50,7 +50,7 @@ enum StageHarness {
       userEnteredKey: normalizer.userEnteredKeyID)
     var outputs: [OutputSummary] = []
     for stage in stages { outputs += try stage.finish(context) }
-    _ = try transaction.commit()
+    try transaction.commit()
     return Result(directory: directory, outputs: outputs, normalizer: normalizer, zone: zone)
   }
 

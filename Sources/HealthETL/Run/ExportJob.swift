@@ -79,7 +79,7 @@ public enum ExportJob {
       let reportFile = try transaction.create("run.json")
       try reportFile.write(report.json())
       try reportFile.close()
-      _ = try transaction.commit()
+      try transaction.commit()
       committed = true
     } catch {
       throw .output(error)

@@ -1,42 +1,22 @@
 import Foundation
 
-/// Writes one CSV output the way every mart does: header, minimal quoting, empty for a missing
-/// value, `\n` line ends, optional UTF-8 BOM, staged by the run's transaction.
+/// A CSV table with text columns: the common case of `TableWriter`.
 public struct CSVTableWriter {
-  private let file: OutputFile
-  private let relativePath: String
-  private let columnCount: Int
-  private var line: [UInt8] = []
-  public private(set) var rows = 0
+  private var writer: TableWriter
 
   public init(
     _ transaction: OutputTransaction, path relativePath: String, columns: [String], byteOrderMark: Bool = false
   ) throws(OutputError) {
-    file = try transaction.create(relativePath)
-    self.relativePath = relativePath
-    columnCount = columns.count
-    if byteOrderMark { try file.write([0xEF, 0xBB, 0xBF]) }
-    try file.write(columns.joined(separator: ",") + "\n")
+    writer = try TableWriter(transaction, path: relativePath, columns: columns, byteOrderMark: byteOrderMark)
   }
+
+  public var rows: Int { writer.rows }
 
   /// Appends a row; `nil` is an empty field.
-  public mutating func append(_ fields: [String?]) throws(OutputError) {
-    precondition(fields.count == columnCount, "\(relativePath): \(fields.count) fields for \(columnCount) columns")
-    line.removeAll(keepingCapacity: true)
-    for (index, field) in fields.enumerated() {
-      if index > 0 { line.append(UInt8(ascii: ",")) }
-      CSVField.append(field, to: &line)
-    }
-    line.append(0x0A)
-    try file.write(line)
-    rows += 1
-  }
+  public mutating func append(_ fields: [String?]) throws(OutputError) { try writer.append(fields) }
 
   /// Flushes and closes the file.
-  public func close() throws(OutputError) -> OutputSummary {
-    try file.close()
-    return OutputSummary(path: relativePath, rows: rows)
-  }
+  public func close() throws(OutputError) -> OutputSummary { try writer.close() }
 }
 
 /// Number formatting shared by the marts.

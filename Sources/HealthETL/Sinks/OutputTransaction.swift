@@ -1,3 +1,4 @@
+import CFileSystem
 import Foundation
 
 /// Why outputs could not be written.
@@ -15,58 +16,71 @@ public enum OutputError: Error, CustomStringConvertible {
   }
 }
 
-/// All files of one run, written under a private staging folder inside the output folder and
-/// moved into place only by `commit()`: a run that fails or is killed leaves the previous
-/// outputs untouched (the staging folder is removed on the next run).
+/// All files of one run, written into a staging folder beside the output folder and swapped into
+/// place only by `commit()`, in one atomic step: a run that fails or is killed at any moment,
+/// SIGKILL included, leaves the previous outputs exactly as they were.
+///
+/// The staging folder is a sibling (`.<name>.healthetl-staging-<pid>`) so both sit on one file
+/// system. On commit, files of the output folder that this run does not rewrite are hard-linked
+/// into the staging folder, which then changes places with the output folder through
+/// `renameat2(RENAME_EXCHANGE)`; the old contents are removed afterwards. Where the file system
+/// cannot exchange (EINVAL), files are renamed one by one instead (still each atomic).
+/// Leftovers of killed runs are removed by the next run into the same folder.
 public final class OutputTransaction {
   public let outputDirectory: String
   let stagingDirectory: String
-  private var files: [(relativePath: String, stagedPath: String)] = []
-
-  public static let stagingPrefix = ".healthetl-staging-"
+  private var files: Set<String> = []
+  private var finished = false
 
   public init(outputDirectory: String) throws(OutputError) {
-    self.outputDirectory = outputDirectory
     let fm = FileManager.default
+    let trimmed = outputDirectory.count > 1 && outputDirectory.hasSuffix("/")
+      ? String(outputDirectory.dropLast()) : outputDirectory
+    self.outputDirectory = trimmed
+    let url = URL(fileURLWithPath: trimmed)
+    let parent = url.deletingLastPathComponent().path
+    let prefix = "." + url.lastPathComponent + ".healthetl-staging-"
     do {
-      try fm.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+      try fm.createDirectory(atPath: parent, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: outputDirectory, reason: Self.reason(error))
+      throw .cannotCreate(path: trimmed, reason: Self.reason(error))
     }
-    // Leftovers of killed runs.
-    for name in (try? fm.contentsOfDirectory(atPath: outputDirectory)) ?? [] where name.hasPrefix(Self.stagingPrefix) {
-      let pid = Int32(name.dropFirst(Self.stagingPrefix.count)) ?? 0
-      if pid <= 0 || kill(pid, 0) != 0 { try? fm.removeItem(atPath: outputDirectory + "/" + name) }
+    for name in (try? fm.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
+      let pid = Int32(name.dropFirst(prefix.count)) ?? 0
+      if pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH) { try? fm.removeItem(atPath: parent + "/" + name) }
     }
-    stagingDirectory = outputDirectory + "/" + Self.stagingPrefix + String(getpid())
-    do {
-      try? fm.removeItem(atPath: stagingDirectory)
-      try fm.createDirectory(atPath: stagingDirectory, withIntermediateDirectories: true)
-    } catch {
-      throw .cannotCreate(path: stagingDirectory, reason: Self.reason(error))
+    stagingDirectory = parent + "/" + prefix + String(getpid())
+    try? fm.removeItem(atPath: stagingDirectory)
+    guard mkdir(stagingDirectory, 0o755) == 0 else {
+      throw .cannotCreate(path: trimmed, reason: String(cString: strerror(errno)))
     }
   }
 
-  /// A new staged file that will become `outputDirectory/relativePath` on commit.
+  deinit { if !finished { abandon() } }
+
+  /// A new staged file that becomes `outputDirectory/relativePath` on commit.
   public func create(_ relativePath: String) throws(OutputError) -> OutputFile {
     let staged = stagingDirectory + "/" + relativePath
     let folder = (staged as NSString).deletingLastPathComponent
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: staged, reason: Self.reason(error))
+      throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
     }
     let file = try OutputFile(path: staged)
-    files.append((relativePath, staged))
+    files.insert(relativePath)
     return file
   }
 
   /// Where a staged file sits until commit.
   public func stagedPath(_ relativePath: String) -> String { stagingDirectory + "/" + relativePath }
 
+  /// Where an already committed output lives (to read state of earlier runs).
+  public func committedPath(_ relativePath: String) -> String { outputDirectory + "/" + relativePath }
+
   /// A scratch file inside the staging folder that is never moved into place.
   public func createScratch(_ name: String) throws(OutputError) -> OutputFile {
-    let folder = stagingDirectory + "/.scratch"
+    let folder = stagingDirectory + "/" + Self.scratchFolder
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
@@ -75,29 +89,85 @@ public final class OutputTransaction {
     return try OutputFile(path: folder + "/" + name)
   }
 
-  /// Moves every staged file into place (each with an atomic `rename(2)`), then removes the
-  /// staging folder.
-  public func commit() throws(OutputError) -> [String] {
-    var committed: [String] = []
-    for (relative, staged) in files.sorted(by: { $0.relativePath < $1.relativePath }) {
-      let target = outputDirectory + "/" + relative
-      let folder = (target as NSString).deletingLastPathComponent
-      do {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      } catch {
-        throw .cannotCreate(path: folder, reason: Self.reason(error))
+  static let scratchFolder = ".scratch"
+
+  /// Puts every staged file in place at once, keeping the output folder's other files.
+  public func commit() throws(OutputError) {
+    let fm = FileManager.default
+    try? fm.removeItem(atPath: stagingDirectory + "/" + Self.scratchFolder)
+    var isDirectory: ObjCBool = false
+    guard fm.fileExists(atPath: outputDirectory, isDirectory: &isDirectory) else {
+      try syncDirectory(stagingDirectory)
+      guard rename(stagingDirectory, outputDirectory) == 0 else {
+        throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
       }
-      guard rename(staged, target) == 0 else {
-        throw .ioError(path: target, reason: String(cString: strerror(errno)))
-      }
-      committed.append(relative)
+      finished = true
+      return
     }
+    guard isDirectory.boolValue else {
+      throw .cannotCreate(path: outputDirectory, reason: "it exists and is not a folder")
+    }
+    try linkUnchangedFiles()
+    try syncDirectory(stagingDirectory)
+    if healthetl_exchange_paths(stagingDirectory, outputDirectory) == 0 {
+      finished = true
+      try? fm.removeItem(atPath: stagingDirectory)  // now the previous outputs
+      return
+    }
+    guard errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP else {
+      throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
+    }
+    try renameOneByOne()
+    finished = true
     abandon()
-    return committed
   }
 
   /// Removes the staging folder without touching the outputs.
-  public func abandon() { try? FileManager.default.removeItem(atPath: stagingDirectory) }
+  public func abandon() {
+    finished = true
+    try? FileManager.default.removeItem(atPath: stagingDirectory)
+  }
+
+  /// Hard-links every file of the output folder this run does not rewrite into the staging folder.
+  private func linkUnchangedFiles() throws(OutputError) {
+    let fm = FileManager.default
+    guard let walker = fm.enumerator(atPath: outputDirectory) else { return }
+    for case let relative as String in walker {
+      let source = outputDirectory + "/" + relative
+      var info = stat()
+      guard lstat(source, &info) == 0 else { continue }
+      let target = stagingDirectory + "/" + relative
+      if (info.st_mode & S_IFMT) == S_IFDIR {
+        try? fm.createDirectory(atPath: target, withIntermediateDirectories: true)
+        continue
+      }
+      if files.contains(relative) || fm.fileExists(atPath: target) { continue }
+      if link(source, target) != 0 {
+        // Another file system below the folder, or links not allowed: copy instead.
+        do { try fm.copyItem(atPath: source, toPath: target) } catch {
+          throw .ioError(path: source, reason: Self.reason(error))
+        }
+      }
+    }
+  }
+
+  private func renameOneByOne() throws(OutputError) {
+    for relative in files.sorted() {
+      let target = outputDirectory + "/" + relative
+      try? FileManager.default.createDirectory(
+        atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      guard rename(stagingDirectory + "/" + relative, target) == 0 else {
+        throw .ioError(path: target, reason: String(cString: strerror(errno)))
+      }
+    }
+  }
+
+  private func syncDirectory(_ path: String) throws(OutputError) {
+    let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    defer { Glibc.close(descriptor) }
+    fsync(descriptor)
+  }
 
   static func reason(_ error: any Error) -> String {
     (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription

@@ -1,0 +1,66 @@
+/// A pipeline file (`Pipelines/*.json`), decoded strictly: what a run computes and writes.
+/// `Pipelines/README.md` documents every field.
+public struct PipelineDefinition: Sendable, Equatable {
+  public static let supportedVersion = 1
+
+  /// Where it was read from (for messages).
+  public var path: String
+  public var version: Int
+  public var name: String
+  public var description: String?
+  /// `auto` or an IANA zone; `--tz` overrides.
+  public var timezone: String?
+  /// SPEC §5 `sourcePriority`.
+  public var sourcePriority: [String]?
+  public var sleep: SleepParameters?
+  public var jobs: [Job]
+
+  public struct SleepParameters: Sendable, Equatable {
+    public var sessionGapMinutes: Int?
+    /// `HH:MM` local.
+    public var dayBoundaryMinutes: Int?
+  }
+
+  public enum Kind: String, Sendable, CaseIterable {
+    case samples, sleep, workouts, statistics
+  }
+
+  public struct Job: Sendable, Equatable {
+    public var name: String
+    public var kind: Kind
+    public var outputs: [Output]
+    /// `samples`: short type names to keep (all when nil).
+    public var types: [String]?
+    /// `workouts`: the code table, relative to the pipeline file's folder.
+    public var codes: String?
+    /// `statistics`.
+    public var type: String?
+    public var interval: String?
+    public var anchor: String?
+    public var options: [String]?
+    public var separateBySource: Bool?
+  }
+
+  public struct Output: Sendable, Equatable {
+    /// Which of the job's tables (`daily`, `sessions`, `workouts`, `records`, `laps`, `buckets`, `samples`).
+    public var table: String
+    /// Path relative to the output folder; for `samples` in csv, `{type}` is replaced per type.
+    public var file: String
+    public var format: TableFormat
+  }
+
+  /// The tables each kind of job can write, the first being its default.
+  public static func tables(of kind: Kind) -> [String] {
+    switch kind {
+    case .samples: return ["samples"]
+    case .sleep: return ["daily", "sessions"]
+    case .workouts: return ["workouts", "records", "laps"]
+    case .statistics: return ["buckets"]
+    }
+  }
+}
+
+/// Table output formats (SPEC §10).
+public enum TableFormat: String, Sendable, CaseIterable {
+  case csv, json, ndjson
+}
