@@ -11,6 +11,7 @@ public enum HealthETLCommand {
     ("inspect", "Say what is in an export.", InspectCommand.main),
     ("validate", "Check an export and report every problem, writing nothing.", ValidateCommand.main),
     ("sample", "Write a realistic synthetic export.", SampleCommand.main),
+    ("pipelines", "List, explain or check pipeline files.", PipelinesCommand.main),
   ]
 
   static var usage: String {
@@ -47,6 +48,9 @@ public enum HealthETLCommand {
     do {
       return try command.run(Array(arguments.dropFirst()))
     } catch let error as UsageError {
+      fail(error.description)
+      return ExitCode.usage
+    } catch let error as PipelineError {
       fail(error.description)
       return ExitCode.usage
     } catch let error as ETLError {

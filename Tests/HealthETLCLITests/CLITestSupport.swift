@@ -8,6 +8,8 @@ enum CLI {
   static let binary = packageRoot.appendingPathComponent(".build/debug/healthetl").path
   static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
   static let sampleExport = packageRoot.appendingPathComponent("SampleData/export.zip").path
+  static let samplesPipeline = packageRoot.appendingPathComponent("Pipelines/samples.json").path
+  static func pipeline(_ name: String) -> String { packageRoot.appendingPathComponent("Pipelines/\(name).json").path }
   static let realRoot = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
   static var realAvailable: Bool { FileManager.default.fileExists(atPath: realRoot.path) }
 

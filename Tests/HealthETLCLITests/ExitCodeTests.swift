@@ -37,7 +37,7 @@ import Testing
   }
 
   @Test func anUnwritableOutputIsExit73() throws {
-    let result = try CLI.run(["run", "--quiet", "--out", "/proc/healthetl-cannot-write", RunCommandTests.tiny])
+    let result = try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", "/proc/healthetl-cannot-write", RunCommandTests.tiny])
     #expect(result.status == 73, "\(result.stderr)")
     #expect(result.stderr.contains("cannot create output"))
   }

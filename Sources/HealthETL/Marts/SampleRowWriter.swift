@@ -1,36 +1,80 @@
 import Foundation
 import HealthModel
 
-/// Writes every distinct sample as a row of `samples/<Type>.csv` (SPEC §3), one file per type.
+/// Writes every distinct sample (SPEC §3) as a row: by default one CSV per type
+/// (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types, as the pipeline asks.
 public final class SampleRowWriter: OutputStage {
   public static let columns = [
     "id", "type", "kind", "value", "unit", "raw_value", "raw_unit", "start", "end", "created", "source",
     "source_version", "device_name", "device_model", "device_hardware", "device_software", "metadata",
   ]
 
+  /// Where rows go: a file (with `{type}` for one file per type) in a format.
+  public struct Destination: Sendable {
+    public var file: String
+    public var format: TableFormat
+
+    public init(file: String, format: TableFormat) {
+      self.file = file
+      self.format = format
+    }
+
+    public static let perTypeCSV = Destination(file: "samples/{type}.csv", format: .csv)
+    var perType: Bool { file.contains("{type}") }
+  }
+
+  private struct FileKey: Hashable {
+    var destination: Int
+    var type: Int32
+  }
+
   private let transaction: OutputTransaction
-  private var files: [Int32: DeferredInstantFile] = [:]
-  private var fileNames: [Int32: String] = [:]
+  private let destinations: [Destination]
+  private let types: Set<String>?
+  /// Per type id: whether the `types` filter keeps it (nil until first seen).
+  private var accepted: [Bool?] = []
+  private var files: [FileKey: DeferredInstantFile] = [:]
+  private var typeNames: [Int32: String] = [:]
   private var nameBuffer: [UInt8] = []
   private var row: [UInt8] = []
   private var failure: OutputError?
 
-  public init(transaction: OutputTransaction) {
+  public init(transaction: OutputTransaction, destinations: [Destination] = [.perTypeCSV], types: Set<String>? = nil) {
     self.transaction = transaction
+    self.destinations = destinations
+    self.types = types
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     guard failure == nil else { return }
+    let typeIndex = Int(sample.type)
+    while accepted.count <= typeIndex { accepted.append(nil) }
+    if accepted[typeIndex] == nil {
+      let name = catalog.typeInfo(sample.type).shortName
+      accepted[typeIndex] = types?.contains(name) ?? true
+      typeNames[sample.type] = name
+    }
+    guard accepted[typeIndex] == true else { return }
     do throws(OutputError) {
-      if files[sample.type] == nil {
-        let name = Self.fileName(catalog.typeInfo(sample.type).shortName)
-        fileNames[sample.type] = name
-        files[sample.type] = DeferredInstantFile(scratch: try transaction.createScratch("samples-" + name))
-      }
       let id = sampleID(sample, catalog: catalog)
-      row.removeAll(keepingCapacity: true)
-      appendRow(sample, id: id, catalog: catalog, to: &row)
-      try files[sample.type]!.appendRow(row)
+      for (index, destination) in destinations.enumerated() {
+        let key = FileKey(destination: index, type: destination.perType ? sample.type : -1)
+        if files[key] == nil {
+          let name = destination.perType ? Self.safeName(typeNames[sample.type]!) : "all"
+          files[key] = DeferredInstantFile(scratch: try transaction.createScratch("samples-\(index)-" + name))
+        }
+        row.removeAll(keepingCapacity: true)
+        switch destination.format {
+        case .csv: appendCSVRow(sample, id: id, catalog: catalog, to: &row)
+        case .json:
+          row.append(contentsOf: Array((files[key]!.rows == 0 ? "\n  " : ",\n  ").utf8))
+          appendJSONRow(copy sample, id: id, catalog: catalog, to: &row)
+        case .ndjson:
+          appendJSONRow(copy sample, id: id, catalog: catalog, to: &row)
+          row.append(0x0A)
+        }
+        try files[key]!.appendRow(row)
+      }
     } catch {
       failure = error
     }
@@ -40,22 +84,44 @@ public final class SampleRowWriter: OutputStage {
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     if let failure { throw failure }
     var written: [OutputSummary] = []
-    let header = (context.settings.csvByteOrderMark ? "\u{FEFF}" : "") + Self.columns.joined(separator: ",") + "\n"
-    for (type, file) in files.sorted(by: { fileNames[$0.key]! < fileNames[$1.key]! }) {
-      let relative = "samples/" + fileNames[type]!
-      try file.finish(into: try transaction.create(relative), header: header, zone: context.zone.rules)
+    let bom = context.settings.csvByteOrderMark ? "\u{FEFF}" : ""
+    let ordered = files.sorted { a, b in
+      a.key.destination != b.key.destination
+        ? a.key.destination < b.key.destination : (typeNames[a.key.type] ?? "") < (typeNames[b.key.type] ?? "")
+    }
+    for (key, file) in ordered {
+      let destination = destinations[key.destination]
+      let relative =
+        destination.perType
+        ? destination.file.replacingOccurrences(of: "{type}", with: Self.safeName(typeNames[key.type]!))
+        : destination.file
+      let (header, footer): (String, String) =
+        switch destination.format {
+        case .csv: (bom + Self.columns.joined(separator: ",") + "\n", "")
+        case .json: ("[", file.rows == 0 ? "]\n" : "\n]\n")
+        case .ndjson: ("", "")
+        }
+      try file.finish(into: try transaction.create(relative), header: header, footer: footer, zone: context.zone.rules)
       written.append(OutputSummary(path: relative, rows: file.rows))
+    }
+    // A single-file destination is written even when no sample matched.
+    for (index, destination) in destinations.enumerated() where !destination.perType {
+      guard files[FileKey(destination: index, type: -1)] == nil else { continue }
+      let writer = try TableWriter(
+        transaction, path: destination.file, columns: Self.columns, format: destination.format,
+        byteOrderMark: context.settings.csvByteOrderMark)
+      written.append(try writer.close())
     }
     return written
   }
 
-  /// `StepCount.csv`; anything outside `[A-Za-z0-9_-]` becomes `_`.
-  static func fileName(_ shortName: String) -> String {
+  /// `StepCount`; anything outside `[A-Za-z0-9_-]` becomes `_`.
+  static func safeName(_ shortName: String) -> String {
     let safe = shortName.unicodeScalars.map { scalar -> Character in
       scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_" || scalar == "-")
         ? Character(scalar) : "_"
     }
-    return String(safe) + ".csv"
+    return String(safe)
   }
 
   /// UUID v5 of `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`.
@@ -77,7 +143,7 @@ public final class SampleRowWriter: OutputStage {
     return UUIDv5.make(nameBuffer)
   }
 
-  private func appendRow(_ sample: borrowing Sample, id: String, catalog: SampleCatalog, to out: inout [UInt8]) {
+  private func appendCSVRow(_ sample: borrowing Sample, id: String, catalog: SampleCatalog, to out: inout [UInt8]) {
     let info = catalog.typeInfo(sample.type)
     let comma = UInt8(ascii: ",")
     out.append(contentsOf: id.utf8)
@@ -134,5 +200,60 @@ public final class SampleRowWriter: OutputStage {
       json.withUnsafeBytes { CSVField.append($0, to: &out) }
     }
     out.append(0x0A)
+  }
+
+  private func appendJSONRow(_ sample: Sample, id: String, catalog: SampleCatalog, to out: inout [UInt8]) {
+    let info = catalog.typeInfo(sample.type)
+    func key(_ name: String) {
+      JSONText.appendString(name, to: &out)
+      out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+    }
+    func text(_ value: String?) {
+      if let value { JSONText.appendString(value, to: &out) } else { out.append(contentsOf: Array("null".utf8)) }
+    }
+    func separator() { out.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+    func instant(_ value: Instant?) {
+      guard let value else { return out.append(contentsOf: Array("null".utf8)) }
+      out.append(UInt8(ascii: "\""))
+      DeferredInstantFile.appendToken(value, to: &out)
+      out.append(UInt8(ascii: "\""))
+    }
+    out.append(UInt8(ascii: "{"))
+    key("id"); text(id); separator()
+    key("type"); text(info.shortName); separator()
+    key("kind"); text(info.kind.rawValue); separator()
+    key("value")
+    if info.kind == .category {
+      text(catalog.categoryShortName(value: sample.categoryValue, type: sample.type))
+    } else if sample.value.isFinite {
+      CSVField.appendNumber(sample.value, to: &out)
+    } else {
+      text(sample.rawValueString)
+    }
+    separator()
+    key("unit"); text(info.kind == .category || !sample.value.isFinite ? nil : catalog.unitConversion(sample.rawUnit)?.canonicalUnit)
+    separator()
+    key("raw_value"); text(sample.rawValueString); separator()
+    key("raw_unit"); text(catalog.unit(sample.rawUnit)); separator()
+    key("start"); instant(sample.start); separator()
+    key("end"); instant(sample.end); separator()
+    key("created"); instant(sample.created); separator()
+    key("source"); text(catalog.sourceName(sample.source)); separator()
+    key("source_version"); text(catalog.sourceVersion(sample.sourceVersion))
+    let device = catalog.device(sample.device)
+    for (name, value) in [("device_name", device?.name), ("device_model", device?.model),
+      ("device_hardware", device?.hardware), ("device_software", device?.software)] {
+      separator(); key(name); text(value)
+    }
+    separator()
+    key("metadata")
+    out.append(UInt8(ascii: "{"))
+    for index in 0..<sample.metadata.count {
+      if index > 0 { separator() }
+      JSONText.appendString(catalog.metadataKey(sample.metadata.key(at: index)), to: &out)
+      out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+      JSONText.appendString(sample.metadata.value(at: index), to: &out)
+    }
+    out.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "}")])
   }
 }

@@ -48,16 +48,23 @@ public enum PipelineDecoder {
       return text
     }
 
+    /// JSONSerialization gives NSNumber for numbers and booleans alike; booleans report the
+    /// Objective-C type `c` (char), numbers `i`, `q` or `d`.
+    static func isBoolean(_ value: Any) -> Bool {
+      guard let number = value as? NSNumber else { return false }
+      return number.objCType.pointee == CChar(UInt8(ascii: "c"))
+    }
+
     func int(_ value: Any?, _ keyPath: String) throws(PipelineError) -> Int? {
       guard let value, !(value is NSNull) else { return nil }
-      guard let number = value as? NSNumber, !(value is Bool), number.doubleValue == number.doubleValue.rounded()
+      guard let number = value as? NSNumber, !Self.isBoolean(value), number.doubleValue == number.doubleValue.rounded()
       else { throw fail(keyPath, "must be a whole number") }
       return number.intValue
     }
 
     func bool(_ value: Any?, _ keyPath: String) throws(PipelineError) -> Bool? {
       guard let value, !(value is NSNull) else { return nil }
-      guard let flag = value as? Bool else { throw fail(keyPath, "must be true or false") }
+      guard Self.isBoolean(value), let flag = value as? Bool else { throw fail(keyPath, "must be true or false") }
       return flag
     }
 

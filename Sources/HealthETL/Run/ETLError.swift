@@ -6,6 +6,7 @@ public enum ETLError: Error, CustomStringConvertible {
   case extract(ExtractError)
   case zone(ZoneError)
   case output(OutputError)
+  case pipeline(PipelineError)
   /// `--strict` and at least one record was rejected.
   case strictRejection(count: Int, first: RejectionLog.Example, reason: String)
 
@@ -14,6 +15,8 @@ public enum ETLError: Error, CustomStringConvertible {
     case .extract(let error): return error.description
     case .zone(let error): return error.description
     case .output(let error): return error.description
+    case .pipeline(let error): return error.description
+
     case .strictRejection(let count, let first, let reason):
       return "line \(first.line): \(first.element) rejected (\(reason): \(first.detail)); --strict makes any rejection fatal (\(count) rejected in all). Run without --strict to skip such records, or `healthetl validate` to list them."
     }
@@ -29,7 +32,9 @@ public enum ETLError: Error, CustomStringConvertible {
     case .zone(.unreadable): return 74
     case .output(.cannotCreate): return 73
     case .output(.ioError): return 74
+    case .output(.locked): return 75
     case .strictRejection: return 65
+    case .pipeline: return 64
     }
   }
 }

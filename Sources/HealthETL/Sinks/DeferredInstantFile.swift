@@ -24,8 +24,8 @@ struct DeferredInstantFile {
     rows += 1
   }
 
-  /// Writes `header` and the staged rows to `output`, resolving tokens in `zone`.
-  func finish(into output: OutputFile, header: String, zone: ZoneRules) throws(OutputError) {
+  /// Writes `header`, the staged rows and `footer` to `output`, resolving tokens in `zone`.
+  func finish(into output: OutputFile, header: String, footer: String = "", zone: ZoneRules) throws(OutputError) {
     try scratch.close()
     try output.write(header)
     guard let handle = FileHandle(forReadingAtPath: scratch.path) else {
@@ -65,6 +65,7 @@ struct DeferredInstantFile {
       }
     }
     try output.write(out)
+    if !footer.isEmpty { try output.write(footer) }
     try output.close()
     try? FileManager.default.removeItem(atPath: scratch.path)
   }

@@ -5,6 +5,8 @@ import Foundation
 public enum OutputError: Error, CustomStringConvertible {
   case cannotCreate(path: String, reason: String)
   case ioError(path: String, reason: String)
+  /// Another process holds the folder's lock.
+  case locked(path: String)
 
   public var description: String {
     switch self {
@@ -12,6 +14,8 @@ public enum OutputError: Error, CustomStringConvertible {
       return "cannot create output \(path): \(reason). Check that the folder is writable, or pass another --out."
     case .ioError(let path, let reason):
       return "I/O error writing \(path): \(reason)"
+    case .locked(let path):
+      return "another healthetl run is writing \(path); try again when it has finished (this run changed nothing)"
     }
   }
 }

@@ -5,10 +5,12 @@ import HealthModel
 
 enum RunCommand {
   static let options = [
+    OptionSpec(name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."),
     OptionSpec(name: "out", valueName: "DIR", help: "Output folder (default out)."),
     OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
     OptionSpec(name: "strict", valueName: nil, help: "Fail (exit 65) on the first rejected record."),
     OptionSpec(name: "allow-truncated", valueName: nil, help: "Process a cut-short export up to where it ends."),
+    OptionSpec(name: "csv-bom", valueName: nil, help: "Start CSV files with a UTF-8 byte-order mark (for Excel)."),
     OptionSpec(name: "quiet", valueName: nil, help: "No progress on stderr."),
   ]
 
@@ -16,12 +18,15 @@ enum RunCommand {
     guard
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "run",
-        usage: "healthetl run [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--quiet] EXPORT",
+        usage:
+          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--csv-bom] [--quiet] EXPORT",
         summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
     else { return ExitCode.success }
-    var options = ExportJob.RunOptions(input: .path(export))
+    let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
+    var options = ExportJob.RunOptions(input: .path(export), plan: plan)
     options.outputDirectory = parsed.value("out") ?? "out"
-    options.zone = RunZone.Request(parsed.value("tz") ?? "auto")
+    options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
+    options.csvByteOrderMark = parsed.flag("csv-bom")
     options.strict = parsed.flag("strict")
     options.allowTruncated = parsed.flag("allow-truncated")
     options.quiet = parsed.flag("quiet")

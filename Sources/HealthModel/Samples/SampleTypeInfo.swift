@@ -44,6 +44,14 @@ public struct SampleTypeInfo: Sendable, Hashable {
     }
   }
 
+  /// Whether `shortName` (`StepCount`, `SleepAnalysis`) is a type HealthETL knows.
+  public static func isKnown(shortName: String) -> Bool {
+    aggregationStyles[shortName] != nil || knownCategories.contains(shortName) || shortName == "SleepDurationGoal"
+  }
+
+  /// The aggregation style of a known quantity type's short name.
+  public static func aggregation(ofShortName shortName: String) -> AggregationStyle? { aggregationStyles[shortName] }
+
   /// From Apple's HKTypeIdentifiers.h (reference §2.5).
   static let aggregationStyles: [String: AggregationStyle] = {
     var table: [String: AggregationStyle] = [:]

@@ -1,0 +1,52 @@
+import Foundation
+import HealthETL
+
+/// `healthetl pipelines list | explain FILE | check FILE...`
+enum PipelinesCommand {
+  static let usage = "healthetl pipelines list | explain FILE... | check FILE..."
+
+  static func main(_ arguments: [String]) throws -> Int32 {
+    guard let sub = arguments.first, sub != "--help" else {
+      print(
+        "USAGE: \(usage)\n\n  list     the pipelines in Pipelines/ with their descriptions\n"
+          + "  explain  the resolved plan: settings, jobs and the files they write\n"
+          + "  check    decode strictly and validate; exit 0 when valid, 64 with the key path otherwise\n",
+        terminator: "")
+      return arguments.isEmpty ? ExitCode.usage : ExitCode.success
+    }
+    let files = Array(arguments.dropFirst())
+    switch sub {
+    case "list":
+      guard let directory = PipelineLocator.pipelinesDirectory() else {
+        throw UsageError(message: "no Pipelines/ folder here or beside the binary", command: "pipelines")
+      }
+      let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+      for name in names.sorted() {
+        let path = directory + "/" + name
+        guard let pipeline = try? PipelineDecoder.load(path) else { continue }  // e.g. workout-codes.json
+        print("\(path)  \(pipeline.name): \(pipeline.description ?? "")")
+      }
+      return ExitCode.success
+    case "explain":
+      let plan = try PipelineLocator.plan(files)
+      print(RunPlanner.explain(plan), terminator: "")
+      return ExitCode.success
+    case "check":
+      guard !files.isEmpty else { throw UsageError(message: "check needs at least one FILE", command: "pipelines") }
+      var failed = false
+      for file in files {
+        do {
+          let pipeline = try PipelineDecoder.load(file)
+          _ = try RunPlanner.plan([pipeline])
+          print("\(file): ok (\(pipeline.jobs.count) jobs)")
+        } catch {
+          FileHandle.standardError.write(Data("healthetl: error: \(error)\n".utf8))
+          failed = true
+        }
+      }
+      return failed ? ExitCode.usage : ExitCode.success
+    default:
+      throw UsageError(message: "unknown pipelines subcommand '\(sub)'", command: "pipelines")
+    }
+  }
+}

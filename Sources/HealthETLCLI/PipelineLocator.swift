@@ -1,0 +1,36 @@
+import Foundation
+import HealthETL
+
+/// Finds and loads the pipelines a command names, or the default one.
+enum PipelineLocator {
+  /// `Pipelines/` in the current folder, else the one beside the package the binary was built in.
+  static func pipelinesDirectory() -> String? {
+    let fm = FileManager.default
+    if fm.fileExists(atPath: "Pipelines/default.json") { return "Pipelines" }
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    for _ in 0..<6 {
+      let candidate = folder.appendingPathComponent("Pipelines")
+      if fm.fileExists(atPath: candidate.appendingPathComponent("default.json").path) { return candidate.path }
+      folder = folder.deletingLastPathComponent()
+    }
+    return nil
+  }
+
+  /// The plan for `--pipeline` arguments (default: `Pipelines/default.json`).
+  static func plan(_ paths: [String]) throws -> RunPlan {
+    var files = paths
+    if files.isEmpty {
+      guard let directory = pipelinesDirectory() else {
+        throw UsageError(
+          message: "Pipelines/default.json not found here or beside the healthetl binary; pass --pipeline FILE",
+          command: "run")
+      }
+      files = [directory + "/default.json"]
+    }
+    var pipelines: [PipelineDefinition] = []
+    for file in files {
+      do { pipelines.append(try PipelineDecoder.load(file)) } catch { throw ETLError.pipeline(error) }
+    }
+    do { return try RunPlanner.plan(pipelines) } catch { throw ETLError.pipeline(error) }
+  }
+}
