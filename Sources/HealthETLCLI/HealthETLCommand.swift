@@ -11,6 +11,7 @@ public enum HealthETLCommand {
     ("inspect", "Say what is in an export.", InspectCommand.main),
     ("validate", "Check an export and report every problem, writing nothing.", ValidateCommand.main),
     ("sample", "Write a realistic synthetic export.", SampleCommand.main),
+    ("nightly", "Process new exports from an inbox; emit only new workouts.", NightlyCommand.main),
     ("pipelines", "List, explain or check pipeline files.", PipelinesCommand.main),
   ]
 

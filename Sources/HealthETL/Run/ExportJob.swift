@@ -14,6 +14,8 @@ public enum ExportJob {
     /// What to compute and write; its settings apply unless overridden (`--tz` via `zone`).
     public var plan: RunPlan
     public var csvByteOrderMark = false
+    /// Set by the nightly batch, which holds the folder's lock itself and delivers per export.
+    public var nightlyEntry: DeliveryState.Processed?
 
     public init(input: InputSource, plan: RunPlan) {
       self.input = input
@@ -38,9 +40,11 @@ public enum ExportJob {
   public static func run(_ options: RunOptions) throws(ETLError) -> RunReport {
     let started = ContinuousClock.now
     do { try RunZone.validate(options.zone) } catch { throw .zone(error) }
-    let lock: OutputLock
-    do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
-    defer { lock.release() }
+    var lock: OutputLock?
+    if options.nightlyEntry == nil {
+      do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
+    }
+    defer { lock?.release() }
     let transaction: OutputTransaction
     do { transaction = try OutputTransaction(outputDirectory: options.outputDirectory) } catch { throw .output(error) }
     var committed = false
@@ -83,6 +87,12 @@ public enum ExportJob {
           report.outputs.append(
             .init(path: output.path, rows: output.rows, bytes: fileSize(transaction.stagedPath(output.path))))
         }
+      }
+      var delivery = try DeliveryState.load(from: transaction.outputDirectory)
+      if let entry = options.nightlyEntry {
+        report.newWorkoutRecords = try delivery.deliverNightlyExport(transaction, processed: entry)
+      } else {
+        report.newWorkoutRecords = try delivery.deliverRun(transaction)
       }
       report.stageSeconds = [
         "extract+transform": parse.seconds, "load": ProgressReporter.seconds(ContinuousClock.now - loadStarted),

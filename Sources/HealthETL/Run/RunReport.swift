@@ -16,6 +16,8 @@ public struct RunReport {
   public var peakMemoryMB = 0.0
   public var pipelines: [[String: String]] = []
   public var jobs = 0
+  /// Server records no earlier run into this folder had emitted (nil when no workouts job ran).
+  public var newWorkoutRecords: Int?
 
   init(inventory: ExportInventory, inputSHA256: String?) {
     self.inventory = inventory
@@ -35,6 +37,7 @@ public struct RunReport {
     object["jobs"] = jobs
     // One run parses the export once, however many jobs it feeds (SPEC §10).
     object["parses"] = 1
+    object["newWorkoutRecords"] = newWorkoutRecords ?? NSNull()
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }

@@ -1,0 +1,40 @@
+import Foundation
+import HealthETL
+
+enum NightlyCommand {
+  static let options = [
+    OptionSpec(name: "inbox", valueName: "DIR", help: "Folder the exports arrive in (required)."),
+    OptionSpec(name: "out", valueName: "DIR", help: "Output folder, which also keeps the batch's state (required)."),
+    OptionSpec(name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."),
+    OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
+  ]
+  static let usage = "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto]"
+
+  static func main(_ arguments: [String]) throws -> Int32 {
+    if arguments.contains("--help") {
+      print(
+        ArgumentParser.help(
+          usage: usage,
+          summary:
+            "Process every export in the inbox not processed yet (by content hash), oldest first, and write workout_records.new.json with the workouts no earlier run emitted. Exit 75 if another run holds the folder.",
+          options: options), terminator: "")
+      return ExitCode.success
+    }
+    let parsed = try ArgumentParser.parse(arguments, options: options, command: "nightly")
+    guard parsed.positionals.isEmpty else {
+      throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", command: "nightly")
+    }
+    guard let inbox = parsed.value("inbox"), let out = parsed.value("out") else {
+      throw UsageError(message: "--inbox DIR and --out DIR are required", command: "nightly")
+    }
+    let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
+    var options = NightlyBatch.Options(inbox: inbox, outputDirectory: out, plan: plan)
+    options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
+    let result = try NightlyBatch.run(options)
+    FileHandle.standardError.write(
+      Data(
+        "healthetl: nightly: processed \(result.processed.count) export(s)\(result.processed.isEmpty ? "" : " (\(result.processed.joined(separator: ", ")))"), skipped \(result.alreadyProcessed) already processed; \(result.newWorkoutRecords) new workout record(s) in \(out)/workout_records.new.json\n"
+          .utf8))
+    return ExitCode.success
+  }
+}

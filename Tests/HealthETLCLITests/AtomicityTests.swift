@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// SPEC §10: a failed or killed run leaves the previous outputs untouched; two runs never write one
+/// folder at once.
+@Suite(.serialized) struct AtomicityTests {
+  /// Kills real runs with SIGKILL at several points. After each kill the folder holds exactly the
+  /// previous outputs or exactly the complete new ones (a kill after the swap), never a mix.
+  @Test func sigkillAtAnyPointLeavesOldOrNewNeverAMix() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let bigger = work.appendingPathComponent("bigger.xml").path
+    #expect(try CLI.run(["sample", "--days", "60", "--seed", "3", "--out", bigger]).status == 0)
+    let out = work.appendingPathComponent("out")
+    let reference = work.appendingPathComponent("reference")
+    let run = ["run", "--quiet", "--pipeline", CLI.samplesPipeline, "--out"]
+    #expect(try CLI.run(run + [out.path, CLI.sampleExport]).status == 0)
+    let old = try CLI.snapshot(out)
+    let started = Date()
+    #expect(try CLI.run(run + [reference.path, bigger]).status == 0)
+    let fullRun = Date().timeIntervalSince(started)
+    var new = try CLI.snapshot(reference)
+    new["run.json"] = nil
+
+    var sawOld = 0
+    for fraction in [0.05, 0.2, 0.4, 0.6, 0.8, 0.95] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: CLI.binary)
+      process.arguments = run + [out.path, bigger]
+      try process.run()
+      Thread.sleep(forTimeInterval: fullRun * fraction)
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      var now = try CLI.snapshot(out)
+      if now == old {
+        sawOld += 1
+        continue
+      }
+      // Otherwise it must be the complete new set (the kill came after the swap).
+      #expect(now["run.json"] != nil)
+      now["run.json"] = nil
+      #expect(now == new, "killed at \(fraction) of a run: the folder is neither the old nor the new outputs")
+      // Restore the old outputs for the next round.
+      #expect(try CLI.run(run + [out.path, CLI.sampleExport]).status == 0)
+    }
+    #expect(sawOld > 0, "no kill landed before the swap; the test did not test anything")
+    // Killed runs leave staging folders behind; the next run removes them.
+    #expect(try CLI.run(run + [out.path, CLI.sampleExport]).status == 0)
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter {
+      $0.contains("healthetl-staging")
+    }
+    #expect(leftovers.isEmpty, "\(leftovers)")
+  }
+
+  /// A second run into a folder whose lock is held exits 75 and changes nothing.
+  @Test func aLockedFolderIsExit75() throws {
+    let out = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: out) }
+    let lockPath = out.appendingPathComponent(".healthetl.lock").path
+    let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o644)
+    #expect(descriptor >= 0)
+    defer { close(descriptor) }
+    #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+    let result = try CLI.run(["run", "--quiet", "--pipeline", CLI.samplesPipeline, "--out", out.path, CLI.sampleExport])
+    #expect(result.status == 75)
+    #expect(result.stderr.contains("another healthetl run is writing"))
+    #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("run.json").path))
+  }
+}
