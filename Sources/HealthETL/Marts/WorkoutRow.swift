@@ -1,0 +1,265 @@
+public import HealthModel
+
+/// Everything SPEC §7 and §9 derive from one workout: a row of `workouts.csv`, its swim lengths
+/// and its server record. Nil is "no data" (an empty field, JSON null), never 0.
+public struct WorkoutRow: Sendable {
+  /// UUID v5 of `healthetl:workout:<source>|<type>|<start>|<end>`, upper-case.
+  public var id: String
+  /// `Running` (the export string without its prefix).
+  public var activityType: String
+  /// The HKWorkoutActivityType raw value, nil for a type HealthKit does not define.
+  public var activityTypeRaw: Int?
+  /// The `startDate` instant.
+  public var start: Instant
+  /// The `endDate` instant.
+  public var end: Instant
+  /// The `duration` attribute in seconds (moving time).
+  public var durationSeconds: Double?
+  /// end − start.
+  public var elapsedSeconds: Int64
+  /// The `Distance*` statistics summed, else `totalDistance`, in m.
+  public var distanceMeters: Double?
+  /// The ActiveEnergyBurned statistic, else `totalEnergyBurned`, in kcal.
+  public var energyKilocalories: Double?
+  /// count/min: the HeartRate statistic, else the mean of the samples inside the workout.
+  public var heartRateAverage: Double?
+  /// count/min, like `heartRateAverage`.
+  public var heartRateMinimum: Double?
+  /// count/min, like `heartRateAverage`.
+  public var heartRateMaximum: Double?
+  /// `sourceName`.
+  public var source: String
+  /// The `model:` field of `device`.
+  public var deviceModel: String?
+  /// `HKIndoorWorkout`.
+  public var indoor: Bool?
+  /// `HKTimeZone` as written.
+  public var timeZone: String?
+  /// `HKElevationAscended` in m.
+  public var elevationAscendedMeters: Double?
+  /// `HKWeatherTemperature` in degC.
+  public var weatherTemperatureCelsius: Double?
+  /// A fraction 0–1.
+  public var weatherHumidity: Double?
+  /// `pause=2;resume=2;lap=40`; empty when the workout has no events.
+  public var events: String
+  /// The number of `WorkoutActivity` children.
+  public var activities: Int
+  /// The route files as written, `;`-separated when there are several.
+  public var route: String?
+  /// `HKLapLength` in m.
+  public var poolLengthMeters: Double?
+  /// `pool`, `open_water`.
+  public var location: String?
+  /// Strokes per style in `SwimStrokeStyle.allCases` order; nil without stroke samples.
+  public var strokesByStyle: [Double]?
+  /// The lengths of a swimming workout (SPEC §9), in order.
+  public var laps: [SwimLap]
+  /// The workout in the server's record format.
+  public var serverRecord: WorkoutServerRecord
+}
+
+/// One length of a swim (SPEC §9): one `SwimmingStrokeCount` sample.
+public struct SwimLap: Sendable, Equatable {
+  /// 1-based, in start order.
+  public var lap: Int
+  /// The stroke sample's start.
+  public var start: Instant
+  /// The stroke sample's end.
+  public var end: Instant
+  /// The stroke sample's value.
+  public var strokes: Double
+  /// From the stroke sample, else its Lap event, else `unknown`.
+  public var style: SwimStrokeStyle
+  /// The overlapping `DistanceSwimming` samples, pro rata by time, in m.
+  public var distanceMeters: Double?
+  /// `HKSWOLFScore` of the stroke sample, else of its Lap event.
+  public var swolf: Double?
+}
+
+/// `HKSwimmingStrokeStyle` (reference §5).
+public enum SwimStrokeStyle: Int, Sendable, CaseIterable {
+  case unknown = 0, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard
+
+  /// The name written in `swim_laps.csv` and the `strokes_<style>` columns.
+  public var name: String { String(describing: self) }
+
+  /// The style of a metadata value (`2` → freestyle); nil for anything else.
+  public init?(metadataValue text: String) {
+    guard let raw = Int(text), let style = SwimStrokeStyle(rawValue: raw) else { return nil }
+    self = style
+  }
+}
+
+/// Builds `WorkoutRow`s from staged workouts and the samples kept for them.
+struct WorkoutRowBuilder {
+  let samples: WorkoutSampleIndex
+  let catalog: SampleCatalog
+  let codes: WorkoutCodeTable
+  let runZone: ZoneRules
+  /// Zones of `HKTimeZone` values, loaded once each (nil: not in the tz database).
+  private var zones: [String: ZoneRules?] = [:]
+
+  init(samples: WorkoutSampleIndex, catalog: SampleCatalog, codes: WorkoutCodeTable, runZone: ZoneRules) {
+    self.samples = samples
+    self.catalog = catalog
+    self.codes = codes
+    self.runZone = runZone
+  }
+
+  static let typePrefix = "HKQuantityTypeIdentifier"
+  static let eventPrefix = "HKWorkoutEventType"
+  /// HKWorkoutEventType raw-value order (reference §4.3), the order of the `events` pairs.
+  static let eventOrder = [
+    "pause", "resume", "lap", "marker", "motionPaused", "motionResumed", "segment", "pauseOrResumeRequest",
+  ]
+
+  /// The workout's id: UUID v5 (URL namespace) of the SPEC §7 name, attribute values as written.
+  static func id(of workout: WorkoutElement) -> String {
+    UUIDv5.url(
+      "healthetl:workout:\(workout.sourceName)|\(workout.activityType)|\(workout.start.seconds)|\(workout.end.seconds)",
+      uppercase: true)
+  }
+
+  mutating func row(for workout: WorkoutElement) -> WorkoutRow {
+    let id = Self.id(of: workout)
+    let name = WorkoutActivityTypeTable.name(fromExportString: workout.activityType)
+    let statistics = Self.firstStatisticPerType(workout.statistics)
+    let heartRateStatistic = statistics["HKQuantityTypeIdentifierHeartRate"]
+    let fallback = samples.heartRate(from: workout.start.seconds, through: workout.end.seconds)
+    let timeZone = workout.metadataValue("HKTimeZone")
+    let ownZone = timeZone.flatMap { zone(named: $0) }
+    let laps = swimLaps(workout, id: id)
+    var strokesByStyle: [Double]?
+    if !laps.isEmpty {
+      var totals = [Double](repeating: 0, count: SwimStrokeStyle.allCases.count)
+      for lap in laps { totals[lap.style.rawValue] += lap.strokes }
+      strokesByStyle = totals
+    }
+    return WorkoutRow(
+      id: id, activityType: name, activityTypeRaw: WorkoutActivityTypeTable.rawValue(for: name),
+      start: workout.start, end: workout.end,
+      durationSeconds: workout.duration.flatMap { duration in
+        WorkoutDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
+      },
+      elapsedSeconds: workout.end - workout.start,
+      distanceMeters: Self.distance(statistics) ?? Self.legacy(workout.totalDistance, .length),
+      energyKilocalories: Self.energy(statistics) ?? Self.legacy(workout.totalEnergyBurned, .energy),
+      heartRateAverage: Self.heartRate(heartRateStatistic, \.average) ?? fallback?.average,
+      heartRateMinimum: Self.heartRate(heartRateStatistic, \.minimum) ?? fallback?.minimum,
+      heartRateMaximum: Self.heartRate(heartRateStatistic, \.maximum) ?? fallback?.maximum,
+      source: workout.sourceName, deviceModel: workout.device?.model,
+      indoor: workout.metadataValue("HKIndoorWorkout").flatMap { $0 == "1" ? true : $0 == "0" ? false : nil },
+      timeZone: timeZone,
+      elevationAscendedMeters: Self.metadataQuantity(workout, "HKElevationAscended", .length),
+      weatherTemperatureCelsius: Self.metadataQuantity(workout, "HKWeatherTemperature", .temperature),
+      weatherHumidity: workout.metadataValue("HKWeatherHumidity").flatMap(Self.humidity),
+      events: Self.eventCounts(workout.events), activities: workout.activities.count,
+      route: Self.route(workout.routes),
+      poolLengthMeters: Self.metadataQuantity(workout, "HKLapLength", .length)
+        ?? Self.metadataQuantity(workout, "HKMetadataKeyLapLength", .length),
+      location: workout.metadataValue("HKSwimmingLocationType").flatMap {
+        $0 == "1" ? "pool" : $0 == "2" ? "open_water" : nil
+      },
+      strokesByStyle: strokesByStyle, laps: laps,
+      serverRecord: WorkoutServerRecord(
+        workout: workout, id: id, codes: codes, ownZone: ownZone, runZone: runZone))
+  }
+
+  private mutating func zone(named name: String) -> ZoneRules? {
+    if let known = zones[name] { return known }
+    let loaded = try? ZoneRules.load(name)
+    zones[name] = loaded
+    return loaded
+  }
+
+  // MARK: - Statistics and attributes
+
+  /// The workout's own statistics (never its activities'), the first of each type: a type
+  /// repeated at workout level is one statistic, not two to add up.
+  static func firstStatisticPerType(_ statistics: [WorkoutElement.Statistics]) -> [String: WorkoutElement.Statistics] {
+    var first: [String: WorkoutElement.Statistics] = [:]
+    for statistic in statistics where first[statistic.type] == nil { first[statistic.type] = statistic }
+    return first
+  }
+
+  /// Sum of the `Distance*` statistics, in m; nil when none has a sum in a length unit.
+  static func distance(_ statistics: [String: WorkoutElement.Statistics]) -> Double? {
+    var total: WorkoutDecimal?
+    for (type, statistic) in statistics.sorted(by: { $0.key < $1.key })
+    where type.hasPrefix(typePrefix + "Distance") {
+      guard let sum = statistic.sum.flatMap(WorkoutDecimal.init), let unit = statistic.unit,
+        let meters = WorkoutUnits.exactlyConverted(sum, unit: unit, to: .length)
+      else { continue }
+      // Exact conversion and sum, then one rounding: several types add up without binary noise.
+      total = (total ?? .zero) + meters
+    }
+    return total?.doubleValue
+  }
+
+  /// The ActiveEnergyBurned statistic's sum in kcal.
+  static func energy(_ statistics: [String: WorkoutElement.Statistics]) -> Double? {
+    guard let statistic = statistics[typePrefix + "ActiveEnergyBurned"] else { return nil }
+    return WorkoutUnits.convert(statistic.sum, unit: statistic.unit, to: .energy)
+  }
+
+  static func heartRate(_ statistic: WorkoutElement.Statistics?, _ field: KeyPath<WorkoutElement.Statistics, Double?>)
+    -> Double?
+  {
+    guard let statistic else { return nil }
+    return WorkoutUnits.convert(statistic[keyPath: field], unit: statistic.unit, to: .heartRate)
+  }
+
+  /// `totalDistance` / `totalEnergyBurned` from their text, so `3.40897998046875 km` converts
+  /// exactly.
+  static func legacy(_ quantity: WorkoutElement.Quantity?, _ dimension: WorkoutUnits.Dimension) -> Double? {
+    guard let quantity, let value = WorkoutDecimal(quantity.text) else { return nil }
+    return WorkoutUnits.convert(value, unit: quantity.unit, to: dimension)
+  }
+
+  static func metadataQuantity(_ workout: WorkoutElement, _ key: String, _ dimension: WorkoutUnits.Dimension)
+    -> Double?
+  {
+    guard let text = workout.metadataValue(key), let (value, unit) = WorkoutUnits.parseQuantity(text) else {
+      return nil
+    }
+    return WorkoutUnits.convert(value, unit: unit, to: dimension)
+  }
+
+  /// `HKWeatherHumidity` as a fraction: `6900 %` → 0.69 (exports since about 2021 scale by 100),
+  /// `56 %` → 0.56. Only `%` (or a bare number) is a humidity.
+  static func humidity(_ text: String) -> Double? {
+    guard let (value, unit) = WorkoutUnits.parseQuantity(text), unit == nil || unit == "%", !value.isNegative else {
+      return nil
+    }
+    let hundredth = WorkoutDecimal("0.01")!
+    let percent = value.doubleValue > 100 ? value * hundredth : value
+    return (percent * hundredth).doubleValue
+  }
+
+  /// `type=count` pairs in HKWorkoutEventType order, counting the workout's own events only: a
+  /// `WorkoutActivity` repeats the events of its stretch of the workout (a single-activity
+  /// workout carries the same events twice), so adding them would double count. Types HealthKit
+  /// does not define follow, by name.
+  static func eventCounts(_ events: [WorkoutElement.Event]) -> String {
+    var counts: [String: Int] = [:]
+    for event in events {
+      var name = event.type.hasPrefix(eventPrefix) ? String(event.type.dropFirst(eventPrefix.count)) : event.type
+      if let first = name.first { name = first.lowercased() + name.dropFirst() }
+      counts[name, default: 0] += 1
+    }
+    let known = eventOrder.filter { counts[$0] != nil }
+    let others = counts.keys.filter { !eventOrder.contains($0) }.sorted()
+    return (known + others).map { "\($0)=\(counts[$0]!)" }.joined(separator: ";")
+  }
+
+  /// Each distinct `FileReference` path once, in document order. Routes written inline as
+  /// `Location` elements (exports before iOS 13) have no file, so they give no path.
+  static func route(_ routes: [WorkoutElement.Route]) -> String? {
+    var paths: [String] = []
+    for route in routes {
+      if let path = route.filePath, !path.isEmpty, !paths.contains(path) { paths.append(path) }
+    }
+    return paths.isEmpty ? nil : paths.joined(separator: ";")
+  }
+}

@@ -1,0 +1,178 @@
+import HealthModel
+
+/// The three sample types the workout stage needs, copied out of the record stream compactly:
+/// records come before workouts in real exports, in no time order, so they are kept until the
+/// end of the parse, sorted once, and searched per workout.
+///
+/// HeartRate can be millions of samples, so it is kept as 16 bytes each (start, value); stroke
+/// and swimming distance samples are few and keep what a length needs.
+struct WorkoutSampleIndex {
+  struct HeartRatePoint {
+    var start: Int64
+    /// count/min.
+    var value: Double
+  }
+
+  /// One `SwimmingStrokeCount` sample: one length.
+  struct StrokeSample {
+    var start: Int64
+    var end: Int64
+    var strokes: Double
+    var source: Int32
+    /// `HKSwimmingStrokeStyle` as written (raw value text), nil when absent.
+    var style: String?
+    /// `HKSWOLFScore` of the sample, when it has one.
+    var swolf: Double?
+  }
+
+  /// One `DistanceSwimming` sample, in m.
+  struct DistanceSample {
+    var start: Int64
+    var end: Int64
+    var meters: Double
+    var source: Int32
+  }
+
+  private(set) var heartRates: [HeartRatePoint] = []
+  private(set) var strokes: [StrokeSample] = []
+  private(set) var distances: [DistanceSample] = []
+  /// The longest distance sample, to bound the search for those overlapping a workout.
+  private(set) var longestDistance: Int64 = 0
+  private var heartRatesSorted = true
+  private var isSorted = false
+
+  private enum Role: UInt8 {
+    case unknown, none, heartRate, strokeCount, distanceSwimming
+  }
+
+  /// Role per interned type id, worked out once per type (`consume` runs for every record).
+  private var roles: [Role] = []
+  private var metadataRoles: [Int32: MetadataRole] = [:]
+
+  private enum MetadataRole {
+    case none, strokeStyle, swolf
+  }
+
+  mutating func add(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    let type = Int(sample.type)
+    guard type >= 0 else { return }
+    if type >= roles.count { roles.append(contentsOf: repeatElement(.unknown, count: type - roles.count + 1)) }
+    if roles[type] == .unknown {
+      switch catalog.typeInfo(sample.type).shortName {
+      case "HeartRate": roles[type] = .heartRate
+      case "SwimmingStrokeCount": roles[type] = .strokeCount
+      case "DistanceSwimming": roles[type] = .distanceSwimming
+      default: roles[type] = .none
+      }
+    }
+    switch roles[type] {
+    case .unknown, .none: return
+    case .heartRate:
+      guard sample.value.isFinite else { return }
+      if let last = heartRates.last, last.start > sample.start.seconds { heartRatesSorted = false }
+      heartRates.append(HeartRatePoint(start: sample.start.seconds, value: sample.value))
+    case .strokeCount:
+      guard sample.value.isFinite else { return }
+      var style: String?
+      var swolf: Double?
+      for index in 0..<sample.metadata.count {
+        switch metadataRole(sample.metadata.key(at: index), catalog: catalog) {
+        case .strokeStyle where style == nil:
+          style = String(decoding: sample.metadata.value(at: index), as: UTF8.self)
+        case .swolf where swolf == nil:
+          swolf = DecimalParser.parse(sample.metadata.value(at: index))
+        default: break
+        }
+      }
+      strokes.append(
+        StrokeSample(
+          start: sample.start.seconds, end: sample.end.seconds, strokes: sample.value, source: sample.source,
+          style: style, swolf: swolf))
+    case .distanceSwimming:
+      // Only a length unit gives metres; anything else cannot be shared out as distance.
+      guard sample.value.isFinite, catalog.unitConversion(sample.rawUnit)?.canonicalUnit == "m" else { return }
+      distances.append(
+        DistanceSample(
+          start: sample.start.seconds, end: sample.end.seconds, meters: sample.value, source: sample.source))
+      longestDistance = max(longestDistance, sample.end.seconds - sample.start.seconds)
+    }
+  }
+
+  private mutating func metadataRole(_ key: Int32, catalog: SampleCatalog) -> MetadataRole {
+    if let known = metadataRoles[key] { return known }
+    let role: MetadataRole
+    switch catalog.metadataKey(key) {
+    case "HKSwimmingStrokeStyle": role = .strokeStyle
+    case "HKSWOLFScore": role = .swolf
+    default: role = .none
+    }
+    metadataRoles[key] = role
+    return role
+  }
+
+  /// Sorts everything once; ties are broken on every field so the order never depends on
+  /// the sort algorithm.
+  mutating func sort() {
+    guard !isSorted else { return }
+    isSorted = true
+    if !heartRatesSorted {
+      heartRates.sort { $0.start != $1.start ? $0.start < $1.start : $0.value < $1.value }
+    }
+    strokes.sort { a, b in
+      if a.start != b.start { return a.start < b.start }
+      if a.end != b.end { return a.end < b.end }
+      if a.strokes != b.strokes { return a.strokes < b.strokes }
+      return a.source < b.source
+    }
+    distances.sort { a, b in
+      if a.start != b.start { return a.start < b.start }
+      if a.end != b.end { return a.end < b.end }
+      if a.meters != b.meters { return a.meters < b.meters }
+      return a.source < b.source
+    }
+  }
+
+  /// Heart rate over the samples whose start lies in `[start, end]`: arithmetic mean, minimum,
+  /// maximum (SPEC §7); nil when there are none. Call `sort()` first.
+  func heartRate(from start: Int64, through end: Int64) -> (average: Double, minimum: Double, maximum: Double)? {
+    let lower = Self.firstIndex(in: heartRates, where: { $0.start >= start })
+    let upper = Self.firstIndex(in: heartRates, where: { $0.start > end })
+    guard lower < upper else { return nil }
+    var sum = 0.0
+    var minimum = Double.infinity
+    var maximum = -Double.infinity
+    for point in heartRates[lower..<upper] {
+      sum += point.value
+      minimum = min(minimum, point.value)
+      maximum = max(maximum, point.value)
+    }
+    return (sum / Double(upper - lower), minimum, maximum)
+  }
+
+  /// Stroke samples whose start lies in `[start, end)`, in start order.
+  func strokes(from start: Int64, before end: Int64) -> ArraySlice<StrokeSample> {
+    let lower = Self.firstIndex(in: strokes, where: { $0.start >= start })
+    let upper = Self.firstIndex(in: strokes, where: { $0.start >= end })
+    return lower < upper ? strokes[lower..<upper] : []
+  }
+
+  /// Distance samples that overlap `[start, end]` or lie in it, in start order.
+  func distances(overlapping start: Int64, _ end: Int64) -> [DistanceSample] {
+    let lower = Self.firstIndex(in: distances, where: { $0.start >= start - longestDistance })
+    let upper = Self.firstIndex(in: distances, where: { $0.start > end })
+    guard lower < upper else { return [] }
+    return distances[lower..<upper].filter { $0.end >= start }
+  }
+
+  /// Binary search: the first index whose element satisfies `predicate`, which must be false
+  /// for a prefix of `array` and true for the rest.
+  private static func firstIndex<T>(in array: [T], where predicate: (T) -> Bool) -> Int {
+    var low = 0
+    var high = array.count
+    while low < high {
+      let mid = (low + high) >> 1
+      if predicate(array[mid]) { high = mid } else { low = mid + 1 }
+    }
+    return low
+  }
+}

@@ -1,0 +1,99 @@
+import HealthModel
+
+/// SPEC §9: the lengths of a swimming workout, from its `SwimmingStrokeCount` samples.
+extension WorkoutRowBuilder {
+  static let swimmingType = WorkoutActivityTypeTable.prefix + "Swimming"
+
+  /// One lap per stroke sample whose start lies in `[start, end)` of a swimming workout, in start
+  /// order. When the workout's own source wrote some of them, only its samples count (a second
+  /// device worn in the same pool writes its own lengths, which belong to its own workout);
+  /// otherwise every source's. Distance samples are chosen the same way.
+  func swimLaps(_ workout: WorkoutElement, id: String) -> [SwimLap] {
+    guard workout.activityType == Self.swimmingType else { return [] }
+    let lengths = preferringWorkoutSource(
+      Array(samples.strokes(from: workout.start.seconds, before: workout.end.seconds)), workout, \.source)
+    guard !lengths.isEmpty else { return [] }
+    let distances = preferringWorkoutSource(
+      samples.distances(overlapping: workout.start.seconds, workout.end.seconds), workout, \.source)
+    let lapEvents = Self.lapEvents(workout)
+    return lengths.enumerated().map { index, length in
+      let event = Self.lapEvent(matching: length, in: lapEvents)
+      let style =
+        length.style.flatMap(SwimStrokeStyle.init(metadataValue:)) ?? event?.style ?? .unknown
+      return SwimLap(
+        lap: index + 1, start: Instant(seconds: length.start), end: Instant(seconds: length.end),
+        strokes: length.strokes, style: style,
+        distanceMeters: Self.distance(from: length.start, to: length.end, distances),
+        swolf: length.swolf ?? event?.swolf)
+    }
+  }
+
+  private func preferringWorkoutSource<T>(_ items: [T], _ workout: WorkoutElement, _ source: KeyPath<T, Int32>) -> [T] {
+    let own = items.filter { catalog.sourceName($0[keyPath: source]) == workout.sourceName }
+    return own.isEmpty ? items : own
+  }
+
+  /// A `Lap` event of the workout: its span, stroke style and SWOLF score.
+  struct LapEvent {
+    var start: Double
+    var end: Double
+    var style: SwimStrokeStyle?
+    var swolf: Double?
+  }
+
+  static func lapEvents(_ workout: WorkoutElement) -> [LapEvent] {
+    workout.events.compactMap { event in
+      guard event.type == eventPrefix + "Lap", let date = event.date else { return nil }
+      let seconds = event.duration.flatMap { duration in
+        WorkoutDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
+      }
+      let start = Double(date.seconds)
+      return LapEvent(
+        start: start, end: start + max(0, seconds ?? 0),
+        style: event.metadata.first { $0.key == "HKSwimmingStrokeStyle" }.flatMap {
+          SwimStrokeStyle(metadataValue: $0.value)
+        },
+        swolf: event.metadata.first { $0.key == "HKSWOLFScore" }.flatMap { DecimalParser.parse($0.value) })
+    }
+  }
+
+  /// The Lap event at a length: the one whose span overlaps the length longest; an event
+  /// without a duration matches the length its date falls in (`[start, end)`). Ties go to the
+  /// earlier event in the document.
+  static func lapEvent(matching length: WorkoutSampleIndex.StrokeSample, in events: [LapEvent]) -> LapEvent? {
+    let start = Double(length.start)
+    let end = Double(length.end)
+    var best: (event: LapEvent, overlap: Double)?
+    for event in events {
+      let overlap: Double
+      if event.end > event.start {
+        overlap = min(end, event.end) - max(start, event.start)
+        guard overlap > 0 else { continue }
+      } else {
+        guard event.start >= start, event.start < end else { continue }
+        overlap = 0
+      }
+      if best == nil || overlap > best!.overlap { best = (event, overlap) }
+    }
+    return best?.event
+  }
+
+  /// Metres of the distance samples overlapping `[start, end)`, each pro rata by time; an
+  /// instantaneous sample counts whole in the length its instant falls in. Nil when none does.
+  static func distance(from start: Int64, to end: Int64, _ samples: [WorkoutSampleIndex.DistanceSample]) -> Double? {
+    var total = 0.0
+    var found = false
+    for sample in samples {
+      if sample.end > sample.start {
+        let overlap = min(end, sample.end) - max(start, sample.start)
+        guard overlap > 0 else { continue }
+        total += sample.meters * Double(overlap) / Double(sample.end - sample.start)
+        found = true
+      } else if sample.start >= start, sample.start < end {
+        total += sample.meters
+        found = true
+      }
+    }
+    return found ? total : nil
+  }
+}
