@@ -1,0 +1,316 @@
+import Foundation
+import HealthModel
+
+/// One job's pass over its type's samples in start order: bucket rows filled as samples arrive,
+/// written as soon as no later sample can change them.
+///
+/// Every option is a sweep, so a bucket is final once the stream has passed its end (a later
+/// sample starts at or after that instant and cannot reach back). Rows wait in a dictionary
+/// ordered by a heap of (bucket, source); only the rows still open are held — those reached by
+/// samples that have not ended — so memory follows the buckets written, never the samples read.
+///
+/// Which buckets have data: a row is written when one of the job's options has data there.
+/// `avg`, `min`, `max`, `count`, `mostRecent`, `mostRecentTime` have data in a bucket where a
+/// sample starts; `sum`, `duration`, `twavg` where a sample starts or which a sample overlaps for
+/// a positive time. A value that cannot be computed in a written row is empty.
+final class StatisticsSweep {
+  struct RowKey: Comparable, Hashable {
+    var bucket: Int64
+    /// Source ordinal (by name) with `separateBySource`, else 0.
+    var source: Int32
+
+    static func < (a: RowKey, b: RowKey) -> Bool {
+      a.bucket != b.bucket ? a.bucket < b.bucket : a.source < b.source
+    }
+  }
+
+  struct Row {
+    /// A sample starts in the bucket.
+    var hasStart = false
+    /// A sample starts in or overlaps the bucket.
+    var touched = false
+    var sum = 0.0
+    var count = 0
+    var total = 0.0
+    var minimum = Double.infinity
+    var maximum = -Double.infinity
+    /// twavg: Σ value × seconds held, Σ seconds held.
+    var weighted = 0.0
+    var weight = 0.0
+    var duration: Int64 = 0
+    var hasRecent = false
+    var recentStart: Int64 = 0
+    var recentEnd: Int64 = 0
+    var recentCreated: Int64 = 0
+    var recentRank: Int32 = 0
+    var recentValue = 0.0
+  }
+
+  /// The samples of one source (or of all) that started at the same instant and hold their values
+  /// (twavg) until a later start of that source, at most to their caps.
+  struct Holds {
+    var start = Int64.min
+    /// Holding is handed out up to here.
+    var from = Int64.min
+    var values: [Double] = []
+    var caps: [Int64] = []
+  }
+
+  /// How long a discrete sample holds its value for `twavg` when no later sample comes sooner.
+  static let maximumHoldSeconds: Int64 = 600
+
+  let job: StatisticsJob
+  private var buckets: CalendarBuckets
+  private let groupRanks: [Int32]
+  private let groupSources: [Int32]
+  private let sourceNames: [String]
+  private var writers: [TableWriter]
+  private var rows: [RowKey: Row] = [:]
+  private var order = StatisticsHeap<RowKey>()
+  private let wantsStarts: Bool
+  private let wantsOverlaps: Bool
+  private let wantsSum: Bool
+  private let wantsMergedSum: Bool
+  private let wantsDuration: Bool
+  private let wantsTwavg: Bool
+  private var sweep = PrioritySumSweep()
+  /// duration: per source, the end of the union of the intervals seen so far.
+  private var frontiers: [Int64]
+  private var holds: [Holds]
+  /// Sources whose `holds` may still hand out time.
+  private var holding: [Int32] = []
+  private var fields: [String?] = []
+
+  /// - Parameters:
+  ///   - groupRanks: per group, its SPEC §5 position (0 = highest priority).
+  ///   - groupSources: per group, its source's position in source-name order.
+  ///   - sourceNames: source names in that order.
+  init(
+    job: StatisticsJob, rules: ZoneRules, groupRanks: [Int32], groupSources: [Int32], sourceNames: [String],
+    writers: [TableWriter]
+  ) {
+    self.job = job
+    buckets = CalendarBuckets(interval: job.interval, anchor: job.anchor, rules: rules)
+    self.groupRanks = groupRanks
+    self.groupSources = groupSources
+    self.sourceNames = sourceNames
+    self.writers = writers
+    wantsStarts = job.options.contains { $0.dependsOnStartsOnly }
+    wantsOverlaps = job.options.contains { !$0.dependsOnStartsOnly }
+    wantsSum = job.options.contains(.sum)
+    wantsMergedSum = wantsSum && !job.separateBySource
+    wantsDuration = job.options.contains(.duration)
+    wantsTwavg = job.options.contains(.twavg)
+    let sourceSlots = job.separateBySource ? max(sourceNames.count, 1) : 1
+    frontiers = [Int64](repeating: .min, count: sourceSlots)
+    holds = [Holds](repeating: Holds(), count: sourceSlots)
+  }
+
+  /// Adds the next sample of the stream (start order).
+  func add(_ record: SpillRecord) throws(OutputError) {
+    let start = record.start
+    let end = record.end
+    let source = job.separateBySource ? groupSources[Int(record.group)] : 0
+    advance(to: start)
+    let bucket = buckets.index(containing: start)
+    try flush(before: bucket)
+    let key = RowKey(bucket: bucket, source: source)
+
+    if wantsStarts {
+      let rank = groupRanks[Int(record.group)]
+      update(key) { row in
+        row.hasStart = true
+        row.count += 1
+        row.total += record.value
+        row.minimum = Swift.min(row.minimum, record.value)
+        row.maximum = Swift.max(row.maximum, record.value)
+        if !row.hasRecent || Self.isMoreRecent(record, rank: rank, than: row) {
+          row.hasRecent = true
+          row.recentStart = start
+          row.recentEnd = end
+          row.recentCreated = record.created
+          row.recentRank = rank
+          row.recentValue = record.value
+        }
+      }
+    }
+    guard wantsOverlaps else { return }
+    if end > start {
+      forEachBucket(from: start, to: end, source: source) { row, _ in row.touched = true }
+    } else {
+      update(key) { $0.touched = true }
+    }
+    if wantsSum {
+      if end == start {
+        // An instant counts whole in the bucket of its instant and is never merged away.
+        update(key) { $0.sum += record.value }
+      } else if job.separateBySource {
+        let length = Double(end - start)
+        let value = record.value
+        forEachBucket(from: start, to: end, source: source) { row, seconds in
+          row.sum += value * Double(seconds) / length
+        }
+      } else {
+        sweep.add(start: start, end: end, value: record.value, rank: groupRanks[Int(record.group)])
+      }
+    }
+    if wantsDuration {
+      let frontier = frontiers[Int(source)]
+      let from = Swift.max(start, frontier)
+      if end > from {
+        forEachBucket(from: from, to: end, source: source) { row, seconds in row.duration += seconds }
+      }
+      frontiers[Int(source)] = Swift.max(frontier, end)
+    }
+    if wantsTwavg {
+      let slot = Int(source)
+      if holds[slot].start != start {
+        // `advance(to: start)` has handed out the previous group up to here, where it stops.
+        if holds[slot].start == .min || holds[slot].values.isEmpty { holding.append(source) }
+        holds[slot].start = start
+        holds[slot].from = start
+        holds[slot].values.removeAll(keepingCapacity: true)
+        holds[slot].caps.removeAll(keepingCapacity: true)
+      }
+      holds[slot].values.append(record.value)
+      holds[slot].caps.append(start + Swift.max(Self.maximumHoldSeconds, end - start))
+    }
+  }
+
+  /// Writes every remaining row; returns the files written.
+  func finish() throws(OutputError) -> [OutputSummary] {
+    advance(to: .max)
+    try flush(before: .max)
+    var written: [OutputSummary] = []
+    for writer in writers { written.append(try writer.close()) }
+    return written
+  }
+
+  /// The SPEC §8 tie-break for `mostRecent`: latest start, then latest end, then latest creation
+  /// (none counts as earliest), then the higher-priority group, then the larger value.
+  private static func isMoreRecent(_ record: SpillRecord, rank: Int32, than row: Row) -> Bool {
+    if record.start != row.recentStart { return record.start > row.recentStart }
+    if record.end != row.recentEnd { return record.end > row.recentEnd }
+    if record.created != row.recentCreated { return record.created > row.recentCreated }
+    if rank != row.recentRank { return rank < row.recentRank }
+    return record.value > row.recentValue
+  }
+
+  /// Hands out everything that happens before `limit`: merged-sum pieces and twavg holding.
+  private func advance(to limit: Int64) {
+    if wantsMergedSum {
+      sweep.advance(to: limit) { pieceStart, pieceEnd, sample in
+        let length = Double(sample.end - sample.start)
+        forEachBucket(from: pieceStart, to: pieceEnd, source: 0) { row, seconds in
+          row.sum += sample.value * Double(seconds) / length
+        }
+      }
+    }
+    if wantsTwavg && !holding.isEmpty {
+      var index = 0
+      while index < holding.count {
+        let slot = Int(holding[index])
+        let from = holds[slot].from
+        var open = false
+        if from < limit {
+          for (value, cap) in zip(holds[slot].values, holds[slot].caps) where cap > from {
+            let upto = Swift.min(limit, cap)
+            forEachBucket(from: from, to: upto, source: holding[index]) { row, seconds in
+              row.weighted += value * Double(seconds)
+              row.weight += Double(seconds)
+            }
+            if cap > limit { open = true }
+          }
+          holds[slot].from = limit
+        } else {
+          open = true
+        }
+        if open {
+          index += 1
+        } else {
+          holds[slot].values.removeAll(keepingCapacity: true)
+          holds[slot].caps.removeAll(keepingCapacity: true)
+          holding.swapAt(index, holding.count - 1)
+          holding.removeLast()
+        }
+      }
+    }
+  }
+
+  /// Calls `body` with the row of every bucket that `[from, to)` overlaps and the seconds of overlap.
+  @inline(__always) private func forEachBucket(
+    from: Int64, to: Int64, source: Int32, _ body: (inout Row, Int64) -> Void
+  ) {
+    var t = from
+    var bucket = buckets.index(containing: from)
+    while t < to {
+      let upper = Swift.min(buckets.end(bucket), to)
+      update(RowKey(bucket: bucket, source: source)) { body(&$0, upper - t) }
+      t = upper
+      bucket += 1
+    }
+  }
+
+  @inline(__always) private func update(_ key: RowKey, _ body: (inout Row) -> Void) {
+    if let index = rows.index(forKey: key) {
+      body(&rows.values[index])
+    } else {
+      var row = Row()
+      body(&row)
+      rows[key] = row
+      order.push(key)
+    }
+  }
+
+  /// Writes the rows of buckets before `bucket` (all of them are final), in (bucket, source) order.
+  private func flush(before bucket: Int64) throws(OutputError) {
+    while let key = order.min, key.bucket < bucket {
+      order.popMin()
+      let row = rows.removeValue(forKey: key)!
+      guard (wantsStarts && row.hasStart) || (wantsOverlaps && row.touched) else { continue }
+      try write(key, row)
+    }
+  }
+
+  private func write(_ key: RowKey, _ row: Row) throws(OutputError) {
+    let rules = buckets.rules
+    let start = buckets.start(key.bucket)
+    let end = buckets.start(key.bucket + 1)
+    fields.removeAll(keepingCapacity: true)
+    fields.append(job.type.shortName)
+    fields.append(Self.iso8601(start, rules))
+    fields.append(Self.iso8601(end, rules))
+    if job.separateBySource { fields.append(sourceNames[Int(key.source)]) }
+    for option in job.options {
+      switch option {
+      case .sum: fields.append(FieldFormat.number(Self.tidy(row.sum)))
+      case .avg: fields.append(row.count > 0 ? FieldFormat.number(Self.tidy(row.total / Double(row.count))) : nil)
+      case .twavg: fields.append(row.weight > 0 ? FieldFormat.number(Self.tidy(row.weighted / row.weight)) : nil)
+      case .min: fields.append(row.count > 0 ? FieldFormat.number(row.minimum) : nil)
+      case .max: fields.append(row.count > 0 ? FieldFormat.number(row.maximum) : nil)
+      case .count: fields.append(String(row.count))
+      case .mostRecent: fields.append(row.hasRecent ? FieldFormat.number(row.recentValue) : nil)
+      case .mostRecentTime: fields.append(row.hasRecent ? Self.iso8601(row.recentStart, rules) : nil)
+      case .duration: fields.append(String(row.duration))
+      }
+    }
+    for index in writers.indices { try writers[index].append(fields) }
+  }
+
+  private static func iso8601(_ seconds: Int64, _ rules: ZoneRules) -> String {
+    let instant = Instant(seconds: seconds)
+    return LocalTimeFormatter.iso8601(instant, offsetSeconds: rules.offset(at: instant))
+  }
+
+  /// Computed values (sums of pro-rata shares, means) to 12 significant digits: the floating-point
+  /// noise of the shares (`59.99999999999999` for 60) goes, the precision of any real measurement
+  /// stays. Values copied from samples (min, max, mostRecent) are written as recorded.
+  static func tidy(_ value: Double) -> Double {
+    guard value.isFinite, value != 0 else { return value }
+    let exponent = Int(Foundation.floor(Foundation.log10(Swift.abs(value))))
+    let scale = Foundation.pow(10.0, Double(11 - exponent))
+    guard scale.isFinite, scale > 0 else { return value }
+    let rounded = (value * scale).rounded() / scale
+    return rounded.isFinite ? rounded : value
+  }
+}
