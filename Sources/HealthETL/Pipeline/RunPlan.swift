@@ -75,6 +75,11 @@ public enum RunPlanner {
           job.codes = (URL(fileURLWithPath: pipeline.path).deletingLastPathComponent().path as NSString)
             .appendingPathComponent(codes)
         }
+        if job.kind == .workouts, let codes = job.codes {
+          do { _ = try WorkoutCodeTable.load(path: codes) } catch {
+            throw PipelineError(path: error.file, keyPath: error.keyPath ?? "", message: error.detail)
+          }
+        }
         jobs.append(job)
       }
     }
@@ -112,7 +117,16 @@ public enum RunPlanner {
     case .sleep, .workouts:
       break
     case .statistics:
-      try StatisticsJobValidation.validate(job, path: pipeline.path, keyPath: keyPath)
+      do { _ = try StatisticsJob(pipelineJob: job) } catch {
+        var field = error.field
+        // Point at the offending option itself: `jobs[2].options[1]`.
+        switch error {
+        case .unknownOption(_, let option), .duplicateOption(_, let option), .optionNotApplicable(_, _, let option, _):
+          if let index = (job.options ?? []).lastIndex(of: option) { field = "options[\(index)]" }
+        default: break
+        }
+        throw PipelineError(path: pipeline.path, keyPath: keyPath + "." + field, message: error.description)
+      }
     }
     for (index, output) in job.outputs.enumerated() where job.kind == .samples && output.format != .csv
       && output.file.contains("{type}")

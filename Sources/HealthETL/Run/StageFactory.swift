@@ -2,6 +2,8 @@
 enum StageFactory {
   static func stages(for plan: RunPlan, transaction: OutputTransaction) throws(PipelineError) -> [any OutputStage] {
     var stages: [any OutputStage] = []
+    // Every statistics job goes to one stage: one spill and one merge per type for all of them.
+    var statistics: [StatisticsJob] = []
     for job in plan.jobs {
       switch job.kind {
       case .samples:
@@ -10,9 +12,40 @@ enum StageFactory {
             transaction: transaction,
             destinations: job.outputs.map { SampleRowWriter.Destination(file: $0.file, format: $0.format) },
             types: job.types.map(Set.init)))
-      case .sleep, .workouts, .statistics:
-        throw PipelineError(
-          path: "", keyPath: job.name, message: "\(job.kind.rawValue) jobs are not available in this build yet")
+      case .sleep:
+        stages.append(
+          SleepNightAggregator(
+            transaction: transaction,
+            destinations: job.outputs.compactMap { output in
+              SleepNightAggregator.Table(rawValue: output.table).map {
+                SleepNightAggregator.Destination(table: $0, file: output.file, format: output.format)
+              }
+            }))
+      case .workouts:
+        // A job without `codes` gets the built-in copy of the shipped table.
+        var codes = WorkoutCodeTable.shipped
+        if let path = job.codes {
+          do { codes = try WorkoutCodeTable.load(path: path) } catch {
+            throw PipelineError(path: error.file, keyPath: error.keyPath ?? "", message: error.detail)
+          }
+        }
+        stages.append(
+          WorkoutRecordMapper(
+            transaction: transaction, codes: codes,
+            outputs: job.outputs.compactMap { output in
+              WorkoutRecordMapper.Table(rawValue: output.table).map {
+                WorkoutRecordMapper.Output(table: $0, file: output.file, format: output.format)
+              }
+            }))
+      case .statistics:
+        do { statistics.append(try StatisticsJob(pipelineJob: job)) } catch {
+          throw PipelineError(path: "", keyPath: "\(job.name).\(error.field)", message: error.description)
+        }
+      }
+    }
+    if !statistics.isEmpty {
+      do { stages.append(try IntervalStatisticsStage(jobs: statistics, transaction: transaction)) } catch {
+        throw PipelineError(path: "", keyPath: error.job, message: error.description)
       }
     }
     return stages
