@@ -1,6 +1,8 @@
 # HealthETL — every target installs the Debian packages it needs first (as root, or via sudo).
 #
-#   make run      [EXPORT=path] [OUT=dir] [TZ_NAME=zone]   run the default job (the bundled sample by default)
+#   make run      [EXPORT=path] [OUT=dir] [TZ_NAME=zone]   the default pipeline (the bundled sample by default)
+#   make sleep | workouts | stats | samples [EXPORT=…] [OUT=…]   one pipeline of Pipelines/
+#   make nightly  [INBOX=dir] [OUT=dir]                    process new exports of an inbox (cron)
 #   make test                                              build and run the whole test suite
 #   make inspect  [EXPORT=path]                            say what an export holds
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
@@ -10,13 +12,15 @@
 EXPORT   ?= SampleData/export.zip
 OUT      ?= out
 TZ_NAME  ?= auto
+INBOX    ?= inbox
 BENCH_MB ?= 1000
 BENCH_DIR := .build/bench
 SWIFT    ?= swift
 PACKAGES := libxml2-dev libarchive-dev libssl-dev pkg-config tzdata python3
 RELEASE_BIN := .build/release/healthetl
 
-.PHONY: deps build release run inspect validate test bench sample lint format clean
+.PHONY: deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
+	clean
 
 # Installs only what is missing, so a provisioned machine pays nothing.
 deps:
@@ -37,6 +41,13 @@ release: deps
 run: release
 	$(RELEASE_BIN) run --out $(OUT) --tz $(TZ_NAME) $(EXPORT)
 	@echo "Outputs in $(OUT)/ — see $(OUT)/run.json"
+
+sleep workouts stats samples: release
+	$(RELEASE_BIN) run --pipeline Pipelines/$@.json --out $(OUT) --tz $(TZ_NAME) $(EXPORT)
+
+nightly: release
+	@mkdir -p $(INBOX)
+	$(RELEASE_BIN) nightly --inbox $(INBOX) --out $(OUT) --tz $(TZ_NAME)
 
 inspect: release
 	$(RELEASE_BIN) inspect --tz $(TZ_NAME) $(EXPORT)
