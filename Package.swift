@@ -31,12 +31,14 @@ let package = Package(
     // Extract: bytes of any export form -> libxml2 SAX2 element events. Knows nothing of the model.
     .target(name: "HealthExtract", dependencies: ["CLibXML2", "CArchive"], swiftSettings: hotPathSettings),
     // Transform + load: staging, stages, sinks, pipelines, run report.
-    .target(name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem"], swiftSettings: hotPathSettings),
+    .target(
+      name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem"], swiftSettings: hotPathSettings),
     // The synthetic export generator behind `healthetl sample`.
     .target(name: "HealthSampleData", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),
     // Commands, option parsing, exit codes; a library so it can be tested.
     .target(
-      name: "HealthETLCLI", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"], swiftSettings: strictSettings),
+      name: "HealthETLCLI", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"],
+      swiftSettings: strictSettings),
     .executableTarget(name: "healthetl", dependencies: ["HealthETLCLI"], swiftSettings: strictSettings),
     // The benchmark floor: a libxml2 SAX2 parse that does nothing per element.
     .executableTarget(name: "xmlfloor", dependencies: ["CLibXML2"]),
@@ -47,7 +49,8 @@ let package = Package(
     .testTarget(
       name: "HealthExtractTests", dependencies: ["HealthExtract", "HealthSampleData"], swiftSettings: strictSettings),
     .testTarget(
-      name: "HealthETLTests", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"], swiftSettings: strictSettings),
+      name: "HealthETLTests", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"],
+      swiftSettings: strictSettings),
     .testTarget(
       name: "HealthETLCLITests", dependencies: ["HealthETLCLI", "HealthExtract"], exclude: ["Fixtures"],
       swiftSettings: strictSettings),

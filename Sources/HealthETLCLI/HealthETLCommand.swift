@@ -68,9 +68,10 @@ public enum HealthETLCommand {
   }
 
   /// Handles `--help` and exactly one EXPORT positional for the commands that read one.
-  static func parseExportCommand(_ arguments: [String], name: String, usage: String, summary: String,
-    options: [OptionSpec]) throws(UsageError) -> (ParsedArguments, String)?
-  {
+  static func parseExportCommand(
+    _ arguments: [String], name: String, usage: String, summary: String,
+    options: [OptionSpec]
+  ) throws(UsageError) -> (ParsedArguments, String)? {
     if arguments.contains("--help") {
       print(ArgumentParser.help(usage: usage, summary: summary, options: options), terminator: "")
       return nil

@@ -58,4 +58,3 @@ public struct AttributeSlot {
 extension ExportAttribute {
   static let nameBytes: [[UInt8]] = allCases.map { Array($0.xmlName.utf8) }
 }
-

@@ -47,7 +47,9 @@ public struct EventBatch: Sendable {
 
   mutating func appendBytes(_ start: UnsafeRawPointer, _ count: Int) -> Int32 {
     let offset = used
-    if offset + count > bytes.count { bytes.append(contentsOf: repeatElement(0, count: offset + count - bytes.count + Self.slack)) }
+    if offset + count > bytes.count {
+      bytes.append(contentsOf: repeatElement(0, count: offset + count - bytes.count + Self.slack))
+    }
     bytes.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: offset).copyMemory(from: start, byteCount: count) }
     used = offset + count
     return Int32(offset)

@@ -1,5 +1,5 @@
-import Foundation
 internal import CArchive
+import Foundation
 
 /// An opened export, whatever form the user gave: `export.zip` (read in place, the main member
 /// stream-decompressed by libarchive, zip64 included), the unpacked folder, a bare XML file, `-`
@@ -83,7 +83,8 @@ public final class ExportInput {
   }
 
   static func isZipMagic(_ head: [UInt8]) -> Bool {
-    head.count >= 4 && head[0] == 0x50 && head[1] == 0x4B && (head[2] == 3 || head[2] == 5) && (head[3] == 4 || head[3] == 6)
+    head.count >= 4 && head[0] == 0x50 && head[1] == 0x4B && (head[2] == 3 || head[2] == 5)
+      && (head[3] == 4 || head[3] == 6)
   }
 
   /// Whether `bytes` (the top of a file) look like the main export document.
@@ -180,7 +181,9 @@ public final class ExportInput {
           xmlBytesExpected: input.xmlBytesExpected, source: input.takeSource(), pending: [])
       }
     }
-    throw .notAnExport(path: path, reason: "the folder holds no XML file that starts with <HealthData> (export_cda.xml is not the main file)")
+    throw .notAnExport(
+      path: path,
+      reason: "the folder holds no XML file that starts with <HealthData> (export_cda.xml is not the main file)")
   }
 
   private func takeSource() -> Source {
@@ -256,7 +259,9 @@ public final class ExportInput {
       var head = [UInt8](repeating: 0, count: sniffLength)
       var filled = 0
       while filled < head.count {
-        let got = head.withUnsafeMutableBytes { archive_read_data(archive, $0.baseAddress! + filled, $0.count - filled) }
+        let got = head.withUnsafeMutableBytes {
+          archive_read_data(archive, $0.baseAddress! + filled, $0.count - filled)
+        }
         if got < 0 {
           let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
           archive_read_free(archive)

@@ -171,7 +171,8 @@ private final class ParserState {
   }
 
   func start(
-    _ localname: UnsafePointer<xmlChar>?, attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    _ localname: UnsafePointer<xmlChar>?, attributeCount: Int,
+    attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
     let element = element(for: localname)
     if !sawRoot {

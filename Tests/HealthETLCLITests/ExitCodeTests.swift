@@ -4,7 +4,9 @@ import Testing
 @Suite struct ExitCodeTests {
   @Test func versionAndHelp() throws {
     #expect(try CLI.run(["--version"]).stdout.hasPrefix("healthetl "))
-    for command in [["--help"], ["run", "--help"], ["inspect", "--help"], ["validate", "--help"], ["sample", "--help"]] {
+    for command in [
+      ["--help"], ["run", "--help"], ["inspect", "--help"], ["validate", "--help"], ["sample", "--help"],
+    ] {
       let result = try CLI.run(command)
       #expect(result.status == 0, "\(command)")
       #expect(result.stdout.contains("USAGE"), "\(command)")
@@ -37,7 +39,10 @@ import Testing
   }
 
   @Test func anUnwritableOutputIsExit73() throws {
-    let result = try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", "/proc/healthetl-cannot-write", RunCommandTests.tiny])
+    let result = try CLI.run([
+      "run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", "/proc/healthetl-cannot-write",
+      RunCommandTests.tiny,
+    ])
     #expect(result.status == 73, "\(result.stderr)")
     #expect(result.stderr.contains("cannot create output"))
   }

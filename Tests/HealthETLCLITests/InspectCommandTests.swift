@@ -10,7 +10,9 @@ import Testing
 
   @Test func reportsTheSpecFields() throws {
     let report = try Self.inspectJSON(RunCommandTests.tiny)
-    for key in ["exportVersion", "locale", "exportDate", "timeZone", "elements", "types", "rejected", "sources", "first", "last"] {
+    for key in [
+      "exportVersion", "locale", "exportDate", "timeZone", "elements", "types", "rejected", "sources", "first", "last",
+    ] {
       #expect(report[key] != nil, "\(key)")
     }
     #expect(report["exportDate"] as? String == "2024-03-11T09:00:00-07:00")

@@ -26,7 +26,8 @@ import Testing
     let target = inbox.appendingPathComponent(export.lastPathComponent)
     try FileManager.default.copyItem(at: export, to: target)
     try FileManager.default.setAttributes(
-      [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(order) * 86_400)], ofItemAtPath: target.path)
+      [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(order) * 86_400)],
+      ofItemAtPath: target.path)
   }
 
   static func nightly(_ inbox: URL, _ out: URL) throws -> CLI.Result {

@@ -30,7 +30,8 @@ import Testing
     let directory = try CLI.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let other = directory.appendingPathComponent("ndjson.json")
-    try #"{"version": 1, "name": "nd", "jobs": [{"name": "hr", "kind": "samples", "types": ["HeartRate"], "outputs": [{"file": "heart.ndjson"}, {"file": "heart.json"}]}]}"#
+    try
+      #"{"version": 1, "name": "nd", "jobs": [{"name": "hr", "kind": "samples", "types": ["HeartRate"], "outputs": [{"file": "heart.ndjson"}, {"file": "heart.json"}]}]}"#
       .write(to: other, atomically: true, encoding: .utf8)
     let out = directory.appendingPathComponent("out")
     let result = try CLI.run([
@@ -39,7 +40,8 @@ import Testing
     ])
     #expect(result.status == 0, "\(result.stderr)")
     let report = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("run.json"))) as? [String: Any])
+      try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("run.json"))) as? [String: Any]
+    )
     #expect(report["parses"] as? Int == 1)
     #expect((report["pipelines"] as? [[String: String]])?.map { $0["name"] ?? "" } == ["samples", "nd"])
     let ndjson = try String(contentsOf: out.appendingPathComponent("heart.ndjson"), encoding: .utf8)

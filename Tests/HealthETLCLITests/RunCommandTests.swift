@@ -14,7 +14,8 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     let expected = CLI.fixtures.appendingPathComponent("expected-samples")
     let names = try FileManager.default.contentsOfDirectory(atPath: expected.path).sorted()
-    let written = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("samples").path).sorted()
+    let written = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("samples").path)
+      .sorted()
     #expect(written == names)
     for name in names {
       let want = try String(contentsOf: expected.appendingPathComponent(name), encoding: .utf8)
@@ -51,7 +52,9 @@ import Testing
       try? FileManager.default.removeItem(at: second)
     }
     for out in [first, second] {
-      #expect(try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", out.path, CLI.sampleExport]).status == 0)
+      #expect(
+        try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", out.path, CLI.sampleExport]).status
+          == 0)
     }
     var a = try CLI.snapshot(first)
     var b = try CLI.snapshot(second)
@@ -68,7 +71,8 @@ import Testing
       let out = try CLI.temporaryDirectory()
       defer { try? FileManager.default.removeItem(at: out) }
       let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-      let result = try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", out.path, "-"], stdin: bytes)
+      let result = try CLI.run(
+        ["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", out.path, "-"], stdin: bytes)
       #expect(result.status == 0, "\(path): \(result.stderr)")
       #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("run.json").path))
     }
@@ -81,7 +85,8 @@ import Testing
       try? FileManager.default.removeItem(at: out)
       try? FileManager.default.removeItem(at: scratch)
     }
-    #expect(try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", out.path, Self.tiny]).status == 0)
+    #expect(
+      try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", out.path, Self.tiny]).status == 0)
     let before = try CLI.snapshot(out)
     let text = try String(contentsOfFile: Self.tiny, encoding: .utf8)
     let truncated = scratch.appendingPathComponent("cut.xml")
@@ -103,9 +108,12 @@ import Testing
     let truncated = scratch.appendingPathComponent("cut.xml")
     let cut = text.range(of: "<Record type=\"HKQuantityTypeIdentifierHeartRate\"")!.upperBound
     try String(text[..<cut]).write(to: truncated, atomically: true, encoding: .utf8)
-    let result = try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--allow-truncated", "--out", out.path, truncated.path])
+    let result = try CLI.run([
+      "run", "--pipeline", CLI.samplesPipeline, "--quiet", "--allow-truncated", "--out", out.path, truncated.path,
+    ])
     #expect(result.status == 0, "\(result.stderr)")
-    let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("run.json")))
+    let report =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("run.json")))
       as? [String: Any]
     #expect(report?["truncated"] as? Bool == true)
     #expect(report?["truncatedAtLine"] as? Int == 11)
@@ -115,7 +123,9 @@ import Testing
   @Test func strictMakesARejectionFatal() throws {
     let out = try CLI.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: out) }
-    let result = try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--strict", "--out", out.path, Self.tiny])
+    let result = try CLI.run([
+      "run", "--pipeline", CLI.samplesPipeline, "--quiet", "--strict", "--out", out.path, Self.tiny,
+    ])
     #expect(result.status == 65)
     #expect(result.stderr.contains("line 18"))
     #expect(result.stderr.contains("non-numeric value"))

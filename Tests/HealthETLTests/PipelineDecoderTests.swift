@@ -33,21 +33,60 @@ import Testing
     (#"{"version": 2, "name": "x", "jobs": []}"#, "version"),
     (#"{"name": "x", "jobs": []}"#, "version"),
     (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "magic"}]}"#, "jobs[0].kind"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "HeartRate", "interval": "1m", "options": ["avg", "median"]}]}"#, "jobs[0].options[1]"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "HeartRate", "interval": "1m", "options": ["sum"]}]}"#, "jobs[0].options[0]"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "StepCount", "interval": "1d", "options": ["avg"]}]}"#, "jobs[0].options[0]"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "Steps", "interval": "1d", "options": ["sum"]}]}"#, "jobs[0].type"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "StepCount", "interval": "1fortnight", "options": ["sum"]}]}"#, "jobs[0].interval"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "samples", "types": ["StepCount", "Stepz"]}]}"#, "jobs[0].types[1]"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep", "outputs": [{"table": "weekly", "file": "a.csv"}]}]}"#, "jobs[0].outputs[0].table"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep", "outputs": [{"file": "a.xlsx", "format": "xlsx"}]}]}"#, "jobs[0].outputs[0].format"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep", "outputs": [{"file": "../escape.csv"}]}]}"#, "jobs[0].outputs[0].file"),
-    (#"{"version": 1, "name": "x", "sleep": {"dayBoundary": "6pm"}, "jobs": [{"name": "a", "kind": "sleep"}]}"#, "sleep.dayBoundary"),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "HeartRate", "interval": "1m", "options": ["avg", "median"]}]}"#,
+      "jobs[0].options[1]"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "HeartRate", "interval": "1m", "options": ["sum"]}]}"#,
+      "jobs[0].options[0]"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "StepCount", "interval": "1d", "options": ["avg"]}]}"#,
+      "jobs[0].options[0]"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "Steps", "interval": "1d", "options": ["sum"]}]}"#,
+      "jobs[0].type"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "StepCount", "interval": "1fortnight", "options": ["sum"]}]}"#,
+      "jobs[0].interval"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "samples", "types": ["StepCount", "Stepz"]}]}"#,
+      "jobs[0].types[1]"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep", "outputs": [{"table": "weekly", "file": "a.csv"}]}]}"#,
+      "jobs[0].outputs[0].table"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep", "outputs": [{"file": "a.xlsx", "format": "xlsx"}]}]}"#,
+      "jobs[0].outputs[0].format"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep", "outputs": [{"file": "../escape.csv"}]}]}"#,
+      "jobs[0].outputs[0].file"
+    ),
+    (
+      #"{"version": 1, "name": "x", "sleep": {"dayBoundary": "6pm"}, "jobs": [{"name": "a", "kind": "sleep"}]}"#,
+      "sleep.dayBoundary"
+    ),
     (#"{"version": 1, "name": "x", "timezone": "Mars/Olympus", "jobs": [{"name": "a", "kind": "sleep"}]}"#, "timezone"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep"}, {"name": "a", "kind": "workouts"}]}"#, "jobs[1].name"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "samples", "outputs": [{"file": "s.csv"}]}, {"name": "b", "kind": "samples", "outputs": [{"file": "s.csv"}]}]}"#, "jobs[1].outputs"),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "sleep"}, {"name": "a", "kind": "workouts"}]}"#,
+      "jobs[1].name"
+    ),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "samples", "outputs": [{"file": "s.csv"}]}, {"name": "b", "kind": "samples", "outputs": [{"file": "s.csv"}]}]}"#,
+      "jobs[1].outputs"
+    ),
     (#"{"version": "1", "name": "x", "jobs": []}"#, "version"),
-    (#"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "HeartRate", "interval": "1m", "options": ["avg"], "separateBySource": 1}]}"#, "jobs[0].separateBySource"),
+    (
+      #"{"version": 1, "name": "x", "jobs": [{"name": "a", "kind": "statistics", "type": "HeartRate", "interval": "1m", "options": ["avg"], "separateBySource": 1}]}"#,
+      "jobs[0].separateBySource"
+    ),
   ])
   func strictErrorsNameTheKeyPath(text: String, keyPath: String) throws {
     let error = try #require(Self.failure(text), "accepted: \(text)")

@@ -134,4 +134,3 @@ import Testing
     #expect(normalizer.unknownElementCounts == ["FutureThing": 1])
   }
 }
-

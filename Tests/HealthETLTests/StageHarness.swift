@@ -39,7 +39,8 @@ enum StageHarness {
     _ source: InputSource, zone request: RunZone.Request = .auto, settings: RunSettings = RunSettings(),
     makeStages: (OutputTransaction) -> [any OutputStage]
   ) throws -> Result {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("healthetl-stage-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "healthetl-stage-\(UUID().uuidString)")
     let transaction = try OutputTransaction(outputDirectory: directory.path)
     let stages = makeStages(transaction)
     let normalizer = RecordNormalizer(stages: stages)

@@ -29,7 +29,8 @@ final class CollectingStage: SampleStage {
     rows.append(
       Row(
         type: catalog.typeInfo(sample.type).shortName, value: sample.value,
-        category: sample.kind == .category ? catalog.categoryShortName(value: sample.categoryValue, type: sample.type) : nil,
+        category: sample.kind == .category
+          ? catalog.categoryShortName(value: sample.categoryValue, type: sample.type) : nil,
         source: catalog.sourceName(sample.source), start: sample.start.seconds, end: sample.end.seconds,
         created: sample.created?.seconds, metadata: metadata, inCorrelation: sample.inCorrelation))
   }
@@ -43,7 +44,8 @@ enum Staging {
   static func run(_ body: String) throws -> (RecordNormalizer, CollectingStage) {
     let stage = CollectingStage()
     let normalizer = RecordNormalizer(stages: [stage])
-    let text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n" + body + "\n</HealthData>\n"
+    let text =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n" + body + "\n</HealthData>\n"
     _ = try ExportXMLReader(handler: normalizer).read(ExportInput.memory(Array(text.utf8)))
     return (normalizer, stage)
   }

@@ -90,7 +90,8 @@ import Testing
   }
 
   @Test func malformedXMLInTheMiddleNamesLineAndColumn() {
-    let text = Fixtures.minimalHeader + Self.body.replacingOccurrences(of: "value=\"13\"", with: "value=\"13\" value=\"14\"")
+    let text =
+      Fixtures.minimalHeader + Self.body.replacingOccurrences(of: "value=\"13\"", with: "value=\"13\" value=\"14\"")
     #expect {
       _ = try Fixtures.read(text)
     } throws: { error in

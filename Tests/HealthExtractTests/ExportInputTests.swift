@@ -18,7 +18,8 @@ import Testing
     try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
     try "<?xml version=\"1.0\"?><ClinicalDocument/>".write(
       to: inner.appendingPathComponent("export_cda.xml"), atomically: true, encoding: .utf8)
-    try "<?xml version=\"1.0\"?><gpx/>".write(to: inner.appendingPathComponent("a.xml"), atomically: true, encoding: .utf8)
+    try "<?xml version=\"1.0\"?><gpx/>".write(
+      to: inner.appendingPathComponent("a.xml"), atomically: true, encoding: .utf8)
     try Self.document.write(to: inner.appendingPathComponent("导出.xml"), atomically: true, encoding: .utf8)
     let input = try ExportInput.open(directory.path)
     #expect(input.memberName.hasSuffix("导出.xml"))
@@ -72,7 +73,8 @@ import Testing
     let xml = directory.appendingPathComponent("export.xml")
     var big = Fixtures.minimalHeader + "<HealthData locale=\"en\">\n"
     for index in 0..<20_000 {
-      big += "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"S\" value=\"\(index)\" startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:05:00 +0100\"/>\n"
+      big +=
+        "<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"S\" value=\"\(index)\" startDate=\"2024-01-01 10:00:00 +0100\" endDate=\"2024-01-01 10:05:00 +0100\"/>\n"
     }
     big += "</HealthData>\n"
     try big.write(to: xml, atomically: true, encoding: .utf8)

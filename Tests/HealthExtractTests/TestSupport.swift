@@ -30,7 +30,8 @@ enum Fixtures {
 
   static var realAvailable: Bool { FileManager.default.fileExists(atPath: realRoot.path) }
 
-  static let skipMessage = "../shared/fixtures/real is not beside this checkout (it exists in CI); skipping real-export tests"
+  static let skipMessage =
+    "../shared/fixtures/real is not beside this checkout (it exists in CI); skipping real-export tests"
 
   static func read(_ text: String, allowTruncated: Bool = false) throws -> (CountingHandler, ReadSummary) {
     let handler = CountingHandler()

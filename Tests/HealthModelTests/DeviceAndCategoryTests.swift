@@ -57,8 +57,10 @@ import Testing
 
   @Test func sleepStagesFromOldAndNewNames() {
     #expect(SleepStage(shortName: "asleepUnspecified") == .asleepUnspecified)
-    #expect(SleepStage(shortName: CategoryValueName.shortName(
-      raw: "HKCategoryValueSleepAnalysisAsleep", typeShortName: "SleepAnalysis")) == .asleepUnspecified)
+    #expect(
+      SleepStage(
+        shortName: CategoryValueName.shortName(
+          raw: "HKCategoryValueSleepAnalysisAsleep", typeShortName: "SleepAnalysis")) == .asleepUnspecified)
     #expect(SleepStage.asleepDeep.isAsleep && !SleepStage.awake.isAsleep && !SleepStage.inBed.isAsleep)
   }
 

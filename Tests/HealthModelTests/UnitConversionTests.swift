@@ -2,27 +2,28 @@ import HealthModel
 import Testing
 
 @Suite struct UnitConversionTests {
-  @Test(arguments: [
-    ("mi", 3.1, "m", 4_988.9664),
-    ("km", 2.5, "m", 2_500),
-    ("cm", 217, "m", 2.17),
-    ("yd", 25, "m", 22.86),
-    ("Cal", 310, "kcal", 310),
-    ("kJ", 418.4, "kcal", 100),
-    ("lb", 150, "kg", 68.0388555),
-    ("g", 500, "kg", 0.5),
-    ("mg", 250, "kg", 0.00025),
-    ("degF", 98.6, "degC", 37),
-    ("degF", 32, "degC", 0),
-    ("min", 34.5, "s", 2070),
-    ("ms", 48, "ms", 48),
-    ("count/s", 1.5, "count/min", 90),
-    ("mi/hr", 2.95276, "m/s", 1.32000),
-    ("km/hr", 36, "m/s", 10),
-    ("L", 1.2, "mL", 1200),
-    ("%", 0.161, "%", 0.161),
-    ("count", 152, "count", 152),
-  ] as [(String, Double, String, Double)])
+  @Test(
+    arguments: [
+      ("mi", 3.1, "m", 4_988.9664),
+      ("km", 2.5, "m", 2_500),
+      ("cm", 217, "m", 2.17),
+      ("yd", 25, "m", 22.86),
+      ("Cal", 310, "kcal", 310),
+      ("kJ", 418.4, "kcal", 100),
+      ("lb", 150, "kg", 68.0388555),
+      ("g", 500, "kg", 0.5),
+      ("mg", 250, "kg", 0.00025),
+      ("degF", 98.6, "degC", 37),
+      ("degF", 32, "degC", 0),
+      ("min", 34.5, "s", 2070),
+      ("ms", 48, "ms", 48),
+      ("count/s", 1.5, "count/min", 90),
+      ("mi/hr", 2.95276, "m/s", 1.32000),
+      ("km/hr", 36, "m/s", 10),
+      ("L", 1.2, "mL", 1200),
+      ("%", 0.161, "%", 0.161),
+      ("count", 152, "count", 152),
+    ] as [(String, Double, String, Double)])
   func converts(unit: String, raw: Double, canonical: String, expected: Double) {
     let conversion = UnitConversion.forUnit(unit)
     #expect(conversion.isKnown)
@@ -37,10 +38,11 @@ import Testing
     #expect(conversion.apply(42.5) == 42.5)
   }
 
-  @Test(arguments: [
-    ("62", 62.0), ("-0.161", -0.161), ("+3", 3), ("1.5e3", 1500), ("2.95276", 2.95276), ("0", 0),
-    ("12345678901234567890", 12_345_678_901_234_567_168), ("0.1", 0.1), ("1e-7", 1e-7),
-  ] as [(String, Double)])
+  @Test(
+    arguments: [
+      ("62", 62.0), ("-0.161", -0.161), ("+3", 3), ("1.5e3", 1500), ("2.95276", 2.95276), ("0", 0),
+      ("12345678901234567890", 12_345_678_901_234_567_168), ("0.1", 0.1), ("1e-7", 1e-7),
+    ] as [(String, Double)])
   func parsesNumbers(text: String, expected: Double) {
     #expect(DecimalParser.parse(text) == expected)
   }

@@ -21,7 +21,8 @@ import Testing
   @Test func newYorkFallBackIsA25HourDay() throws {
     let newYork = try ZoneRules.load("America/New_York")
     let day = CivilDate(year: 2024, month: 11, day: 3).daysSinceEpoch * 86_400
-    let length = newYork.firstInstant(atOrAfterLocal: day + 86_400).seconds
+    let length =
+      newYork.firstInstant(atOrAfterLocal: day + 86_400).seconds
       - newYork.firstInstant(atOrAfterLocal: day).seconds
     #expect(length == 25 * 3600)
   }
@@ -30,13 +31,17 @@ import Testing
   @Test func futureRulesFromTheFooter() throws {
     let sydney = try ZoneRules.load("Australia/Sydney")
     // 2090-01-15 is southern summer (+11:00), 2090-07-15 winter (+10:00).
-    #expect(sydney.offset(at: Instant(seconds: CivilDate(year: 2090, month: 1, day: 15).daysSinceEpoch * 86_400)) == 39_600)
-    #expect(sydney.offset(at: Instant(seconds: CivilDate(year: 2090, month: 7, day: 15).daysSinceEpoch * 86_400)) == 36_000)
+    #expect(
+      sydney.offset(at: Instant(seconds: CivilDate(year: 2090, month: 1, day: 15).daysSinceEpoch * 86_400)) == 39_600)
+    #expect(
+      sydney.offset(at: Instant(seconds: CivilDate(year: 2090, month: 7, day: 15).daysSinceEpoch * 86_400)) == 36_000)
   }
 
   /// Cross-check against Foundation's TimeZone over many instants in several zones.
-  @Test(arguments: ["Europe/Berlin", "America/Los_Angeles", "Asia/Kathmandu", "Australia/Lord_Howe", "Asia/Tokyo",
-    "America/Santiago", "Pacific/Chatham", "Africa/Casablanca"])
+  @Test(arguments: [
+    "Europe/Berlin", "America/Los_Angeles", "Asia/Kathmandu", "Australia/Lord_Howe", "Asia/Tokyo",
+    "America/Santiago", "Pacific/Chatham", "Africa/Casablanca",
+  ])
   func agreesWithFoundation(name: String) throws {
     let rules = try ZoneRules.load(name)
     let zone = try #require(TimeZone(identifier: name))

@@ -231,7 +231,8 @@ public final class SampleRowWriter: OutputStage {
       text(sample.rawValueString)
     }
     separator()
-    key("unit"); text(info.kind == .category || !sample.value.isFinite ? nil : catalog.unitConversion(sample.rawUnit)?.canonicalUnit)
+    key("unit");
+    text(info.kind == .category || !sample.value.isFinite ? nil : catalog.unitConversion(sample.rawUnit)?.canonicalUnit)
     separator()
     key("raw_value"); text(sample.rawValueString); separator()
     key("raw_unit"); text(catalog.unit(sample.rawUnit)); separator()
@@ -241,8 +242,10 @@ public final class SampleRowWriter: OutputStage {
     key("source"); text(catalog.sourceName(sample.source)); separator()
     key("source_version"); text(catalog.sourceVersion(sample.sourceVersion))
     let device = catalog.device(sample.device)
-    for (name, value) in [("device_name", device?.name), ("device_model", device?.model),
-      ("device_hardware", device?.hardware), ("device_software", device?.software)] {
+    for (name, value) in [
+      ("device_name", device?.name), ("device_model", device?.model),
+      ("device_hardware", device?.hardware), ("device_software", device?.software),
+    ] {
       separator(); key(name); text(value)
     }
     separator()

@@ -131,7 +131,8 @@ public enum PipelineDecoder {
       guard let kind = PipelineDefinition.Kind(rawValue: kindText) else {
         throw fail(
           join(keyPath, "kind"),
-          "unknown job kind '\(kindText)'; known: \(PipelineDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+          "unknown job kind '\(kindText)'; known: \(PipelineDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+        )
       }
       var allowed = ["name", "kind", "outputs"]
       switch kind {
@@ -171,7 +172,8 @@ public enum PipelineDecoder {
       let table = try string(object["table"], join(keyPath, "table")) ?? tables[0]
       guard tables.contains(table) else {
         throw fail(
-          join(keyPath, "table"), "unknown table '\(table)' for a \(kind.rawValue) job; known: \(tables.joined(separator: ", "))")
+          join(keyPath, "table"),
+          "unknown table '\(table)' for a \(kind.rawValue) job; known: \(tables.joined(separator: ", "))")
       }
       let file = try string(object["file"], join(keyPath, "file"))!
       guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {

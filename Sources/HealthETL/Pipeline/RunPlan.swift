@@ -128,7 +128,8 @@ public enum RunPlanner {
         throw PipelineError(path: pipeline.path, keyPath: keyPath + "." + field, message: error.description)
       }
     }
-    for (index, output) in job.outputs.enumerated() where job.kind == .samples && output.format != .csv
+    for (index, output) in job.outputs.enumerated()
+    where job.kind == .samples && output.format != .csv
       && output.file.contains("{type}")
     {
       throw PipelineError(

@@ -18,7 +18,8 @@ public enum ETLError: Error, CustomStringConvertible {
     case .pipeline(let error): return error.description
 
     case .strictRejection(let count, let first, let reason):
-      return "line \(first.line): \(first.element) rejected (\(reason): \(first.detail)); --strict makes any rejection fatal (\(count) rejected in all). Run without --strict to skip such records, or `healthetl validate` to list them."
+      return
+        "line \(first.line): \(first.element) rejected (\(reason): \(first.detail)); --strict makes any rejection fatal (\(count) rejected in all). Run without --strict to skip such records, or `healthetl validate` to list them."
     }
   }
 

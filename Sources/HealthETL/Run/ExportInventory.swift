@@ -112,11 +112,15 @@ public struct ExportInventory {
     }
     var lines: [String] = []
     lines.append("Export      \(path)\(form == "zip" ? " (zip member \(member))" : "")")
-    lines.append("Version     \(facts.exportVersion.map(String.init) ?? "unknown"), locale \(facts.locale ?? "unknown")")
+    lines.append(
+      "Version     \(facts.exportVersion.map(String.init) ?? "unknown"), locale \(facts.locale ?? "unknown")")
     lines.append("Exported    \(instant(facts.exportDate))")
     lines.append("Time zone   \(zone.rules.identifier) (\(zone.reason))")
     lines.append("Data        \(instant(facts.first)) … \(instant(facts.last))")
-    lines.append(String(format: "Read        %.1f MB of XML in %.2f s (%.1f MB/s)", Double(xmlBytes) / 1e6, seconds, megabytesPerSecond))
+    lines.append(
+      String(
+        format: "Read        %.1f MB of XML in %.2f s (%.1f MB/s)", Double(xmlBytes) / 1e6, seconds, megabytesPerSecond)
+    )
     if read.truncated { lines.append("TRUNCATED   input ended at line \(read.truncatedAtLine ?? 0)") }
     lines.append("")
     lines.append("Elements")

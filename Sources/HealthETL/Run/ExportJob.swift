@@ -51,12 +51,15 @@ public enum ExportJob {
     defer { if !committed { transaction.abandon() } }
 
     let stages: [any OutputStage]
-    do { stages = try StageFactory.stages(for: options.plan, transaction: transaction) } catch { throw .pipeline(error) }
+    do { stages = try StageFactory.stages(for: options.plan, transaction: transaction) } catch {
+      throw .pipeline(error)
+    }
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
     let normalizer = RecordNormalizer(stages: stages)
     var digest: InputDigest?
-    let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet) {
+    let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet)
+    {
       info in
       // The file as given (the zip itself; for a folder, its export XML); stdin is not hashed.
       switch info.form {
@@ -128,7 +131,9 @@ public enum ExportJob {
     do {
       summary = try ExportStream(source: source, allowTruncated: allowTruncated).read(
         into: normalizer,
-        opened: { opened($0); info = $0 },
+        opened: {
+          opened($0); info = $0
+        },
         progress: { progress.update($0) })
     } catch {
       progress.done()

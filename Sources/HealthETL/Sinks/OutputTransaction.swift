@@ -38,7 +38,8 @@ public final class OutputTransaction {
 
   public init(outputDirectory: String) throws(OutputError) {
     let fm = FileManager.default
-    let trimmed = outputDirectory.count > 1 && outputDirectory.hasSuffix("/")
+    let trimmed =
+      outputDirectory.count > 1 && outputDirectory.hasSuffix("/")
       ? String(outputDirectory.dropLast()) : outputDirectory
     self.outputDirectory = trimmed
     let url = URL(fileURLWithPath: trimmed)

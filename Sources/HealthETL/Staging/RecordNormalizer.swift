@@ -124,7 +124,8 @@ public final class RecordNormalizer: ExportEventHandler {
       }
     default:
       if depth == 2 {
-        generic = GenericElement(name: String(decoding: attributes.elementName, as: UTF8.self),
+        generic = GenericElement(
+          name: String(decoding: attributes.elementName, as: UTF8.self),
           attributes: allAttributes(attributes), line: line)
       } else {
         generic?.childCount += 1
@@ -146,7 +147,11 @@ public final class RecordNormalizer: ExportEventHandler {
       activity = nil
     case .workoutEvent:
       if let finished = event {
-        if eventInActivity, activity != nil { activity!.events.append(finished) } else { workout?.events.append(finished) }
+        if eventInActivity, activity != nil {
+          activity!.events.append(finished)
+        } else {
+          workout?.events.append(finished)
+        }
       }
       event = nil
     case .workoutRoute:

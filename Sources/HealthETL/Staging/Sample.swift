@@ -45,7 +45,9 @@ public struct MetadataList {
 
   public init() {}
 
-  init(keys: UnsafeBufferPointer<Int32>, valueRanges: UnsafeBufferPointer<Range<Int>>, valueBytes: UnsafeRawBufferPointer) {
+  init(
+    keys: UnsafeBufferPointer<Int32>, valueRanges: UnsafeBufferPointer<Range<Int>>, valueBytes: UnsafeRawBufferPointer
+  ) {
     self.keys = keys
     self.valueRanges = valueRanges
     self.valueBytes = valueBytes

@@ -5,7 +5,9 @@ enum NightlyCommand {
   static let options = [
     OptionSpec(name: "inbox", valueName: "DIR", help: "Folder the exports arrive in (required)."),
     OptionSpec(name: "out", valueName: "DIR", help: "Output folder, which also keeps the batch's state (required)."),
-    OptionSpec(name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."),
+    OptionSpec(
+      name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."
+    ),
     OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
   ]
   static let usage = "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto]"

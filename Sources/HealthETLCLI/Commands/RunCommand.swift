@@ -5,7 +5,9 @@ import HealthModel
 
 enum RunCommand {
   static let options = [
-    OptionSpec(name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."),
+    OptionSpec(
+      name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."
+    ),
     OptionSpec(name: "out", valueName: "DIR", help: "Output folder (default out)."),
     OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
     OptionSpec(name: "strict", valueName: nil, help: "Fail (exit 65) on the first rejected record."),
@@ -41,7 +43,8 @@ enum RunCommand {
         message += "healthetl: \(report.inventory.rejections.total) records rejected; see run.json\n"
       }
       if report.inventory.read.truncated {
-        message += "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"
+        message +=
+          "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"
       }
       FileHandle.standardError.write(Data(message.utf8))
     }

@@ -19,7 +19,8 @@ enum SampleCommand {
       print(
         ArgumentParser.help(
           usage: usage,
-          summary: "Write a realistic synthetic export (iPhone + Watch, sleep, workouts, swims), deterministic by seed.",
+          summary:
+            "Write a realistic synthetic export (iPhone + Watch, sleep, workouts, swims), deterministic by seed.",
           options: options), terminator: "")
       return ExitCode.success
     }
@@ -42,7 +43,9 @@ enum SampleCommand {
       sampleOptions.start = date
     }
     if let seed = parsed.value("seed") {
-      guard let value = UInt64(seed) else { throw UsageError(message: "--seed must be a whole number", command: "sample") }
+      guard let value = UInt64(seed) else {
+        throw UsageError(message: "--seed must be a whole number", command: "sample")
+      }
       sampleOptions.seed = value
     }
     if let target = parsed.value("target-mb") {

@@ -17,7 +17,8 @@ enum ValidateCommand {
     let inventory = try ExportJob.inspect(.path(export), zone: .auto, allowTruncated: true)
     var problems: [String] = []
     if inventory.read.truncated {
-      problems.append("input ends early at line \(inventory.read.truncatedAtLine ?? 0): \(inventory.read.truncationMessage ?? "")")
+      problems.append(
+        "input ends early at line \(inventory.read.truncatedAtLine ?? 0): \(inventory.read.truncationMessage ?? "")")
     }
     for (reason, count) in inventory.rejections.counts.sorted(by: { $0.key < $1.key }) {
       problems.append("\(count) rejected: \(reason)")
@@ -29,7 +30,9 @@ enum ValidateCommand {
       problems.append("\(inventory.read.replacedControlCharacters) characters XML 1.0 forbids were replaced by spaces")
     }
     if parsed.flag("json") {
-      let object: [String: Any] = ["valid": problems.isEmpty, "problems": problems, "inventory": inventory.jsonObject()]
+      let object: [String: Any] = [
+        "valid": problems.isEmpty, "problems": problems, "inventory": inventory.jsonObject(),
+      ]
       let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
       print(String(decoding: data, as: UTF8.self))
     } else if problems.isEmpty {

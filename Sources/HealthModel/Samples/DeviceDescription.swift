@@ -7,9 +7,10 @@ public struct DeviceDescription: Sendable, Hashable {
   public var hardware: String?
   public var software: String?
 
-  public init(name: String? = nil, manufacturer: String? = nil, model: String? = nil, hardware: String? = nil,
-    software: String? = nil)
-  {
+  public init(
+    name: String? = nil, manufacturer: String? = nil, model: String? = nil, hardware: String? = nil,
+    software: String? = nil
+  ) {
     self.name = name
     self.manufacturer = manufacturer
     self.model = model
