@@ -38,18 +38,7 @@ public final class SleepNightAggregator: OutputStage {
   }
 
   /// One file a table is written to.
-  public struct Destination: Sendable, Equatable {
-    public var table: Table
-    /// Relative to the output folder.
-    public var file: String
-    public var format: TableFormat
-
-    public init(table: Table, file: String, format: TableFormat) {
-      self.table = table
-      self.file = file
-      self.format = format
-    }
-  }
+  public typealias Destination = TableDestination<Table>
 
   /// Who wrote a sample: what SPEC §5 ranks, before the run's settings are known.
   private struct GroupKey: Hashable {

@@ -20,21 +20,7 @@ public final class WorkoutRecordMapper: OutputStage {
   }
 
   /// One file the stage writes.
-  public struct Output: Sendable, Equatable {
-    /// Which table.
-    public var table: Table
-    /// Relative to the output folder.
-    public var file: String
-    /// `csv`, `json` (an array of objects) or `ndjson`.
-    public var format: TableFormat
-
-    /// One file of `table` in `format`.
-    public init(table: Table, file: String, format: TableFormat) {
-      self.table = table
-      self.file = file
-      self.format = format
-    }
-  }
+  public typealias Output = TableDestination<Table>
 
   /// `workouts.csv`, `workouts.json`, `workout_records.json`, `swim_laps.csv`.
   public static let defaultOutputs = [

@@ -80,3 +80,18 @@ public struct TableWriter {
     return OutputSummary(path: relativePath, rows: rows)
   }
 }
+
+/// One file a stage writes one of its tables to (`Table` is the stage's own enum of tables).
+public struct TableDestination<Table: Sendable & Equatable>: Sendable, Equatable {
+  public var table: Table
+  /// Relative to the output folder.
+  public var file: String
+  /// `csv`, `json` (an array of objects) or `ndjson`.
+  public var format: TableFormat
+
+  public init(table: Table, file: String, format: TableFormat) {
+    self.table = table
+    self.file = file
+    self.format = format
+  }
+}
