@@ -59,7 +59,7 @@ public final class WorkoutRecordMapper: OutputStage {
   private let codes: WorkoutCodeTable
   private let outputs: [Output]
   private var workouts: [WorkoutElement] = []
-  private var samples = WorkoutSampleIndex()
+  private var samples: WorkoutSampleIndex
 
   /// The rows of the last `finish`, in output order (start, then id): for stages that build on
   /// them, such as the nightly batch's `workout_records.new.json`.
@@ -76,6 +76,7 @@ public final class WorkoutRecordMapper: OutputStage {
     self.transaction = transaction
     self.codes = codes
     self.outputs = outputs
+    samples = WorkoutSampleIndex(transaction: transaction)
   }
 
   /// The default files, without `workouts.json` unless `writeJSON`.
@@ -114,6 +115,8 @@ public final class WorkoutRecordMapper: OutputStage {
 
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     samples.sort()
+    try samples.summarizeHeartRate(
+      for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) })
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     rows = workouts.map { builder.row(for: $0) }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }

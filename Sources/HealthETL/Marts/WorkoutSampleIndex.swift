@@ -1,16 +1,24 @@
 import HealthModel
 
-/// The three sample types the workout stage needs, copied out of the record stream compactly:
-/// records come before workouts in real exports, in no time order, so they are kept until the
-/// end of the parse, sorted once, and searched per workout.
+/// The three sample types the workout stage needs, copied out of the record stream: records come
+/// before workouts in real exports, in no time order, so they are kept until the end of the parse.
 ///
-/// HeartRate can be millions of samples, so it is kept as 16 bytes each (start, value); stroke
-/// and swimming distance samples are few and keep what a length needs.
+/// HeartRate can be millions of samples: they spill to disk as sorted runs (`SampleSpill`, a
+/// bounded buffer) and are swept once, in time order, against the workouts' windows at the end,
+/// so memory does not grow with them. Stroke and swimming distance samples are few and stay in
+/// memory with what a length needs.
 struct WorkoutSampleIndex {
-  struct HeartRatePoint {
+  /// Heart rate over one workout's window: mean, minimum, maximum of the samples starting in it.
+  struct HeartRateSummary: Equatable {
+    var average: Double
+    var minimum: Double
+    var maximum: Double
+  }
+
+  /// A workout's `[start, end]`, in epoch seconds.
+  struct Window: Hashable {
     var start: Int64
-    /// count/min.
-    var value: Double
+    var end: Int64
   }
 
   /// One `SwimmingStrokeCount` sample: one length.
@@ -33,13 +41,24 @@ struct WorkoutSampleIndex {
     var source: Int32
   }
 
-  private(set) var heartRates: [HeartRatePoint] = []
+  /// Heart-rate samples until `summarizeHeartRate`; nil when the stage was built without a
+  /// transaction to spill into (then they are not kept).
+  private let heartRateSpill: SampleSpill?
+  private var heartRateSummaries: [Window: HeartRateSummary] = [:]
   private(set) var strokes: [StrokeSample] = []
   private(set) var distances: [DistanceSample] = []
   /// The longest distance sample, to bound the search for those overlapping a workout.
   private(set) var longestDistance: Int64 = 0
-  private var heartRatesSorted = true
   private var isSorted = false
+
+  /// Heart-rate records held in memory before a sorted run goes to disk (40 bytes each).
+  static let heartRateBuffer = 131_072
+
+  init(transaction: OutputTransaction?, heartRateBuffer: Int = Self.heartRateBuffer) {
+    heartRateSpill = transaction.map {
+      SampleSpill(capacity: heartRateBuffer, transaction: $0, scratchName: "workout-heart-rate")
+    }
+  }
 
   private enum Role: UInt8 {
     case unknown, none, heartRate, strokeCount, distanceSwimming
@@ -69,8 +88,10 @@ struct WorkoutSampleIndex {
     case .unknown, .none: return
     case .heartRate:
       guard sample.value.isFinite else { return }
-      if let last = heartRates.last, last.start > sample.start.seconds { heartRatesSorted = false }
-      heartRates.append(HeartRatePoint(start: sample.start.seconds, value: sample.value))
+      heartRateSpill?.append(
+        SpillRecord(
+          start: sample.start.seconds, end: sample.start.seconds, value: sample.value,
+          created: SpillRecord.missingCreation, stream: 0, group: 0))
     case .strokeCount:
       guard sample.value.isFinite else { return }
       var style: String?
@@ -115,9 +136,6 @@ struct WorkoutSampleIndex {
   mutating func sort() {
     guard !isSorted else { return }
     isSorted = true
-    if !heartRatesSorted {
-      heartRates.sort { $0.start != $1.start ? $0.start < $1.start : $0.value < $1.value }
-    }
     strokes.sort { a, b in
       if a.start != b.start { return a.start < b.start }
       if a.end != b.end { return a.end < b.end }
@@ -132,21 +150,48 @@ struct WorkoutSampleIndex {
     }
   }
 
-  /// Heart rate over the samples whose start lies in `[start, end]`: arithmetic mean, minimum,
-  /// maximum (SPEC §7); nil when there are none. Call `sort()` first.
-  func heartRate(from start: Int64, through end: Int64) -> (average: Double, minimum: Double, maximum: Double)? {
-    let lower = Self.firstIndex(in: heartRates, where: { $0.start >= start })
-    let upper = Self.firstIndex(in: heartRates, where: { $0.start > end })
-    guard lower < upper else { return nil }
-    var sum = 0.0
-    var minimum = Double.infinity
-    var maximum = -Double.infinity
-    for point in heartRates[lower..<upper] {
-      sum += point.value
-      minimum = min(minimum, point.value)
-      maximum = max(maximum, point.value)
+  /// Sweeps the spilled heart-rate samples once, in start order (ties by value), against the
+  /// windows: each sample counts for every window whose `[start, end]` holds its start. Workouts
+  /// seldom overlap, so the set of open windows stays tiny.
+  mutating func summarizeHeartRate(for windows: [Window]) throws(OutputError) {
+    guard let spill = heartRateSpill, !windows.isEmpty else { return }
+    let ordered = Array(Set(windows)).sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+    var sums = [Double](repeating: 0, count: ordered.count)
+    var counts = [Int](repeating: 0, count: ordered.count)
+    var minimums = [Double](repeating: .infinity, count: ordered.count)
+    var maximums = [Double](repeating: -.infinity, count: ordered.count)
+    var open: [Int] = []
+    var next = 0
+    let merge = try spill.merged()
+    while let record = try merge.next() {
+      let time = record.start
+      while next < ordered.count && ordered[next].start <= time {
+        open.append(next)
+        next += 1
+      }
+      if open.isEmpty {
+        if next == ordered.count { break }
+        continue
+      }
+      // Start times only grow: a window that ended before this sample is done for good.
+      open.removeAll { ordered[$0].end < time }
+      for index in open {
+        sums[index] += record.value
+        counts[index] += 1
+        minimums[index] = min(minimums[index], record.value)
+        maximums[index] = max(maximums[index], record.value)
+      }
     }
-    return (sum / Double(upper - lower), minimum, maximum)
+    for (index, window) in ordered.enumerated() where counts[index] > 0 {
+      heartRateSummaries[window] = HeartRateSummary(
+        average: sums[index] / Double(counts[index]), minimum: minimums[index], maximum: maximums[index])
+    }
+  }
+
+  /// Heart rate over the samples whose start lies in `[start, end]`: arithmetic mean, minimum,
+  /// maximum (SPEC §7); nil when there are none. Call `summarizeHeartRate` first.
+  func heartRate(from start: Int64, through end: Int64) -> HeartRateSummary? {
+    heartRateSummaries[Window(start: start, end: end)]
   }
 
   /// Stroke samples whose start lies in `[start, end)`, in start order.
