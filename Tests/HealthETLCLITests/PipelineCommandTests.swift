@@ -43,6 +43,10 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("run.json"))) as? [String: Any]
     )
     #expect(report["parses"] as? Int == 1)
+    // The bytes parsed are the file's size once: the input was read a single time for both pipelines.
+    let fileSize = try #require(
+      try FileManager.default.attributesOfItem(atPath: RunCommandTests.tiny)[.size] as? NSNumber)
+    #expect((report["input"] as? [String: Any])?["xmlBytes"] as? Int == fileSize.intValue)
     #expect((report["pipelines"] as? [[String: String]])?.map { $0["name"] ?? "" } == ["samples", "nd"])
     let ndjson = try String(contentsOf: out.appendingPathComponent("heart.ndjson"), encoding: .utf8)
     #expect(ndjson.split(separator: "\n").count == 1)

@@ -85,11 +85,15 @@ public enum ExportJob {
       let context = StageContext(
         zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings,
         userEnteredKey: normalizer.userEnteredKeyID)
+      var finishSeconds: [String: Double] = [:]
       for stage in stages {
+        let stageStarted = ContinuousClock.now
         for output in try stage.finish(context) {
           report.outputs.append(
             .init(path: output.path, rows: output.rows, bytes: fileSize(transaction.stagedPath(output.path))))
         }
+        finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
+          ProgressReporter.seconds(ContinuousClock.now - stageStarted)
       }
       var delivery = try DeliveryState.load(from: transaction.outputDirectory)
       if let entry = options.nightlyEntry {
@@ -97,9 +101,11 @@ public enum ExportJob {
       } else {
         report.newWorkoutRecords = try delivery.deliverRun(transaction)
       }
-      report.stageSeconds = [
+      // Stages consume samples while the export streams (inside "extract+transform"), then
+      // compute and write in their own finish; "load" is all of the latter plus the commit.
+      report.stageSeconds = finishSeconds.merging([
         "extract+transform": parse.seconds, "load": ProgressReporter.seconds(ContinuousClock.now - loadStarted),
-      ]
+      ]) { $1 }
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
       let reportFile = try transaction.create("run.json")
@@ -129,6 +135,7 @@ public enum ExportJob {
     var info: InputInfo?
     let summary: ReadSummary
     do {
+      // The only read of the export in a run: every job of every pipeline is fed from it.
       summary = try ExportStream(source: source, allowTruncated: allowTruncated).read(
         into: normalizer,
         opened: {

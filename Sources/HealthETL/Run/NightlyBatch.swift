@@ -14,7 +14,8 @@ public enum NightlyBatch {
     public var outputDirectory: String
     public var plan: RunPlan
     public var zone: RunZone.Request = .auto
-    public var quiet = true
+    /// Progress shows only when stderr is a terminal anyway (never under cron).
+    public var quiet = false
 
     public init(inbox: String, outputDirectory: String, plan: RunPlan) {
       self.inbox = inbox

@@ -1,7 +1,8 @@
 import Foundation
 public import HealthExtract
 
-/// Bytes read of total, MB/s and ETA on stderr, twice a second, only when stderr is a terminal.
+/// Bytes read of total, MB/s and ETA on stderr, twice a second, only when stderr is a terminal
+/// (and not `--quiet`); the line is erased when the read ends.
 public final class ProgressReporter {
   private let enabled: Bool
   private let started = ContinuousClock.now

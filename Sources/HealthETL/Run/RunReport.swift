@@ -35,7 +35,8 @@ public struct RunReport {
     object["peakMemoryMB"] = (peakMemoryMB * 10).rounded() / 10
     object["pipelines"] = pipelines
     object["jobs"] = jobs
-    // One run parses the export once, however many jobs it feeds (SPEC §10).
+    // One run parses the export once, however many jobs it feeds (SPEC §10); `input.xmlBytes`
+    // is what that parse read, so a second read would show as twice the XML's size.
     object["parses"] = 1
     object["newWorkoutRecords"] = newWorkoutRecords ?? NSNull()
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()

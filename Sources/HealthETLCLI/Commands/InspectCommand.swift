@@ -17,7 +17,8 @@ enum InspectCommand {
         options: options)
     else { return ExitCode.success }
     let inventory = try ExportJob.inspect(
-      .path(export), zone: RunZone.Request(parsed.value("tz") ?? "auto"), allowTruncated: !parsed.flag("strict"))
+      .path(export), zone: RunZone.Request(parsed.value("tz") ?? "auto"), allowTruncated: !parsed.flag("strict"),
+      quiet: false)
     if parsed.flag("json") {
       let data = try JSONSerialization.data(
         withJSONObject: inventory.jsonObject(), options: [.prettyPrinted, .sortedKeys])

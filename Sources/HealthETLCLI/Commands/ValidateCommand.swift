@@ -14,7 +14,7 @@ enum ValidateCommand {
         arguments, name: "validate", usage: "healthetl validate [--json] EXPORT",
         summary: "Check an export and report every problem found, without writing any output.", options: options)
     else { return ExitCode.success }
-    let inventory = try ExportJob.inspect(.path(export), zone: .auto, allowTruncated: true)
+    let inventory = try ExportJob.inspect(.path(export), zone: .auto, allowTruncated: true, quiet: false)
     var problems: [String] = []
     if inventory.read.truncated {
       problems.append(
