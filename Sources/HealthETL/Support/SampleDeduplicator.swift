@@ -3,7 +3,7 @@ import HealthModel
 /// Remembers the fingerprint of every distinct sample, grouped by type and start day.
 ///
 /// Exact de-duplication must remember every distinct sample: this is the one structure of a run
-/// that grows with the export (≈10 bytes per distinct record). A single flat hash set turns every
+/// that grows with the export (≈15 bytes per distinct record). A single flat hash set turns every
 /// record into a cache miss on a large export; grouping by (type, start day) keeps the group being
 /// filled hot in cache, because an export lists each type's records roughly in time order. Two
 /// different samples share a 64-bit fingerprint with probability about n²/2⁶⁵ (≈10⁻⁶ for 7 M).
