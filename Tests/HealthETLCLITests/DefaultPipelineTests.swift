@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// `make run`'s job end to end: the default pipeline on the bundled sample.
+@Suite struct DefaultPipelineTests {
+  static let expectedFiles: Set<String> = [
+    ".healthetl-state.json", ".healthetl.lock", "run.json", "sleep_daily.csv", "sleep_sessions.csv", "workouts.csv",
+    "workouts.json", "workout_records.json", "workout_records.new.json", "swim_laps.csv",
+    "stats/heart-rate-per-minute.csv", "stats/steps-per-day.csv", "stats/walking-running-distance-per-day.csv",
+    "stats/active-energy-per-day.csv", "stats/flights-per-day.csv", "stats/resting-heart-rate-per-day.csv",
+    "stats/hrv-per-day.csv", "stats/swimming-distance-per-day.csv", "stats/swimming-strokes-per-day.csv",
+  ]
+
+  @Test func writesEveryOutputAndRerunsAreByteIdentical() throws {
+    let first = try CLI.temporaryDirectory()
+    let second = try CLI.temporaryDirectory()
+    defer {
+      try? FileManager.default.removeItem(at: first)
+      try? FileManager.default.removeItem(at: second)
+    }
+    for out in [first, second] {
+      let result = try CLI.run(["run", "--quiet", "--out", out.path, CLI.sampleExport])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    var a = try CLI.snapshot(first)
+    var b = try CLI.snapshot(second)
+    #expect(Set(a.keys) == Self.expectedFiles)
+    a["run.json"] = nil
+    b["run.json"] = nil
+    #expect(a == b)
+    // The bundled sample has 17 workouts: the first run into a folder delivers all of them.
+    let new = try JSONSerialization.jsonObject(with: a["workout_records.new.json"]!) as? [[String: String]]
+    #expect(new?.count == 17)
+  }
+
+  @Test func csvByteOrderMarkIsOptIn() throws {
+    let out = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: out) }
+    let bom = Data([0xEF, 0xBB, 0xBF])
+    #expect(try CLI.run(["run", "--quiet", "--out", out.path, CLI.sampleExport]).status == 0)
+    for file in ["sleep_daily.csv", "workouts.csv", "stats/steps-per-day.csv"] {
+      #expect(try Data(contentsOf: out.appendingPathComponent(file)).prefix(3) != bom, "\(file)")
+    }
+    #expect(try CLI.run(["run", "--quiet", "--csv-bom", "--out", out.path, CLI.sampleExport]).status == 0)
+    for file in ["sleep_daily.csv", "workouts.csv", "swim_laps.csv", "stats/steps-per-day.csv"] {
+      #expect(try Data(contentsOf: out.appendingPathComponent(file)).prefix(3) == bom, "\(file)")
+    }
+    // JSON never gets a byte-order mark.
+    #expect(try Data(contentsOf: out.appendingPathComponent("workouts.json")).first == UInt8(ascii: "["))
+  }
+}
