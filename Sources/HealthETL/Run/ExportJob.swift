@@ -58,6 +58,8 @@ public enum ExportJob {
     settings.csvByteOrderMark = options.csvByteOrderMark
     let normalizer = RecordNormalizer(stages: stages)
     var digest: InputDigest?
+    // On every way out (a bad export, a full disk) the hashing thread is stopped before returning.
+    defer { digest?.cancel() }
     let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet)
     {
       info in

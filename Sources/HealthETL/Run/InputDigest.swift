@@ -4,8 +4,13 @@ import Synchronization
 
 /// SHA-256 of the input file, computed on a second thread while the main one parses (the file is
 /// read twice, but the second read comes from the page cache and costs no parse time).
+///
+/// A run must not end while the thread still reads: exiting the process under a running thread
+/// can crash in teardown. So every run either `wait()`s for the hash or `cancel()`s it, which
+/// also waits, for at most one 4 MiB chunk.
 final class InputDigest: Sendable {
   private let result = Mutex<String?>(nil)
+  private let cancelled = Atomic<Bool>(false)
   private let group = DispatchGroup()
 
   init(path: String) {
@@ -15,17 +20,24 @@ final class InputDigest: Sendable {
       guard let handle = FileHandle(forReadingAtPath: path) else { return }
       defer { try? handle.close() }
       let digest = Digest.SHA256Stream()
-      while let chunk = try? handle.read(upToCount: 1 << 22), !chunk.isEmpty {
+      while !cancelled.load(ordering: .relaxed), let chunk = try? handle.read(upToCount: 1 << 22), !chunk.isEmpty {
         chunk.withUnsafeBytes { digest.update($0) }
       }
+      guard !cancelled.load(ordering: .relaxed) else { return }
       let hex = digest.finalizeHex()
       result.withLock { $0 = hex }
     }
   }
 
-  /// Waits for the hash; nil when the file could not be read.
+  /// Waits for the hash; nil when the file could not be read or the hash was cancelled.
   func wait() -> String? {
     group.wait()
     return result.withLock { $0 }
+  }
+
+  /// Stops hashing and waits for the thread to finish.
+  func cancel() {
+    cancelled.store(true, ordering: .relaxed)
+    group.wait()
   }
 }
