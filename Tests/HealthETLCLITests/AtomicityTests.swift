@@ -66,4 +66,23 @@ import Testing
     #expect(result.stderr.contains("another healthetl run is writing"))
     #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("run.json").path))
   }
+
+  /// An output folder that is a symbolic link keeps being one: the swap happens where it points.
+  @Test func aSymlinkedOutputFolderStaysALink() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let real = work.appendingPathComponent("real")
+    let link = work.appendingPathComponent("out")
+    try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+    for _ in 0..<2 {
+      let result = try CLI.run([
+        "run", "--quiet", "--pipeline", CLI.pipeline("sleep"), "--out", link.path, CLI.sampleExport,
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    let attributes = try FileManager.default.attributesOfItem(atPath: link.path)
+    #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink)
+    #expect(FileManager.default.fileExists(atPath: real.appendingPathComponent("sleep_daily.csv").path))
+  }
 }

@@ -38,9 +38,14 @@ public final class OutputTransaction {
 
   public init(outputDirectory: String) throws(OutputError) {
     let fm = FileManager.default
-    let trimmed =
+    var trimmed =
       outputDirectory.count > 1 && outputDirectory.hasSuffix("/")
       ? String(outputDirectory.dropLast()) : outputDirectory
+    // An output folder that is a symbolic link is swapped where it points, so the link survives.
+    var info = stat()
+    if lstat(trimmed, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+      trimmed = URL(fileURLWithPath: trimmed).resolvingSymlinksInPath().path
+    }
     self.outputDirectory = trimmed
     let url = URL(fileURLWithPath: trimmed)
     let parent = url.deletingLastPathComponent().path
