@@ -7,12 +7,16 @@ enum PipelinesCommand {
 
   static func main(_ arguments: [String]) throws -> Int32 {
     guard let sub = arguments.first, sub != "--help" else {
-      print(
+      let help =
         "USAGE: \(usage)\n\n  list     the pipelines in Pipelines/ with their descriptions\n"
-          + "  explain  the resolved plan: settings, jobs and the files they write\n"
-          + "  check    decode strictly and validate; exit 0 when valid, 64 with the key path otherwise\n",
-        terminator: "")
-      return arguments.isEmpty ? ExitCode.usage : ExitCode.success
+        + "  explain  the resolved plan: settings, jobs and the files they write\n"
+        + "  check    decode strictly and validate; exit 0 when valid, 64 with the key path otherwise\n"
+      if arguments.isEmpty {
+        FileHandle.standardError.write(Data(help.utf8))
+        return ExitCode.usage
+      }
+      print(help, terminator: "")
+      return ExitCode.success
     }
     let files = Array(arguments.dropFirst())
     switch sub {
