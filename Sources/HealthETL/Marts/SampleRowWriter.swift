@@ -14,13 +14,16 @@ public final class SampleRowWriter: OutputStage {
     public var file: String
     public var format: TableFormat
 
+    /// Whether `file` names one file per type (`{type}`); worked out once, not per row.
+    let perType: Bool
+
     public init(file: String, format: TableFormat) {
       self.file = file
       self.format = format
+      perType = file.contains("{type}")
     }
 
     public static let perTypeCSV = Destination(file: "samples/{type}.csv", format: .csv)
-    var perType: Bool { file.contains("{type}") }
   }
 
   private struct FileKey: Hashable {
@@ -34,15 +37,22 @@ public final class SampleRowWriter: OutputStage {
   /// Per type id: whether the `types` filter keeps it (nil until first seen).
   private var accepted: [Bool?] = []
   private var files: [FileKey: DeferredInstantFile] = [:]
+  /// The same files by destination and type id, for the per-row lookup without hashing.
+  private var fileSlots: [[DeferredInstantFile?]]
   private var typeNames: [Int32: String] = [:]
   private var nameBuffer: [UInt8] = []
+  private var idBytes: [UInt8] = []
+  private var json: [UInt8] = []
   private var row: [UInt8] = []
+  private let uuid = UUIDv5.Writer()
+  private var cache = EncodedVocabulary()
   private var failure: OutputError?
 
   public init(transaction: OutputTransaction, destinations: [Destination] = [.perTypeCSV], types: Set<String>? = nil) {
     self.transaction = transaction
     self.destinations = destinations
     self.types = types
+    fileSlots = destinations.map { _ in [] }
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
@@ -56,24 +66,33 @@ public final class SampleRowWriter: OutputStage {
     }
     guard accepted[typeIndex] == true else { return }
     do throws(OutputError) {
-      let id = sampleID(sample, catalog: catalog)
-      for (index, destination) in destinations.enumerated() {
-        let key = FileKey(destination: index, type: destination.perType ? sample.type : -1)
-        if files[key] == nil {
+      writeSampleID(sample, catalog: catalog)
+      for index in destinations.indices {
+        let destination = destinations[index]
+        let slot = destination.perType ? typeIndex : 0
+        if slot >= fileSlots[index].count {
+          fileSlots[index].append(contentsOf: repeatElement(nil, count: slot + 1 - fileSlots[index].count))
+        }
+        let file: DeferredInstantFile
+        if let existing = fileSlots[index][slot] {
+          file = existing
+        } else {
           let name = destination.perType ? Self.safeName(typeNames[sample.type]!) : "all"
-          files[key] = DeferredInstantFile(scratch: try transaction.createScratch("samples-\(index)-" + name))
+          file = DeferredInstantFile(scratch: try transaction.createScratch("samples-\(index)-" + name))
+          files[FileKey(destination: index, type: destination.perType ? sample.type : -1)] = file
+          fileSlots[index][slot] = file
         }
         row.removeAll(keepingCapacity: true)
         switch destination.format {
-        case .csv: appendCSVRow(sample, id: id, catalog: catalog, to: &row)
+        case .csv: appendCSVRow(sample, catalog: catalog, to: &row)
         case .json:
-          row.append(contentsOf: Array((files[key]!.rows == 0 ? "\n  " : ",\n  ").utf8))
-          appendJSONRow(copy sample, id: id, catalog: catalog, to: &row)
+          row.append(contentsOf: Array((file.rows == 0 ? "\n  " : ",\n  ").utf8))
+          appendJSONRow(copy sample, id: String(decoding: idBytes, as: UTF8.self), catalog: catalog, to: &row)
         case .ndjson:
-          appendJSONRow(copy sample, id: id, catalog: catalog, to: &row)
+          appendJSONRow(copy sample, id: String(decoding: idBytes, as: UTF8.self), catalog: catalog, to: &row)
           row.append(0x0A)
         }
-        try files[key]!.appendRow(row)
+        try file.appendRow(row)
       }
     } catch {
       failure = error
@@ -124,43 +143,71 @@ public final class SampleRowWriter: OutputStage {
     return String(safe)
   }
 
-  /// UUID v5 of `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`.
-  private func sampleID(_ sample: borrowing Sample, catalog: SampleCatalog) -> String {
+  /// Writes the UUID v5 of `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`
+  /// into `idBytes`.
+  private func writeSampleID(_ sample: borrowing Sample, catalog: SampleCatalog) {
     nameBuffer.removeAll(keepingCapacity: true)
     nameBuffer.append(contentsOf: UUIDv5.urlNamespace)
-    nameBuffer.append(contentsOf: "healthetl:sample:".utf8)
-    nameBuffer.append(contentsOf: catalog.typeInfo(sample.type).shortName.utf8)
+    nameBuffer.append(contentsOf: Self.idPrefix)
+    nameBuffer.append(contentsOf: cache.typeName(sample.type, catalog))
     nameBuffer.append(UInt8(ascii: "|"))
-    nameBuffer.append(contentsOf: catalog.sourceName(sample.source).utf8)
+    nameBuffer.append(contentsOf: cache.sourceName(sample.source, catalog))
     nameBuffer.append(UInt8(ascii: "|"))
-    nameBuffer.append(contentsOf: String(sample.start.seconds).utf8)
+    Self.appendInteger(sample.start.seconds, to: &nameBuffer)
     nameBuffer.append(UInt8(ascii: "|"))
-    nameBuffer.append(contentsOf: String(sample.end.seconds).utf8)
+    Self.appendInteger(sample.end.seconds, to: &nameBuffer)
     nameBuffer.append(UInt8(ascii: "|"))
     nameBuffer.append(contentsOf: sample.rawValue)
     nameBuffer.append(UInt8(ascii: "|"))
-    if let unit = catalog.unit(sample.rawUnit) { nameBuffer.append(contentsOf: unit.utf8) }
-    return UUIDv5.make(nameBuffer)
+    nameBuffer.append(contentsOf: cache.rawUnitName(sample.rawUnit, catalog))
+    idBytes.removeAll(keepingCapacity: true)
+    nameBuffer.withUnsafeBytes { uuid.append($0, to: &idBytes) }
   }
 
-  private func appendCSVRow(_ sample: borrowing Sample, id: String, catalog: SampleCatalog, to out: inout [UInt8]) {
-    let info = catalog.typeInfo(sample.type)
+  static let idPrefix = Array("healthetl:sample:".utf8)
+
+  static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    var digits:
+      (
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+      ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      repeat {
+        buffer[count] = UInt8(48 + magnitude % 10)
+        magnitude /= 10
+        count += 1
+      } while magnitude > 0
+      while count > 0 {
+        count -= 1
+        out.append(buffer[count])
+      }
+    }
+  }
+
+  /// CSV row; the id was written to `idBytes` by `writeSampleID`. Everything that repeats (type,
+  /// source, device, units, metadata keys) comes pre-encoded from the cache.
+  private func appendCSVRow(_ sample: borrowing Sample, catalog: SampleCatalog, to out: inout [UInt8]) {
     let comma = UInt8(ascii: ",")
-    out.append(contentsOf: id.utf8)
+    out.append(contentsOf: idBytes)
     out.append(comma)
-    CSVField.append(info.shortName, to: &out)
-    out.append(comma)
-    out.append(contentsOf: info.kind.rawValue.utf8)
-    out.append(comma)
-    switch info.kind {
+    out.append(contentsOf: cache.typeAndKindCSV(sample.type, catalog))
+    switch sample.kind {
     case .category:
-      CSVField.append(catalog.categoryShortName(value: sample.categoryValue, type: sample.type), to: &out)
+      out.append(contentsOf: cache.categoryCSV(value: sample.categoryValue, type: sample.type, catalog))
       out.append(comma)
     case .quantity, .other:
       if sample.value.isFinite {
-        CSVField.appendNumber(sample.value, to: &out)
+        if sample.value == sample.value.rounded(), abs(sample.value) < 1e15 {
+          Self.appendInteger(Int64(sample.value), to: &out)
+        } else {
+          CSVField.appendNumber(sample.value, to: &out)
+        }
         out.append(comma)
-        CSVField.append(catalog.unitConversion(sample.rawUnit)?.canonicalUnit, to: &out)
+        out.append(contentsOf: cache.canonicalUnitCSV(sample.rawUnit, catalog))
       } else if sample.hasRawValue {
         CSVField.append(sample.rawValue, to: &out)
         out.append(comma)
@@ -171,7 +218,7 @@ public final class SampleRowWriter: OutputStage {
     out.append(comma)
     if sample.hasRawValue { CSVField.append(sample.rawValue, to: &out) }
     out.append(comma)
-    CSVField.append(catalog.unit(sample.rawUnit), to: &out)
+    out.append(contentsOf: cache.rawUnitCSV(sample.rawUnit, catalog))
     out.append(comma)
     DeferredInstantFile.appendToken(sample.start, to: &out)
     out.append(comma)
@@ -179,20 +226,17 @@ public final class SampleRowWriter: OutputStage {
     out.append(comma)
     if let created = sample.created { DeferredInstantFile.appendToken(created, to: &out) }
     out.append(comma)
-    CSVField.append(catalog.sourceName(sample.source), to: &out)
+    out.append(contentsOf: cache.sourceCSV(sample.source, catalog))
     out.append(comma)
-    CSVField.append(catalog.sourceVersion(sample.sourceVersion), to: &out)
-    let device = catalog.device(sample.device)
-    for field in [device?.name, device?.model, device?.hardware, device?.software] {
-      out.append(comma)
-      CSVField.append(field, to: &out)
-    }
+    out.append(contentsOf: cache.versionCSV(sample.sourceVersion, catalog))
+    out.append(contentsOf: cache.deviceCSV(sample.device, catalog))
     out.append(comma)
     if !sample.metadata.isEmpty {
-      var json: [UInt8] = [UInt8(ascii: "{")]
+      json.removeAll(keepingCapacity: true)
+      json.append(UInt8(ascii: "{"))
       for index in 0..<sample.metadata.count {
         if index > 0 { json.append(comma) }
-        JSONText.appendString(catalog.metadataKey(sample.metadata.key(at: index)), to: &json)
+        json.append(contentsOf: cache.metadataKeyJSON(sample.metadata.key(at: index), catalog))
         json.append(UInt8(ascii: ":"))
         JSONText.appendString(sample.metadata.value(at: index), to: &json)
       }

@@ -7,7 +7,7 @@ import HealthModel
 /// before the end. Rows are therefore staged with each instant as a 9-byte token (0x01 and the
 /// epoch seconds; 0x01 cannot occur in XML 1.0 text, so never in a value), and `finish` copies
 /// the staged rows into the real output, formatting each token in the resolved zone.
-struct DeferredInstantFile {
+final class DeferredInstantFile {
   static let marker: UInt8 = 0x01
   let scratch: OutputFile
   private(set) var rows = 0
@@ -19,7 +19,7 @@ struct DeferredInstantFile {
     withUnsafeBytes(of: instant.seconds.littleEndian) { out.append(contentsOf: $0) }
   }
 
-  mutating func appendRow(_ row: [UInt8]) throws(OutputError) {
+  func appendRow(_ row: [UInt8]) throws(OutputError) {
     try scratch.write(row)
     rows += 1
   }
@@ -41,23 +41,26 @@ struct DeferredInstantFile {
       var bytes = carry
       bytes.append(contentsOf: chunk)
       carry = []
-      var i = 0
-      while i < bytes.count {
-        let byte = bytes[i]
-        if byte != Self.marker {
-          out.append(byte)
-          i += 1
-          continue
+      bytes.withUnsafeBytes { raw in
+        let base = raw.baseAddress!
+        var i = 0
+        while i < raw.count {
+          // Copy up to the next token in one piece (memchr is vectorized).
+          guard let hit = memchr(base + i, Int32(Self.marker), raw.count - i) else {
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i...]))
+            break
+          }
+          let at = base.distance(to: UnsafeRawPointer(hit))
+          out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i..<at]))
+          guard at + 9 <= raw.count else {
+            carry = Array(raw[at...])
+            break
+          }
+          let seconds = Int64(littleEndian: base.loadUnaligned(fromByteOffset: at + 1, as: Int64.self))
+          let instant = Instant(seconds: seconds)
+          LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &out)
+          i = at + 9
         }
-        guard i + 9 <= bytes.count else {
-          carry = Array(bytes[i...])
-          break
-        }
-        var seconds: Int64 = 0
-        for k in 0..<8 { seconds |= Int64(bytes[i + 1 + k]) << (8 * Int64(k)) }
-        let instant = Instant(seconds: seconds)
-        LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &out)
-        i += 9
       }
       if out.count >= 1 << 20 {
         try output.write(out)

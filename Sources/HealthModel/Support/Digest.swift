@@ -20,6 +20,27 @@ public enum Digest {
     return out
   }
 
+  /// A reusable SHA-1 context: one-shot `EVP_Digest` allocates a context per call, which shows
+  /// when a row id is hashed for each of millions of records.
+  public final class SHA1Context {
+    private let context: OpaquePointer
+
+    public init() {
+      guard let context = EVP_MD_CTX_new() else { fatalError("libcrypto: out of memory") }
+      self.context = context
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// The 20-byte digest of `bytes`, written to `out` (which must hold 20 bytes).
+    public func hash(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) {
+      var written: UInt32 = 0
+      EVP_DigestInit_ex(context, EVP_sha1(), nil)
+      EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+      EVP_DigestFinal_ex(context, out, &written)
+    }
+  }
+
   /// An incremental SHA-256, for hashing an input while it streams.
   public final class SHA256Stream {
     private let context: OpaquePointer

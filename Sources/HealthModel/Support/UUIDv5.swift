@@ -27,4 +27,29 @@ public enum UUIDv5 {
     }
     return String(decoding: out, as: UTF8.self)
   }
+
+  /// Appends UUIDs as text to byte buffers without allocating per call: for row ids.
+  public final class Writer {
+    private let sha1 = Digest.SHA1Context()
+    private let digest = UnsafeMutablePointer<UInt8>.allocate(capacity: 20)
+    private static let lower = Array("0123456789abcdef".utf8)
+    private static let upper = Array("0123456789ABCDEF".utf8)
+
+    public init() {}
+
+    deinit { digest.deallocate() }
+
+    /// Appends the UUID of `namespaceAndName` (namespace bytes followed by the name) to `out`.
+    public func append(_ namespaceAndName: UnsafeRawBufferPointer, uppercase: Bool = false, to out: inout [UInt8]) {
+      sha1.hash(namespaceAndName, into: digest)
+      digest[6] = (digest[6] & 0x0F) | 0x50
+      digest[8] = (digest[8] & 0x3F) | 0x80
+      let digits = uppercase ? Self.upper : Self.lower
+      for index in 0..<16 {
+        if index == 4 || index == 6 || index == 8 || index == 10 { out.append(UInt8(ascii: "-")) }
+        out.append(digits[Int(digest[index] >> 4)])
+        out.append(digits[Int(digest[index] & 15)])
+      }
+    }
+  }
 }
