@@ -21,7 +21,7 @@ import Testing
     #expect(check.status == 0, "\(check.stderr)")
     let explain = try CLI.run(["pipelines", "explain", CLI.pipeline("samples"), CLI.pipeline("sleep")])
     #expect(explain.status == 0)
-    #expect(explain.stdout.contains("One parse of the export feeds 2 jobs"))
+    #expect(explain.stdout.contains("One parse of the export feeds 3 jobs"))
     #expect(explain.stdout.contains("→ sleep_daily.csv (daily, csv)"))
   }
 

@@ -140,6 +140,7 @@ public enum PipelineDecoder {
       case .sleep: break
       case .workouts: allowed.append("codes")
       case .statistics: allowed += ["type", "interval", "anchor", "options", "separateBySource"]
+      case .elements: allowed.append("names")
       }
       let required = kind == .statistics ? ["name", "type", "interval", "options"] : ["name"]
       let object = try self.object(raw, keyPath, allowed: allowed, required: required)
@@ -149,6 +150,7 @@ public enum PipelineDecoder {
       }
       var job = PipelineDefinition.Job(name: name, kind: kind, outputs: [])
       job.types = try strings(object["types"], join(keyPath, "types"))
+      job.names = try strings(object["names"], join(keyPath, "names"))
       job.codes = try string(object["codes"], join(keyPath, "codes"))
       job.type = try string(object["type"], join(keyPath, "type"))
       job.interval = try string(object["interval"], join(keyPath, "interval"))

@@ -22,7 +22,7 @@ public struct PipelineDefinition: Sendable, Equatable {
   }
 
   public enum Kind: String, Sendable, CaseIterable {
-    case samples, sleep, workouts, statistics
+    case samples, sleep, workouts, statistics, elements
   }
 
   public struct Job: Sendable, Equatable {
@@ -31,6 +31,8 @@ public struct PipelineDefinition: Sendable, Equatable {
     public var outputs: [Output]
     /// `samples`: short type names to keep (all when nil).
     public var types: [String]?
+    /// `elements`: element names to keep (all other top-level elements when nil).
+    public var names: [String]?
     /// `workouts`: the code table, relative to the pipeline file's folder.
     public var codes: String?
     /// `statistics`.
@@ -42,9 +44,11 @@ public struct PipelineDefinition: Sendable, Equatable {
   }
 
   public struct Output: Sendable, Equatable {
-    /// Which of the job's tables (`daily`, `sessions`, `workouts`, `records`, `laps`, `buckets`, `samples`).
+    /// Which of the job's tables (`daily`, `sessions`, `workouts`, `records`, `laps`, `buckets`, `samples`,
+    /// `elements`).
     public var table: String
-    /// Path relative to the output folder; for `samples` in csv, `{type}` is replaced per type.
+    /// Path relative to the output folder; in csv, `{type}` (samples) and `{name}` (elements) write
+    /// one file per type or element name.
     public var file: String
     public var format: TableFormat
   }
@@ -56,6 +60,7 @@ public struct PipelineDefinition: Sendable, Equatable {
     case .sleep: return ["daily", "sessions"]
     case .workouts: return ["workouts", "records", "laps"]
     case .statistics: return ["buckets"]
+    case .elements: return ["elements"]
     }
   }
 }

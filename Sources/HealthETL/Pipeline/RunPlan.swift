@@ -101,6 +101,7 @@ public enum RunPlanner {
         .init(table: "laps", file: "swim_laps.csv", format: .csv),
       ]
     case .statistics: return [.init(table: "buckets", file: "stats/\(job.name).csv", format: .csv)]
+    case .elements: return [.init(table: "elements", file: "elements/{name}.csv", format: .csv)]
     }
   }
 
@@ -114,7 +115,7 @@ public enum RunPlanner {
           path: pipeline.path, keyPath: "\(keyPath).types[\(index)]",
           message: "unknown sample type '\(name)' (use short names such as StepCount, HeartRate, SleepAnalysis)")
       }
-    case .sleep, .workouts:
+    case .sleep, .workouts, .elements:
       break
     case .statistics:
       do { _ = try StatisticsJob(pipelineJob: job) } catch {
@@ -161,6 +162,7 @@ public enum RunPlanner {
         if let anchor = job.anchor { detail += ", anchored at \(anchor)" }
       }
       if job.kind == .samples, let types = job.types { detail += " of \(types.joined(separator: ", "))" }
+      if job.kind == .elements, let names = job.names { detail += " of \(names.joined(separator: ", "))" }
       if job.kind == .workouts, let codes = job.codes { detail += ", server codes from \(codes)" }
       lines.append("  \(job.name): \(detail)")
       for output in job.outputs {

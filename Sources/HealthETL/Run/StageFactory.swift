@@ -37,6 +37,12 @@ enum StageFactory {
                 WorkoutRecordMapper.Output(table: $0, file: output.file, format: output.format)
               }
             }))
+      case .elements:
+        stages.append(
+          GenericElementWriter(
+            transaction: transaction,
+            destinations: job.outputs.map { .init(table: $0.table, file: $0.file, format: $0.format) },
+            names: job.names.map(Set.init)))
       case .statistics:
         do { statistics.append(try StatisticsJob(pipelineJob: job)) } catch {
           throw PipelineError(path: "", keyPath: "\(job.name).\(error.field)", message: error.description)
