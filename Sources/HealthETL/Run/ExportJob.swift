@@ -149,6 +149,9 @@ public enum ExportJob {
       throw .extract(error)
     }
     progress.done()
+    if let failure = normalizer.deduplicationFailure {
+      throw .output(.ioError(path: NSTemporaryDirectory(), reason: failure))
+    }
     normalizer.noteExportVersion(summary.exportVersion)
     return Parse(info: info!, summary: summary, seconds: ProgressReporter.seconds(ContinuousClock.now - started))
   }

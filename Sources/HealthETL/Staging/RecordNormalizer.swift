@@ -24,7 +24,7 @@ public final class RecordNormalizer: ExportEventHandler {
   public private(set) var beatsRead = 0
 
   private let stages: [any SampleStage]
-  private var seenSamples = SampleDeduplicator()
+  private var seenSamples: SampleDeduplicator
   /// `SampleKind` per type id, so the per-record path never copies a `SampleTypeInfo`.
   private var typeKinds: [SampleKind] = []
   private var seenWorkouts = Set<String>()
@@ -60,12 +60,21 @@ public final class RecordNormalizer: ExportEventHandler {
   // A generic top-level element being read.
   private var generic: GenericElement?
 
-  public init(stages: [any SampleStage]) {
+  /// - Parameter deduplicationBudget: fingerprints of distinct samples kept in memory before the
+  ///   least recently used are written to a scratch file (tests make it tiny).
+  public init(stages: [any SampleStage], deduplicationBudget: Int = SampleDeduplicator.defaultBudget) {
     self.stages = stages
+    seenSamples = SampleDeduplicator(budget: deduplicationBudget)
     timeZoneKey = catalog.metadataKeys.intern("HKTimeZone")
     userEnteredKey = catalog.metadataKeys.intern("HKWasUserEntered")
     scratch.reserveCapacity(4096)
   }
+
+  /// Why de-duplication stopped being exact (its scratch file failed), if it did.
+  public var deduplicationFailure: String? { seenSamples.failure }
+
+  /// De-duplication groups written to and read back from its scratch file.
+  public var deduplicationSpills: (evictions: Int, revivals: Int) { (seenSamples.evictions, seenSamples.revivals) }
 
   /// The metadata key id of `HKWasUserEntered`, for stages that rank sources.
   public var userEnteredKeyID: Int32 { userEnteredKey }

@@ -4,9 +4,20 @@ struct FingerprintSet {
   private var slots: [UInt64]
   private(set) var count = 0
 
+  /// `capacity` must be a power of two.
   init(capacity: Int = 1 << 16) {
     slots = [UInt64](repeating: 0, count: capacity)
   }
+
+  /// A set sized to hold `count` members without growing.
+  init(holding count: Int) {
+    var capacity = 16
+    while count * 20 > capacity * 17 { capacity <<= 1 }
+    self.init(capacity: capacity)
+  }
+
+  /// The members as stored (a fingerprint of 0 is stored as 1), in slot order.
+  var members: [UInt64] { slots.filter { $0 != 0 } }
 
   /// Inserts `fingerprint`; false when it was already present.
   mutating func insert(_ fingerprint: UInt64) -> Bool {
