@@ -67,6 +67,21 @@ public enum HealthETLCommand {
     FileHandle.standardError.write(Data(("healthetl: error: " + message + "\n").utf8))
   }
 
+  /// Handles `--help` for commands that take options only (no positional arguments).
+  static func parseOptionsCommand(
+    _ arguments: [String], name: String, usage: String, summary: String, options: [OptionSpec]
+  ) throws(UsageError) -> ParsedArguments? {
+    if arguments.contains("--help") {
+      print(ArgumentParser.help(usage: usage, summary: summary, options: options), terminator: "")
+      return nil
+    }
+    let parsed = try ArgumentParser.parse(arguments, options: options, command: name)
+    guard parsed.positionals.isEmpty else {
+      throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", command: name)
+    }
+    return parsed
+  }
+
   /// Handles `--help` and exactly one EXPORT positional for the commands that read one.
   static func parseExportCommand(
     _ arguments: [String], name: String, usage: String, summary: String,

@@ -68,4 +68,21 @@ enum CLI {
     }
     return files
   }
+
+  /// Runs `healthetl run <arguments> --out DIR` into two fresh folders and returns both folders'
+  /// files, without `run.json` (its timings differ from run to run).
+  static func runTwice(_ arguments: [String]) throws -> (first: [String: Data], second: [String: Data]) {
+    var snapshots: [[String: Data]] = []
+    for _ in 0..<2 {
+      let out = try temporaryDirectory()
+      defer { try? FileManager.default.removeItem(at: out) }
+      let result = try run(["run", "--quiet", "--out", out.path] + arguments)
+      #expect(result.status == 0, "\(result.stderr)")
+      var files = try snapshot(out)
+      #expect(files["run.json"] != nil)
+      files["run.json"] = nil
+      snapshots.append(files)
+    }
+    return (snapshots[0], snapshots[1])
+  }
 }

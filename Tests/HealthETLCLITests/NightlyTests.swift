@@ -30,8 +30,22 @@ import Testing
       ofItemAtPath: target.path)
   }
 
+  static func nightlyArguments(_ inbox: URL, _ out: URL) -> [String] {
+    ["nightly", "--inbox", inbox.path, "--out", out.path, "--pipeline", CLI.pipeline("workouts")]
+  }
+
   static func nightly(_ inbox: URL, _ out: URL) throws -> CLI.Result {
-    try CLI.run(["nightly", "--inbox", inbox.path, "--out", out.path, "--pipeline", CLI.pipeline("workouts")])
+    try CLI.run(nightlyArguments(inbox, out))
+  }
+
+  /// A nightly run in the background, to race or kill.
+  static func startNightly(_ inbox: URL, _ out: URL) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = nightlyArguments(inbox, out)
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
   }
 
   @Test func threeNightsDeliverEveryWorkoutExactlyOnce() throws {
@@ -92,15 +106,7 @@ import Testing
     let big = inbox.appendingPathComponent("export.xml")
     #expect(try CLI.run(["sample", "--days", "60", "--seed", "9", "--out", big.path]).status == 0)
     try? FileManager.default.removeItem(at: inbox.appendingPathComponent("workout-routes"))
-    var processes: [Process] = []
-    for _ in 0..<2 {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: CLI.binary)
-      process.arguments = ["nightly", "--inbox", inbox.path, "--out", out.path, "--pipeline", CLI.pipeline("workouts")]
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      processes.append(process)
-    }
+    let processes = [try Self.startNightly(inbox, out), try Self.startNightly(inbox, out)]
     for process in processes { process.waitUntilExit() }
     let statuses = processes.map(\.terminationStatus).sorted()
     #expect(statuses == [0, 75])
@@ -119,11 +125,7 @@ import Testing
     for (night, export) in exports.enumerated() {
       try Self.deliver(export, to: inbox, order: night)
       // Kill the night part-way, then let the next attempt finish it.
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: CLI.binary)
-      process.arguments = ["nightly", "--inbox", inbox.path, "--out", out.path, "--pipeline", CLI.pipeline("workouts")]
-      process.standardError = FileHandle.nullDevice
-      try process.run()
+      let process = try Self.startNightly(inbox, out)
       Thread.sleep(forTimeInterval: 0.02 + 0.1 * Double(night))
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()

@@ -45,22 +45,7 @@ import Testing
   }
 
   @Test func rerunsAreByteIdentical() throws {
-    let first = try CLI.temporaryDirectory()
-    let second = try CLI.temporaryDirectory()
-    defer {
-      try? FileManager.default.removeItem(at: first)
-      try? FileManager.default.removeItem(at: second)
-    }
-    for out in [first, second] {
-      #expect(
-        try CLI.run(["run", "--pipeline", CLI.samplesPipeline, "--quiet", "--out", out.path, CLI.sampleExport]).status
-          == 0)
-    }
-    var a = try CLI.snapshot(first)
-    var b = try CLI.snapshot(second)
-    // run.json holds timings; everything else must match to the byte.
-    a["run.json"] = nil
-    b["run.json"] = nil
+    let (a, b) = try CLI.runTwice(["--pipeline", CLI.samplesPipeline, CLI.sampleExport])
     #expect(a.keys.sorted() == b.keys.sorted())
     #expect(a == b)
     #expect(a.count > 10)

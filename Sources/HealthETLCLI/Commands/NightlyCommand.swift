@@ -13,19 +13,13 @@ enum NightlyCommand {
   static let usage = "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto]"
 
   static func main(_ arguments: [String]) throws -> Int32 {
-    if arguments.contains("--help") {
-      print(
-        ArgumentParser.help(
-          usage: usage,
-          summary:
-            "Process every export in the inbox not processed yet (by content hash), oldest first, and write workout_records.new.json with the workouts no earlier run emitted. Exit 75 if another run holds the folder.",
-          options: options), terminator: "")
-      return ExitCode.success
-    }
-    let parsed = try ArgumentParser.parse(arguments, options: options, command: "nightly")
-    guard parsed.positionals.isEmpty else {
-      throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", command: "nightly")
-    }
+    guard
+      let parsed = try HealthETLCommand.parseOptionsCommand(
+        arguments, name: "nightly", usage: usage,
+        summary:
+          "Process every export in the inbox not processed yet (by content hash), oldest first, and write workout_records.new.json with the workouts no earlier run emitted. Exit 75 if another run holds the folder.",
+        options: options)
+    else { return ExitCode.success }
     guard let inbox = parsed.value("inbox"), let out = parsed.value("out") else {
       throw UsageError(message: "--inbox DIR and --out DIR are required", command: "nightly")
     }

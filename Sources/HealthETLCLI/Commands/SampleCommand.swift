@@ -15,19 +15,13 @@ enum SampleCommand {
   static let usage = "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--zip] --out PATH"
 
   static func main(_ arguments: [String]) throws -> Int32 {
-    if arguments.contains("--help") {
-      print(
-        ArgumentParser.help(
-          usage: usage,
-          summary:
-            "Write a realistic synthetic export (iPhone + Watch, sleep, workouts, swims), deterministic by seed.",
-          options: options), terminator: "")
-      return ExitCode.success
-    }
-    let parsed = try ArgumentParser.parse(arguments, options: options, command: "sample")
-    guard parsed.positionals.isEmpty else {
-      throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", command: "sample")
-    }
+    guard
+      let parsed = try HealthETLCommand.parseOptionsCommand(
+        arguments, name: "sample", usage: usage,
+        summary:
+          "Write a realistic synthetic export (iPhone + Watch, sleep, workouts, swims), deterministic by seed.",
+        options: options)
+    else { return ExitCode.success }
     guard let out = parsed.value("out") else { throw UsageError(message: "missing --out PATH", command: "sample") }
     var sampleOptions = SampleExportOptions()
     if let days = parsed.value("days") {
