@@ -85,4 +85,22 @@ import Testing
     #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink)
     #expect(FileManager.default.fileExists(atPath: real.appendingPathComponent("sleep_daily.csv").path))
   }
+
+  /// `--out .` writes into the current folder, which stays the same folder (a shell sitting in it
+  /// is not left in a deleted one).
+  @Test func theCurrentFolderAsOutputKeepsItsIdentity() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let before = try FileManager.default.attributesOfItem(atPath: work.path)[.systemFileNumber] as? Int
+    for _ in 0..<2 {
+      let result = try CLI.run(
+        ["run", "--quiet", "--pipeline", CLI.pipeline("sleep"), "--out", ".", CLI.sampleExport], in: work)
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+    let after = try FileManager.default.attributesOfItem(atPath: work.path)[.systemFileNumber] as? Int
+    #expect(before == after)
+    #expect(FileManager.default.fileExists(atPath: work.appendingPathComponent("sleep_daily.csv").path))
+    let siblings = try FileManager.default.contentsOfDirectory(atPath: work.deletingLastPathComponent().path)
+    #expect(!siblings.contains { $0.hasPrefix("." + work.lastPathComponent + ".healthetl-staging") })
+  }
 }

@@ -19,10 +19,13 @@ enum CLI {
     var stderr: String
   }
 
-  static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws -> Result {
+  static func run(
+    _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil, in directory: URL? = nil
+  ) throws -> Result {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     if let environment { process.environment = environment }
     let out = Pipe()
     let err = Pipe()

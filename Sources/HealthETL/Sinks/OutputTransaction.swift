@@ -41,7 +41,10 @@ public final class OutputTransaction {
     var trimmed =
       outputDirectory.count > 1 && outputDirectory.hasSuffix("/")
       ? String(outputDirectory.dropLast()) : outputDirectory
-    // An output folder that is a symbolic link is swapped where it points, so the link survives.
+    // `.`, `..` and relative paths become absolute, so the folder has a name and a parent to
+    // stage beside; a folder that is a symbolic link is swapped where it points, so the link
+    // survives.
+    trimmed = URL(fileURLWithPath: trimmed).standardizedFileURL.path
     var info = stat()
     if lstat(trimmed, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
       trimmed = URL(fileURLWithPath: trimmed).resolvingSymlinksInPath().path
@@ -116,6 +119,15 @@ public final class OutputTransaction {
     }
     guard isDirectory.boolValue else {
       throw .cannotCreate(path: outputDirectory, reason: "it exists and is not a folder")
+    }
+    // Swapping the folder a shell sits in would leave that shell in a deleted folder: when the
+    // output folder is (or contains) the current one, files are renamed into it instead.
+    let current = URL(fileURLWithPath: fm.currentDirectoryPath).resolvingSymlinksInPath().path
+    if current == outputDirectory || current.hasPrefix(outputDirectory + "/") {
+      try renameOneByOne()
+      finished = true
+      abandon()
+      return
     }
     try linkUnchangedFiles()
     try syncDirectory(stagingDirectory)
