@@ -23,8 +23,6 @@ public struct ReadSummary: Sendable, Equatable {
   public var truncationMessage: String?
   /// The `HealthKit Export Version` written in the (blanked) DTD.
   public var exportVersion: Int?
-  /// Lines in the document (the line the parser was on at the end).
-  public var lines = 0
 
   public init() {}
 }

@@ -88,7 +88,6 @@ final class LibXML2Parser {
     summary.xmlBytes = input.xmlBytesRead
     summary.replacedControlCharacters = filter.replacedControlCharacters
     summary.exportVersion = filter.exportVersion
-    summary.lines = state.currentLine
     return summary
   }
 }

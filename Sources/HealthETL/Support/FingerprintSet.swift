@@ -37,17 +37,6 @@ struct FingerprintSet {
     }
   }
 
-  func contains(_ fingerprint: UInt64) -> Bool {
-    let key = fingerprint == 0 ? 1 : fingerprint
-    let mask = slots.count - 1
-    var slot = Int(truncatingIfNeeded: key) & mask
-    while slots[slot] != 0 {
-      if slots[slot] == key { return true }
-      slot = (slot + 1) & mask
-    }
-    return false
-  }
-
   private mutating func grow() {
     let old = slots
     slots = [UInt64](repeating: 0, count: old.count * 2)

@@ -6,10 +6,6 @@ public enum Digest {
     oneShot(bytes, EVP_sha1(), length: 20)
   }
 
-  public static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-    oneShot(bytes, EVP_sha256(), length: 32)
-  }
-
   static func oneShot(_ bytes: UnsafeRawBufferPointer, _ md: OpaquePointer?, length: Int) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: length)
     var written: UInt32 = 0

@@ -102,9 +102,6 @@ extension ZoneRules {
     ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo"
   }
 
-  /// Whether `name` is a well-formed IANA name the system database holds.
-  public static func isKnown(_ name: String) -> Bool { (try? load(name)) != nil }
-
   /// Loads `name` (`Europe/Berlin`, `UTC`) from the system tz database.
   public static func load(_ name: String) throws(ZoneError) -> ZoneRules {
     let allowed = name.utf8.allSatisfy { byte in
