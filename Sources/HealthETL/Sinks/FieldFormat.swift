@@ -1,5 +1,3 @@
-import Foundation
-
 /// Number formatting shared by the marts.
 public enum FieldFormat {
   /// Shortest round-trip text; integers without `.0`; nil for nil or non-finite values.
