@@ -15,6 +15,14 @@ import Testing
     }
   }
 
+  /// A work folder with the three exports, an empty inbox and an output folder path.
+  static func growingInbox() throws -> (work: URL, exports: [URL], inbox: URL, out: URL) {
+    let work = try CLI.temporaryDirectory()
+    let inbox = work.appendingPathComponent("inbox")
+    try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+    return (work, try makeExports(in: work), inbox, work.appendingPathComponent("out"))
+  }
+
   static func recordIDs(_ url: URL) throws -> [String] {
     let data = try Data(contentsOf: url)
     let records = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: String]])
@@ -49,12 +57,8 @@ import Testing
   }
 
   @Test func threeNightsDeliverEveryWorkoutExactlyOnce() throws {
-    let work = try CLI.temporaryDirectory()
+    let (work, exports, inbox, out) = try Self.growingInbox()
     defer { try? FileManager.default.removeItem(at: work) }
-    let exports = try Self.makeExports(in: work)
-    let inbox = work.appendingPathComponent("inbox")
-    let out = work.appendingPathComponent("out")
-    try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
 
     var deltas: [[String]] = []
     for (night, export) in exports.enumerated() {
@@ -114,12 +118,8 @@ import Testing
 
   /// Killed nights lose nothing and repeat no completed night's delivery.
   @Test func killedNightsStillDeliverEverythingOnce() throws {
-    let work = try CLI.temporaryDirectory()
+    let (work, exports, inbox, out) = try Self.growingInbox()
     defer { try? FileManager.default.removeItem(at: work) }
-    let exports = try Self.makeExports(in: work)
-    let inbox = work.appendingPathComponent("inbox")
-    let out = work.appendingPathComponent("out")
-    try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
     var completed: [[String]] = []
     var killedMidway = 0
     for (night, export) in exports.enumerated() {

@@ -62,13 +62,16 @@ public final class RecordNormalizer: ExportEventHandler {
 
   /// - Parameter deduplicationBudget: fingerprints of distinct samples kept in memory before the
   ///   least recently used are written to a scratch file (tests make it tiny).
-  public init(stages: [any SampleStage], deduplicationBudget: Int = SampleDeduplicator.defaultBudget) {
+  public init(stages: [any SampleStage], deduplicationBudget: Int = RecordNormalizer.defaultDeduplicationBudget) {
     self.stages = stages
     seenSamples = SampleDeduplicator(budget: deduplicationBudget)
     timeZoneKey = catalog.metadataKeys.intern("HKTimeZone")
     userEnteredKey = catalog.metadataKeys.intern("HKWasUserEntered")
     scratch.reserveCapacity(4096)
   }
+
+  /// Fingerprints kept in memory by default (see `SampleDeduplicator`).
+  public static let defaultDeduplicationBudget = SampleDeduplicator.defaultBudget
 
   /// Why de-duplication stopped being exact (its scratch file failed), if it did.
   public var deduplicationFailure: String? { seenSamples.failure }

@@ -15,10 +15,10 @@ import HealthModel
 /// Grouping also keeps the set being filled hot in cache (one flat table would turn every record
 /// into a cache miss). Two different samples share a 64-bit fingerprint with probability about
 /// n²/2⁶⁵ (≈10⁻⁶ for 7 M records).
-public struct SampleDeduplicator {
+struct SampleDeduplicator {
   /// Fingerprints held in memory before groups are written out: 2 MB of them (about 3 MB in sets
   /// kept at most 85 % full). Larger budgets bought no speed on the 1 GB benchmark.
-  public static let defaultBudget = 1 << 18
+  static let defaultBudget = 1 << 18
 
   private let budget: Int
   private var groupIndex: [UInt64: Int] = [:]
