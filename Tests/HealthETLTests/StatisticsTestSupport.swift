@@ -4,11 +4,11 @@ import HealthExtract
 import HealthModel
 import Testing
 
-/// Runs `IntervalStatisticsStage` over small hand-written exports the way `healthetl run` does.
+/// Runs `StatisticsMart` over small hand-written exports the way `healthetl run` does.
 enum StatsFixture {
   struct Output {
     var result: StageHarness.Result
-    var stage: IntervalStatisticsStage
+    var stage: StatisticsMart
 
     /// The rows of a job's CSV, keyed by column.
     func rows(_ job: String) throws -> [[String: String]] { try result.csvRows("stats/" + job + ".csv") }
@@ -16,14 +16,14 @@ enum StatsFixture {
   }
 
   static func run(
-    _ source: InputSource, jobs: [StatisticsJob], zone: RunZone.Request = .named("UTC"),
-    settings: RunSettings = RunSettings(), bufferCapacity: Int = IntervalStatisticsStage.defaultBufferCapacity
+    _ source: InputSource, jobs: [StatisticsQuery], zone: RunZone.Request = .named("UTC"),
+    settings: RunSettings = RunSettings(), bufferCapacity: Int = StatisticsMart.defaultBufferCapacity
   ) throws -> Output {
-    var made: IntervalStatisticsStage?
-    var failure: StatisticsJobError?
+    var made: StatisticsMart?
+    var failure: StatisticsQueryError?
     let result = try StageHarness.run(source, zone: zone, settings: settings) { transaction in
-      do throws(StatisticsJobError) {
-        let stage = try IntervalStatisticsStage(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity)
+      do throws(StatisticsQueryError) {
+        let stage = try StatisticsMart(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity)
         made = stage
         return [stage]
       } catch {
@@ -36,8 +36,8 @@ enum StatsFixture {
   }
 
   static func run(
-    _ body: String, jobs: [StatisticsJob], zone: RunZone.Request = .named("UTC"),
-    settings: RunSettings = RunSettings(), bufferCapacity: Int = IntervalStatisticsStage.defaultBufferCapacity
+    _ body: String, jobs: [StatisticsQuery], zone: RunZone.Request = .named("UTC"),
+    settings: RunSettings = RunSettings(), bufferCapacity: Int = StatisticsMart.defaultBufferCapacity
   ) throws -> Output {
     try run(StageHarness.export(body), jobs: jobs, zone: zone, settings: settings, bufferCapacity: bufferCapacity)
   }
@@ -46,8 +46,8 @@ enum StatsFixture {
   static func job(
     _ name: String, _ type: String, _ interval: String, _ options: [String], anchor: String? = nil,
     separate: Bool = false
-  ) throws -> StatisticsJob {
-    try StatisticsJob(
+  ) throws -> StatisticsQuery {
+    try StatisticsQuery(
       name: name, type: type, interval: interval, anchor: anchor, options: options, separateBySource: separate)
   }
 

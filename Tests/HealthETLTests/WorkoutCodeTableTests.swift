@@ -1,5 +1,6 @@
 import Foundation
 import HealthETL
+import HealthModel
 import Testing
 
 /// `Pipelines/workout-codes.json` and its strict loader (SPEC §7).

@@ -59,7 +59,7 @@ final class StatisticsSweep {
   /// How long a discrete sample holds its value for `twavg` when no later sample comes sooner.
   static let maximumHoldSeconds: Int64 = 600
 
-  let job: StatisticsJob
+  let job: StatisticsQuery
   private var buckets: CalendarBuckets
   private let groupRanks: [Int32]
   private let groupSources: [Int32]
@@ -86,7 +86,7 @@ final class StatisticsSweep {
   ///   - groupSources: per group, its source's position in source-name order.
   ///   - sourceNames: source names in that order.
   init(
-    job: StatisticsJob, rules: ZoneRules, groupRanks: [Int32], groupSources: [Int32], sourceNames: [String],
+    job: StatisticsQuery, rules: ZoneRules, groupRanks: [Int32], groupSources: [Int32], sourceNames: [String],
     writers: [TableWriter]
   ) {
     self.job = job

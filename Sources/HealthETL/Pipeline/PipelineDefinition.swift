@@ -64,8 +64,3 @@ public struct PipelineDefinition: Sendable, Equatable {
     }
   }
 }
-
-/// Table output formats (SPEC §10).
-public enum TableFormat: String, Sendable, CaseIterable {
-  case csv, json, ndjson
-}

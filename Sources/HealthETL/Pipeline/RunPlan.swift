@@ -118,7 +118,7 @@ public enum RunPlanner {
     case .sleep, .workouts, .elements:
       break
     case .statistics:
-      do { _ = try StatisticsJob(pipelineJob: job) } catch {
+      do { _ = try StatisticsQuery(pipelineJob: job) } catch {
         var field = error.field
         // Point at the offending option itself: `jobs[2].options[1]`.
         switch error {

@@ -3,22 +3,22 @@ enum StageFactory {
   static func stages(for plan: RunPlan, transaction: OutputTransaction) throws(PipelineError) -> [any OutputStage] {
     var stages: [any OutputStage] = []
     // Every statistics job goes to one stage: one spill and one merge per type for all of them.
-    var statistics: [StatisticsJob] = []
+    var statistics: [StatisticsQuery] = []
     for job in plan.jobs {
       switch job.kind {
       case .samples:
         stages.append(
-          SampleRowWriter(
+          SampleMart(
             transaction: transaction,
-            destinations: job.outputs.map { SampleRowWriter.Destination(file: $0.file, format: $0.format) },
+            destinations: job.outputs.map { SampleMart.Destination(file: $0.file, format: $0.format) },
             types: job.types.map(Set.init)))
       case .sleep:
         stages.append(
-          SleepNightAggregator(
+          SleepMart(
             transaction: transaction,
             destinations: job.outputs.compactMap { output in
-              SleepNightAggregator.Table(rawValue: output.table).map {
-                SleepNightAggregator.Destination(table: $0, file: output.file, format: output.format)
+              SleepMart.Table(rawValue: output.table).map {
+                SleepMart.Destination(table: $0, file: output.file, format: output.format)
               }
             }))
       case .workouts:
@@ -30,27 +30,27 @@ enum StageFactory {
           }
         }
         stages.append(
-          WorkoutRecordMapper(
+          WorkoutMart(
             transaction: transaction, codes: codes,
             outputs: job.outputs.compactMap { output in
-              WorkoutRecordMapper.Table(rawValue: output.table).map {
-                WorkoutRecordMapper.Output(table: $0, file: output.file, format: output.format)
+              WorkoutMart.Table(rawValue: output.table).map {
+                WorkoutMart.Output(table: $0, file: output.file, format: output.format)
               }
             }))
       case .elements:
         stages.append(
-          GenericElementWriter(
+          ElementMart(
             transaction: transaction,
             destinations: job.outputs.map { .init(table: $0.table, file: $0.file, format: $0.format) },
             names: job.names.map(Set.init)))
       case .statistics:
-        do { statistics.append(try StatisticsJob(pipelineJob: job)) } catch {
+        do { statistics.append(try StatisticsQuery(pipelineJob: job)) } catch {
           throw PipelineError(path: "", keyPath: "\(job.name).\(error.field)", message: error.description)
         }
       }
     }
     if !statistics.isEmpty {
-      do { stages.append(try IntervalStatisticsStage(jobs: statistics, transaction: transaction)) } catch {
+      do { stages.append(try StatisticsMart(jobs: statistics, transaction: transaction)) } catch {
         throw PipelineError(path: "", keyPath: error.job, message: error.description)
       }
     }

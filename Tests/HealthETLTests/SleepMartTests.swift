@@ -344,8 +344,8 @@ import Testing
     #expect(sessions[1]["session_end"] as? String == "2024-03-06T14:30:00+00:00")
     #expect(sessions[1]["date"] as? String == "2024-03-06")
     // Both JSON files have exactly the CSV columns as keys.
-    #expect(Set(daily[0].keys) == Set(SleepNightAggregator.dailyColumns))
-    #expect(Set(sessions[0].keys) == Set(SleepNightAggregator.sessionColumns))
+    #expect(Set(daily[0].keys) == Set(SleepMart.dailyColumns))
+    #expect(Set(sessions[0].keys) == Set(SleepMart.sessionColumns))
   }
 
   @Test func pipelineDestinationsChooseFilesAndFormats() throws {
@@ -357,7 +357,7 @@ import Testing
       zone: .named("UTC")
     ) { transaction in
       [
-        SleepNightAggregator(
+        SleepMart(
           transaction: transaction,
           destinations: [.init(table: .sessions, file: "nights/sessions.ndjson", format: .ndjson)])
       ]

@@ -1,9 +1,9 @@
-extension StatisticsJob {
+extension StatisticsQuery {
   /// The job a pipeline file's `"kind": "statistics"` entry describes; its `outputs` with table
   /// `buckets` become the destinations (none listed: `stats/<name>.csv`).
   ///
-  /// - Throws: `StatisticsJobError`; `field` says which key of the entry is at fault.
-  public init(pipelineJob job: PipelineDefinition.Job) throws(StatisticsJobError) {
+  /// - Throws: `StatisticsQueryError`; `field` says which key of the entry is at fault.
+  public init(pipelineJob job: PipelineDefinition.Job) throws(StatisticsQueryError) {
     let outputs = job.outputs.filter { $0.table == "buckets" }
     try self.init(
       name: job.name, type: job.type ?? "", interval: job.interval ?? "", anchor: job.anchor,
@@ -12,7 +12,7 @@ extension StatisticsJob {
   }
 }
 
-extension StatisticsJobError {
+extension StatisticsQueryError {
   /// The job at fault.
   public var job: String {
     switch self {

@@ -14,7 +14,7 @@ import Testing
   @Test func everyOtherElementIsPassedThroughAsWritten() throws {
     let result = try StageHarness.run(StageHarness.export(Self.body)) { transaction in
       [
-        GenericElementWriter(
+        ElementMart(
           transaction: transaction,
           destinations: [
             .init(table: "elements", file: "elements/{name}.csv", format: .csv),
@@ -48,7 +48,7 @@ import Testing
   @Test func aNamesFilterKeepsOnlyThoseElements() throws {
     let result = try StageHarness.run(StageHarness.export(Self.body)) { transaction in
       [
-        GenericElementWriter(
+        ElementMart(
           transaction: transaction,
           destinations: [.init(table: "elements", file: "summaries.csv", format: .csv)],
           names: ["ActivitySummary"])

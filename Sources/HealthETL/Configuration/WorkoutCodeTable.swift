@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The server code of every workout activity type (`Pipelines/workout-codes.json`, SPEC §7),
 /// read strictly: the user edits this file, and a misspelt name must fail the run loudly

@@ -1,7 +1,7 @@
 import Foundation
 import HealthExtract
 import HealthModel
-import HealthSampleData
+import SyntheticExport
 import Testing
 
 /// A fresh folder under the system temporary directory, removed by `cleanUp`.
@@ -56,14 +56,14 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
   return handler.counts
 }
 
-@Suite struct SampleExportGeneratorTests {
+@Suite struct SyntheticExportGeneratorTests {
   @Test func sameSeedSameBytesOtherSeedOtherBytes() throws {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
-    let first = try SampleExportGenerator.write(SampleExportOptions(days: 5, seed: 7), to: scratch.file("a/export.xml"))
-    let second = try SampleExportGenerator.write(
-      SampleExportOptions(days: 5, seed: 7), to: scratch.file("b/export.xml"))
-    let other = try SampleExportGenerator.write(SampleExportOptions(days: 5, seed: 8), to: scratch.file("c/export.xml"))
+    let first = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 5, seed: 7), to: scratch.file("a/export.xml"))
+    let second = try SyntheticExportGenerator.write(
+      SyntheticExportOptions(days: 5, seed: 7), to: scratch.file("b/export.xml"))
+    let other = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 5, seed: 8), to: scratch.file("c/export.xml"))
     #expect(first == second)
     #expect(try readBytes(scratch.file("a/export.xml")) == readBytes(scratch.file("b/export.xml")))
     #expect(try readBytes(scratch.file("a/export.xml")) != readBytes(scratch.file("c/export.xml")))
@@ -80,7 +80,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     let path = scratch.file("export.xml")
-    let stats = try SampleExportGenerator.write(SampleExportOptions(days: 8), to: path)
+    let stats = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 8), to: path)
     let bytes = try readBytes(path)
     #expect(stats.xmlBytes == Int64(bytes.count))
     #expect(stats.days == 8)
@@ -102,7 +102,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     let path = scratch.file("export.xml")
-    let stats = try SampleExportGenerator.write(SampleExportOptions(days: 10), to: path)
+    let stats = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 10), to: path)
     let counts = try countElements(path)
     #expect(counts[.other] == nil)
     var seen: [String: Int] = [:]
@@ -118,7 +118,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     let path = scratch.file("out/export.zip")
-    let stats = try SampleExportGenerator.write(SampleExportOptions(days: 7, zip: true), to: path)
+    let stats = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 7, zip: true), to: path)
     let bytes = try readBytes(path)
     #expect(Array(bytes.prefix(4)) == [0x50, 0x4B, 0x03, 0x04])
     #expect(occurrences(of: "apple_health_export/export_cda.xml", in: bytes) >= 1)
@@ -136,7 +136,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     #expect(counts[.workout] == stats.elements["Workout"])
 
     // Zipping is deterministic too.
-    let again = try SampleExportGenerator.write(SampleExportOptions(days: 7, zip: true), to: scratch.file("again.zip"))
+    let again = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 7, zip: true), to: scratch.file("again.zip"))
     #expect(again == stats)
     #expect(try readBytes(scratch.file("again.zip")) == bytes)
   }
@@ -145,7 +145,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     let path = scratch.file("export.xml")
-    _ = try SampleExportGenerator.write(SampleExportOptions(days: 14), to: path)
+    _ = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 14), to: path)
     let text = String(decoding: try readBytes(path), as: UTF8.self)
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
@@ -224,7 +224,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     let path = scratch.file("export.xml")
-    _ = try SampleExportGenerator.write(SampleExportOptions(days: 9, seed: 3), to: path)
+    _ = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 9, seed: 3), to: path)
     let text = String(decoding: try readBytes(path), as: UTF8.self)
     var finished = Set<String>()
     var current = ""
@@ -249,7 +249,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     let path = scratch.file("export.xml")
-    _ = try SampleExportGenerator.write(SampleExportOptions(days: 14, seed: 11), to: path)
+    _ = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 14, seed: 11), to: path)
     let lines = String(decoding: try readBytes(path), as: UTF8.self).split(separator: "\n").map(String.init)
     func value(_ name: String, _ line: String) -> String {
       guard let range = line.range(of: " \(name)=\"") else { return "" }
@@ -292,7 +292,7 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     let path = scratch.file("export.xml")
-    let stats = try SampleExportGenerator.write(SampleExportOptions(seed: 5, targetMegabytes: 6), to: path)
+    let stats = try SyntheticExportGenerator.write(SyntheticExportOptions(seed: 5, targetMegabytes: 6), to: path)
     let megabytes = Double(stats.xmlBytes) / 1_000_000
     #expect(megabytes > 5.4 && megabytes < 6.6, "got \(megabytes) MB in \(stats.days) days")
   }
@@ -301,11 +301,11 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
     #expect(throws: SampleExportError.self) {
-      try SampleExportGenerator.write(SampleExportOptions(days: 0), to: scratch.file("export.xml"))
+      try SyntheticExportGenerator.write(SyntheticExportOptions(days: 0), to: scratch.file("export.xml"))
     }
     try Data().write(to: URL(fileURLWithPath: scratch.file("plain")))
     do {
-      _ = try SampleExportGenerator.write(SampleExportOptions(days: 1), to: scratch.file("plain/export.xml"))
+      _ = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 1), to: scratch.file("plain/export.xml"))
       Issue.record("writing below a file succeeded")
     } catch let error as SampleExportError {
       guard case .cannotCreate(let path, _) = error else {

@@ -40,7 +40,7 @@ public enum StatisticsOption: String, Sendable, Hashable, CaseIterable {
 
 /// A statistics job definition that cannot run, found before any input is read. Every case
 /// names the job; `description` is the sentence for the user.
-public enum StatisticsJobError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum StatisticsQueryError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidName(job: String)
   case duplicateName(job: String)
   case invalidOutput(job: String, path: String)
@@ -103,7 +103,7 @@ public enum StatisticsJobError: Error, Sendable, Equatable, CustomStringConverti
 /// The initializers validate everything that can be known without the export — name, type,
 /// interval, anchor, options and whether each option applies to the type's aggregation style — so
 /// that a bad pipeline fails before any input is read.
-public struct StatisticsJob: Sendable, Hashable {
+public struct StatisticsQuery: Sendable, Hashable {
   /// Names the job in messages and its default file, `stats/<name>.csv`.
   public let name: String
   /// The quantity type (its `shortName`, `StepCount`, is the CSV's `type` column).
@@ -139,7 +139,7 @@ public struct StatisticsJob: Sendable, Hashable {
   public init(
     name: String, type: String, interval: BucketInterval, anchor: BucketAnchor? = nil,
     options: [StatisticsOption], separateBySource: Bool = false, destinations: [Destination]? = nil
-  ) throws(StatisticsJobError) {
+  ) throws(StatisticsQueryError) {
     guard Self.isValidName(name) else { throw .invalidName(job: name) }
     for destination in destinations ?? [] {
       let parts = destination.file.split(separator: "/", omittingEmptySubsequences: false)
@@ -182,7 +182,7 @@ public struct StatisticsJob: Sendable, Hashable {
   public init(
     name: String, type: String, interval: String, anchor: String? = nil, options: [String],
     separateBySource: Bool = false, destinations: [Destination]? = nil
-  ) throws(StatisticsJobError) {
+  ) throws(StatisticsQueryError) {
     guard Self.isValidName(name) else { throw .invalidName(job: name) }
     guard let parsedInterval = BucketInterval(interval) else {
       throw .invalidInterval(job: name, interval: interval)
@@ -225,7 +225,7 @@ public struct StatisticsJob: Sendable, Hashable {
   /// steps, walking+running distance, active energy and flights per day (sum); resting heart rate
   /// and HRV per day (avg); swimming distance and stroke count per day (sum). Named as in
   /// `Pipelines/stats.json`, so both write the same files.
-  public static let defaultJobs: [StatisticsJob] = {
+  public static let defaultJobs: [StatisticsQuery] = {
     let definitions: [(String, String, String, [StatisticsOption])] = [
       ("heart-rate-per-minute", "HeartRate", "1m", [.max, .min, .avg, .count]),
       ("steps-per-day", "StepCount", "1d", [.sum]),
@@ -238,8 +238,8 @@ public struct StatisticsJob: Sendable, Hashable {
       ("swimming-strokes-per-day", "SwimmingStrokeCount", "1d", [.sum]),
     ]
     return definitions.map { name, type, interval, options in
-      do throws(StatisticsJobError) {
-        return try StatisticsJob(name: name, type: type, interval: BucketInterval(interval)!, options: options)
+      do throws(StatisticsQueryError) {
+        return try StatisticsQuery(name: name, type: type, interval: BucketInterval(interval)!, options: options)
       } catch {
         // Constant definitions, checked by the tests: this cannot happen in a shipped build.
         preconditionFailure(error.description)

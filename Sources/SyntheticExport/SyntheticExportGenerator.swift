@@ -11,14 +11,14 @@ internal import HealthModel
 /// activity summaries, GPX routes — and the quirks of real exports (one offset for every date,
 /// repeated workout metadata, a sleep sample written twice, correlation records repeated at top
 /// level, an old-style workout with only total attributes).
-public enum SampleExportGenerator {
+public enum SyntheticExportGenerator {
   /// Writes the export. Without zip, `path` is the XML file and GPX routes go to a
   /// `workout-routes/` folder beside it; with zip, `path` is the .zip holding
   /// apple_health_export/export.xml, apple_health_export/export_cda.xml (a tiny CDA stub starting
   /// `<?xml …?><ClinicalDocument xmlns="urn:hl7-org:v3">`), apple_health_export/workout-routes/*.gpx.
   ///
   /// - Throws: `SampleExportError`.
-  public static func write(_ options: SampleExportOptions, to path: String) throws -> SampleExportStats {
+  public static func write(_ options: SyntheticExportOptions, to path: String) throws -> SampleExportStats {
     let zone: ZoneRules
     do {
       zone = try ZoneRules.load("Europe/Berlin")
@@ -75,7 +75,7 @@ public enum SampleExportGenerator {
   /// `options.days`, or the number of days that makes export.xml about `targetMegabytes`: measured
   /// by generating one and twenty-nine days without writing them (the weekly routine repeats, so
   /// four weeks give a fair average day).
-  static func dayCount(_ options: SampleExportOptions, zone: ZoneRules) throws(SampleExportError) -> Int {
+  static func dayCount(_ options: SyntheticExportOptions, zone: ZoneRules) throws(SampleExportError) -> Int {
     // Dates are printed with four-digit years.
     let maximumDays = Int(CivilDate(year: 9998, month: 12, day: 31).daysSinceEpoch - options.start.daysSinceEpoch)
     guard options.start.year >= 1970 else { throw .invalidOptions("the start date must be 1970 or later") }

@@ -1,7 +1,7 @@
 public import HealthModel
 
-/// What `SampleExportGenerator.write` makes: how many days, from when, from which seed, and in what form.
-public struct SampleExportOptions: Sendable {
+/// What `SyntheticExportGenerator.write` makes: how many days, from when, from which seed, and in what form.
+public struct SyntheticExportOptions: Sendable {
   /// Days of data, each a local calendar day in Europe/Berlin starting at `start`.
   public var days: Int
   /// The first local day. The default range crosses Europe's 2024-03-31 spring-forward.

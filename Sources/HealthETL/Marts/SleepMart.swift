@@ -7,7 +7,7 @@ import HealthModel
 /// Memory grows with the sleep samples only: one `SleepInterval` (32 bytes) per distinct sample,
 /// plus one entry per distinct source, device and manual-entry flag. The work at the end is
 /// O(n log n) in them (`SleepNightCalculator`).
-public final class SleepNightAggregator: OutputStage {
+public final class SleepMart: OutputStage {
   /// The `daily` table, in SPEC §6.6 order.
   public static let dailyColumns = [
     "date", "asleep_s", "core_s", "deep_s", "rem_s", "unspecified_s", "awake_s", "in_bed_s", "sleep_start",
@@ -26,8 +26,8 @@ public final class SleepNightAggregator: OutputStage {
 
     public var columns: [String] {
       switch self {
-      case .daily: return SleepNightAggregator.dailyColumns
-      case .sessions: return SleepNightAggregator.sessionColumns
+      case .daily: return SleepMart.dailyColumns
+      case .sessions: return SleepMart.sessionColumns
       }
     }
 

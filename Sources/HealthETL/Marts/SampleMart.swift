@@ -3,7 +3,7 @@ import HealthModel
 
 /// Writes every distinct sample (SPEC §3) as a row: by default one CSV per type
 /// (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types, as the pipeline asks.
-public final class SampleRowWriter: OutputStage {
+public final class SampleMart: OutputStage {
   public static let columns = [
     "id", "type", "kind", "value", "unit", "raw_value", "raw_unit", "start", "end", "created", "source",
     "source_version", "device_name", "device_model", "device_hardware", "device_software", "metadata",

@@ -3,7 +3,7 @@ public import HealthExtract
 import HealthModel
 
 /// The jobs of the command line, over one streaming parse each.
-public enum ExportJob {
+public enum ExportRun {
   public struct RunOptions: Sendable {
     public var input: InputSource
     public var outputDirectory: String = "out"

@@ -21,12 +21,12 @@ import HealthModel
 /// Groups: a group is a source name plus whether its samples were entered by hand
 /// (`HKWasUserEntered` = 1); its device model — which decides its SPEC §5 class — is the model
 /// of the first of its samples that has a device with a model.
-public final class IntervalStatisticsStage: OutputStage {
+public final class StatisticsMart: OutputStage {
   /// 256 Ki records (10 MiB) per sorted run.
   public static let defaultBufferCapacity = 262_144
 
   /// The jobs, in the order their files are reported.
-  public let jobs: [StatisticsJob]
+  public let jobs: [StatisticsQuery]
   private let transaction: OutputTransaction
   private let spill: SampleSpill
   /// Distinct type short names the jobs ask for; the index is the record's `stream`.
@@ -50,8 +50,8 @@ public final class IntervalStatisticsStage: OutputStage {
   ///   - jobs: validated job definitions; their names and files must differ.
   ///   - bufferCapacity: records per sorted run (tests make it tiny to force many runs).
   public init(
-    jobs: [StatisticsJob], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity
-  ) throws(StatisticsJobError) {
+    jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity
+  ) throws(StatisticsQueryError) {
     var names = Set<String>()
     var files = Set<String>()
     for job in jobs {

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// These elements are few (an activity summary a day), so rows are kept until the end, where each
 /// element name's columns are known: its attributes in the order they first appeared.
-public final class GenericElementWriter: OutputStage {
+public final class ElementMart: OutputStage {
   /// Where rows go: `{name}` in a csv file name writes one file per element name.
   public typealias Destination = TableDestination<String>
 
@@ -37,7 +37,7 @@ public final class GenericElementWriter: OutputStage {
     for destination in destinations {
       if destination.file.contains("{name}") {
         for name in order.sorted() {
-          let path = destination.file.replacingOccurrences(of: "{name}", with: SampleRowWriter.safeName(name))
+          let path = destination.file.replacingOccurrences(of: "{name}", with: SampleMart.safeName(name))
           written.append(try write(byName[name]!, to: path, format: destination.format, context: context))
         }
       } else {

@@ -8,7 +8,7 @@ import HealthModel
 /// DistanceSwimming samples are kept compactly while the export streams, since records come
 /// before workouts and in no time order; everything is computed in `finish`, once the run's
 /// zone is known.
-public final class WorkoutRecordMapper: OutputStage {
+public final class WorkoutMart: OutputStage {
   /// The tables of a workouts job (the pipeline's `table` names).
   public enum Table: String, Sendable, CaseIterable {
     /// One row per workout (SPEC §7).
