@@ -7,7 +7,8 @@
 #   make inspect  [EXPORT=path]                            say what an export holds
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
 #   make sample                                            regenerate SampleData/export.zip
-#   make lint / make format                                swift format
+#   make lint / make format                                layer check + swift format
+#   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
 
 EXPORT   ?= SampleData/export.zip
 OUT      ?= out
@@ -74,7 +75,9 @@ bench: release
 	@BIN=$(RELEASE_BIN) FLOOR=.build/release/xmlfloor FILE=$(BENCH_DIR)/export-$(BENCH_MB)mb.xml \
 	  SMALL=$(BENCH_DIR)/export-$$(($(BENCH_MB) / 10))mb.xml OUTDIR=$(BENCH_DIR)/out sh Tests/Benchmarks/bench.sh
 
+# The layer check is pure Python and takes well under a second, so it runs first.
 lint:
+	python3 Tests/Tools/check_layers.py Sources/HealthETL
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 format:
@@ -82,3 +85,8 @@ format:
 
 clean:
 	rm -rf .build $(OUT)
+
+# --- end-to-end tests (Python, stdlib unittest) ---------------------------------------------
+.PHONY: test-e2e
+test-e2e:
+	python3 -m unittest discover -s Tests/EndToEnd -v
