@@ -60,10 +60,12 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
   @Test func sameSeedSameBytesOtherSeedOtherBytes() throws {
     let scratch = try Scratch()
     defer { scratch.cleanUp() }
-    let first = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 5, seed: 7), to: scratch.file("a/export.xml"))
+    let first = try SyntheticExportGenerator.write(
+      SyntheticExportOptions(days: 5, seed: 7), to: scratch.file("a/export.xml"))
     let second = try SyntheticExportGenerator.write(
       SyntheticExportOptions(days: 5, seed: 7), to: scratch.file("b/export.xml"))
-    let other = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 5, seed: 8), to: scratch.file("c/export.xml"))
+    let other = try SyntheticExportGenerator.write(
+      SyntheticExportOptions(days: 5, seed: 8), to: scratch.file("c/export.xml"))
     #expect(first == second)
     #expect(try readBytes(scratch.file("a/export.xml")) == readBytes(scratch.file("b/export.xml")))
     #expect(try readBytes(scratch.file("a/export.xml")) != readBytes(scratch.file("c/export.xml")))
@@ -136,7 +138,8 @@ private func countElements(_ path: String) throws -> [ExportElement: Int] {
     #expect(counts[.workout] == stats.elements["Workout"])
 
     // Zipping is deterministic too.
-    let again = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 7, zip: true), to: scratch.file("again.zip"))
+    let again = try SyntheticExportGenerator.write(
+      SyntheticExportOptions(days: 7, zip: true), to: scratch.file("again.zip"))
     #expect(again == stats)
     #expect(try readBytes(scratch.file("again.zip")) == bytes)
   }
