@@ -344,8 +344,8 @@ import Testing
     #expect(sessions[1]["session_end"] as? String == "2024-03-06T14:30:00+00:00")
     #expect(sessions[1]["date"] as? String == "2024-03-06")
     // Both JSON files have exactly the CSV columns as keys.
-    #expect(Set(daily[0].keys) == Set(SleepMart.dailyColumns))
-    #expect(Set(sessions[0].keys) == Set(SleepMart.sessionColumns))
+    #expect(Set(daily[0].keys) == Set(SleepTables.daily.columnNames))
+    #expect(Set(sessions[0].keys) == Set(SleepTables.sessions.columnNames))
   }
 
   @Test func pipelineDestinationsChooseFilesAndFormats() throws {

@@ -41,9 +41,9 @@ enum SleepTesting {
     }
     defer { result.remove() }
     let header = try result.text("sleep_daily.csv").prefix { $0 != "\n" }
-    #expect(header == SleepMart.dailyColumns.joined(separator: ","))
+    #expect(header == SleepTables.daily.columnNames.joined(separator: ","))
     let sessionHeader = try result.text("sleep_sessions.csv").prefix { $0 != "\n" }
-    #expect(sessionHeader == SleepMart.sessionColumns.joined(separator: ","))
+    #expect(sessionHeader == SleepTables.sessions.columnNames.joined(separator: ","))
     var output = Output(
       days: try result.csvRows("sleep_daily.csv").map(Day.init),
       sessions: try result.csvRows("sleep_sessions.csv").map(Session.init), zone: result.zone)

@@ -32,7 +32,7 @@ import Testing
   }
 
   @Test func defaultJobsAreTheSpecsSet() {
-    let jobs = StatisticsQuery.defaultJobs
+    let jobs = StatsFixture.defaultQueries
     #expect(jobs.count == 9)
     let summary = jobs.map { "\($0.type.shortName) \($0.interval) \($0.options.map(\.rawValue))" }
     #expect(
@@ -44,7 +44,8 @@ import Testing
       ])
     #expect(
       jobs.allSatisfy {
-        !$0.separateBySource && $0.destinations == [.init(file: "stats/\($0.name).csv", format: .csv)]
+        !$0.separateBySource
+          && StatisticsTables.destinations(of: $0) == [.init(file: "stats/\($0.name).csv", format: .csv)]
       })
     #expect(jobs.first?.name == "heart-rate-per-minute")
   }

@@ -58,7 +58,7 @@ struct StatisticsMemoryTests {
     var stage: StatisticsMart?
     let result = try StageHarness.run(.path(path), zone: .named("Europe/Berlin")) { transaction in
       guard withStage else { return [] }
-      stage = try? StatisticsMart(jobs: StatisticsQuery.defaultJobs, transaction: transaction)
+      stage = try? StatisticsMart(jobs: StatsFixture.defaultQueries, transaction: transaction)
       return [stage!]
     }
     let peak = sampler.stop()

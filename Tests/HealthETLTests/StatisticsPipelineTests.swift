@@ -10,7 +10,7 @@ import Testing
   @Test func theShippedStatsPipelineIsTheDefaultJobs() throws {
     let definition = try PipelineDecoder.load(Self.pipelines.appendingPathComponent("stats.json").path)
     let jobs = try definition.jobs.map { job throws(StatisticsQueryError) in try StatisticsQuery(pipelineJob: job) }
-    #expect(jobs == StatisticsQuery.defaultJobs)
+    #expect(jobs == StatsFixture.defaultQueries)
   }
 
   @Test func everyShippedStatisticsJobIsValid() throws {

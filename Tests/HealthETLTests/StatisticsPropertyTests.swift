@@ -99,7 +99,7 @@ enum IndependentSums {
 
   static func run(_ source: InputSource) throws -> Run {
     let jobs =
-      StatisticsQuery.defaultJobs + [
+      StatsFixture.defaultQueries + [
         try StatsFixture.job("steps_by_source_daily", "StepCount", "1d", ["sum"], separate: true),
         try StatsFixture.job("steps_by_source_hourly", "StepCount", "1h", ["sum", "count"], separate: true),
         try StatsFixture.job("energy_by_source_daily", "ActiveEnergyBurned", "1d", ["sum"], separate: true),

@@ -6,6 +6,32 @@ import Testing
 
 /// Runs `StatisticsMart` over small hand-written exports the way `healthetl run` does.
 enum StatsFixture {
+  /// The queries the default pipeline runs: heart rate per minute (max, min, avg, count);
+  /// steps, walking+running distance, active energy and flights per day (sum); resting heart rate
+  /// and HRV per day (avg); swimming distance and stroke count per day (sum). Named as in
+  /// `Pipelines/stats.json` (a test checks the file against this list).
+  static let defaultQueries: [StatisticsQuery] = {
+    let definitions: [(String, String, String, [StatisticsOption])] = [
+      ("heart-rate-per-minute", "HeartRate", "1m", [.max, .min, .avg, .count]),
+      ("steps-per-day", "StepCount", "1d", [.sum]),
+      ("walking-running-distance-per-day", "DistanceWalkingRunning", "1d", [.sum]),
+      ("active-energy-per-day", "ActiveEnergyBurned", "1d", [.sum]),
+      ("flights-per-day", "FlightsClimbed", "1d", [.sum]),
+      ("resting-heart-rate-per-day", "RestingHeartRate", "1d", [.avg]),
+      ("hrv-per-day", "HeartRateVariabilitySDNN", "1d", [.avg]),
+      ("swimming-distance-per-day", "DistanceSwimming", "1d", [.sum]),
+      ("swimming-strokes-per-day", "SwimmingStrokeCount", "1d", [.sum]),
+    ]
+    return definitions.map { name, type, interval, options in
+      do throws(StatisticsQueryError) {
+        return try StatisticsQuery(name: name, type: type, interval: BucketInterval(interval)!, options: options)
+      } catch {
+        // Constant definitions, checked by the tests: this cannot happen in a shipped build.
+        preconditionFailure(error.description)
+      }
+    }
+  }()
+
   struct Output {
     var result: StageHarness.Result
     var stage: StatisticsMart

@@ -124,7 +124,7 @@ import Testing
 
     let objects = try JSONSerialization.jsonObject(with: Data(try run.text("workouts.json").utf8)) as? [[String: Any]]
     let object = try #require(objects?.first)
-    #expect(object.count == WorkoutMart.workoutColumns.count)
+    #expect(object.count == WorkoutTables.workouts.columnNames.count)
     #expect(object["indoor"] as? Bool == true)
     #expect(object["distance_m"] as? Double == 5012)
     #expect(object["activity_type_raw"] as? Int == 37)

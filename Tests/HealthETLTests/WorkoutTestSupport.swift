@@ -15,17 +15,22 @@ enum WorkoutFixture {
     func text(_ file: String) throws -> String { try result.text(file) }
   }
 
+  /// Every table to its default file, plus `workouts.json`.
+  static let allOutputs =
+    [WorkoutMart.defaultOutputs[0], WorkoutMart.Output(table: .workouts, file: "workouts.json", format: .json)]
+    + WorkoutMart.defaultOutputs.dropFirst()
+
   /// Runs the stage over `body` (children of HealthData); the caller removes `result`.
   static func run(
     _ body: String, zone: RunZone.Request = .named("UTC"), codes: WorkoutCodeTable = .shipped,
-    outputs: [WorkoutMart.Output] = WorkoutMart.defaultOutputs
+    outputs: [WorkoutMart.Output] = WorkoutFixture.allOutputs
   ) throws -> Run {
     try run(StageHarness.export(body), zone: zone, codes: codes, outputs: outputs)
   }
 
   static func run(
     _ source: InputSource, zone: RunZone.Request = .auto, codes: WorkoutCodeTable = .shipped,
-    outputs: [WorkoutMart.Output] = WorkoutMart.defaultOutputs
+    outputs: [WorkoutMart.Output] = WorkoutFixture.allOutputs
   ) throws -> Run {
     var mapper: WorkoutMart?
     let result = try StageHarness.run(source, zone: zone) { transaction in

@@ -97,14 +97,14 @@ public enum StatisticsQueryError: Error, Sendable, Equatable, CustomStringConver
   private static func quoted(_ text: String) -> String { "\"" + text + "\"" }
 }
 
-/// One interval-statistics job of a pipeline (SPEC §8): the offline HKStatisticsCollectionQuery
-/// of one quantity type, written to `stats/<name>.csv` unless the pipeline names other files.
+/// One interval-statistics job of a pipeline: the offline HKStatisticsCollectionQuery of one
+/// quantity type (Pipelines/README.md, "Interval statistics").
 ///
 /// The initializers validate everything that can be known without the export — name, type,
 /// interval, anchor, options and whether each option applies to the type's aggregation style — so
 /// that a bad pipeline fails before any input is read.
 public struct StatisticsQuery: Sendable, Hashable {
-  /// Names the job in messages and its default file, `stats/<name>.csv`.
+  /// Names the job in messages and its default file.
   public let name: String
   /// The quantity type (its `shortName`, `StepCount`, is the CSV's `type` column).
   public let type: SampleTypeInfo
@@ -116,8 +116,8 @@ public struct StatisticsQuery: Sendable, Hashable {
   public let options: [StatisticsOption]
   /// Compute every source (by source name) on its own, without merging; adds a `source` column.
   public let separateBySource: Bool
-  /// Where the `buckets` table goes: `stats/<name>.csv` unless the pipeline lists files.
-  public let destinations: [Destination]
+  /// Where the `buckets` table goes; nil for the table's default file (`StatisticsTables`).
+  public let destinations: [Destination]?
 
   /// One file the job's table is written to (pipeline `outputs[]` with table `buckets`).
   public struct Destination: Sendable, Hashable {
@@ -135,7 +135,7 @@ public struct StatisticsQuery: Sendable, Hashable {
   /// - Parameters:
   ///   - type: `StepCount` or `HKQuantityTypeIdentifierStepCount`.
   ///   - anchor: nil for the default (local midnight; Monday for weeks; the 1st for months).
-  ///   - destinations: nil for `stats/<name>.csv`; an empty list computes nothing.
+  ///   - destinations: nil for the table's default file; an empty list computes nothing.
   public init(
     name: String, type: String, interval: BucketInterval, anchor: BucketAnchor? = nil,
     options: [StatisticsOption], separateBySource: Bool = false, destinations: [Destination]? = nil
@@ -174,7 +174,7 @@ public struct StatisticsQuery: Sendable, Hashable {
     self.anchor = anchor ?? BucketAnchor.defaultAnchor(for: interval)
     self.options = options
     self.separateBySource = separateBySource
-    self.destinations = destinations ?? [Destination(file: "stats/" + name + ".csv", format: .csv)]
+    self.destinations = destinations
   }
 
   /// The same from text, as a pipeline file spells it: `interval: "1d"`, `anchor: "2024-01-01T03:00"`,
@@ -202,17 +202,6 @@ public struct StatisticsQuery: Sendable, Hashable {
       separateBySource: separateBySource, destinations: destinations)
   }
 
-  /// The table's columns: `type, bucket_start, bucket_end, [source], <options in the order asked>`.
-  public var columns: [String] {
-    ["type", "bucket_start", "bucket_end"] + (separateBySource ? ["source"] : []) + options.map(\.rawValue)
-  }
-
-  /// JSON kinds of `columns`: values are numbers, except `mostRecentTime` (an instant).
-  var columnKinds: [ColumnKind] {
-    [.text, .text, .text] + (separateBySource ? [.text] : [])
-      + options.map { $0 == .mostRecentTime ? .text : .number }
-  }
-
   static func isValidName(_ name: String) -> Bool {
     guard !name.isEmpty, name.utf8.count <= 100, name.first != "." else { return false }
     return name.utf8.allSatisfy { byte in
@@ -220,30 +209,4 @@ public struct StatisticsQuery: Sendable, Hashable {
         || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
   }
-
-  /// The jobs the default pipeline runs (SPEC §8): heart rate per minute (max, min, avg, count);
-  /// steps, walking+running distance, active energy and flights per day (sum); resting heart rate
-  /// and HRV per day (avg); swimming distance and stroke count per day (sum). Named as in
-  /// `Pipelines/stats.json`, so both write the same files.
-  public static let defaultJobs: [StatisticsQuery] = {
-    let definitions: [(String, String, String, [StatisticsOption])] = [
-      ("heart-rate-per-minute", "HeartRate", "1m", [.max, .min, .avg, .count]),
-      ("steps-per-day", "StepCount", "1d", [.sum]),
-      ("walking-running-distance-per-day", "DistanceWalkingRunning", "1d", [.sum]),
-      ("active-energy-per-day", "ActiveEnergyBurned", "1d", [.sum]),
-      ("flights-per-day", "FlightsClimbed", "1d", [.sum]),
-      ("resting-heart-rate-per-day", "RestingHeartRate", "1d", [.avg]),
-      ("hrv-per-day", "HeartRateVariabilitySDNN", "1d", [.avg]),
-      ("swimming-distance-per-day", "DistanceSwimming", "1d", [.sum]),
-      ("swimming-strokes-per-day", "SwimmingStrokeCount", "1d", [.sum]),
-    ]
-    return definitions.map { name, type, interval, options in
-      do throws(StatisticsQueryError) {
-        return try StatisticsQuery(name: name, type: type, interval: BucketInterval(interval)!, options: options)
-      } catch {
-        // Constant definitions, checked by the tests: this cannot happen in a shipped build.
-        preconditionFailure(error.description)
-      }
-    }
-  }()
 }

@@ -58,16 +58,14 @@ public final class ElementMart: OutputStage {
     for row in rows {
       for attribute in row.attributes where seen.insert(attribute.name).inserted { attributes.append(attribute.name) }
     }
-    let columns = ["element"] + attributes + ["child_elements"]
-    var kinds = [ColumnKind](repeating: .text, count: columns.count)
-    kinds[kinds.count - 1] = .number
     var writer = try TableWriter(
-      transaction, path: path, columns: columns, kinds: kinds, format: format,
-      byteOrderMark: context.settings.csvByteOrderMark)
+      transaction, path: path, columns: ElementTables.columns(attributes: attributes), format: format,
+      zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
     for row in rows {
       var values: [String: String] = [:]
       for attribute in row.attributes where values[attribute.name] == nil { values[attribute.name] = attribute.value }
-      try writer.append([row.name] + attributes.map { values[$0] } + [String(row.childCount)])
+      try writer.append(
+        [.text(row.name)] + attributes.map { Field.text(values[$0]) } + [.integer(Int64(row.childCount))])
     }
     return try writer.close()
   }

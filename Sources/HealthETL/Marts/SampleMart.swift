@@ -4,10 +4,8 @@ import HealthModel
 /// Writes every distinct sample (SPEC §3) as a row: by default one CSV per type
 /// (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types, as the pipeline asks.
 public final class SampleMart: OutputStage {
-  public static let columns = [
-    "id", "type", "kind", "value", "unit", "raw_value", "raw_unit", "start", "end", "created", "source",
-    "source_version", "device_name", "device_model", "device_hardware", "device_software", "metadata",
-  ]
+  /// The column names, in the order the row encoders below write them.
+  static let columns = SampleTables.samples.columnNames
 
   /// Where rows go: a file (with `{type}` for one file per type) in a format.
   public struct Destination: Sendable {
@@ -127,8 +125,8 @@ public final class SampleMart: OutputStage {
     for (index, destination) in destinations.enumerated() where !destination.perType {
       guard files[FileKey(destination: index, type: -1)] == nil else { continue }
       let writer = try TableWriter(
-        transaction, path: destination.file, columns: Self.columns, format: destination.format,
-        byteOrderMark: context.settings.csvByteOrderMark)
+        transaction, path: destination.file, columns: SampleTables.samples.columns, format: destination.format,
+        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
       written.append(try writer.close())
     }
     return written

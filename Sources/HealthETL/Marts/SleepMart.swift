@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 
 /// Sleep per night (SPEC §6): keeps the `SleepAnalysis` samples while the export streams by and,
@@ -8,32 +9,15 @@ import HealthModel
 /// plus one entry per distinct source, device and manual-entry flag. The work at the end is
 /// O(n log n) in them (`SleepNightCalculator`).
 public final class SleepMart: OutputStage {
-  /// The `daily` table, in SPEC §6.6 order.
-  public static let dailyColumns = [
-    "date", "asleep_s", "core_s", "deep_s", "rem_s", "unspecified_s", "awake_s", "in_bed_s", "sleep_start",
-    "sleep_end", "sessions", "sources",
-  ]
-  /// The `sessions` table: when the session was and its date, then the measures of the daily
-  /// table (without `sessions`, always 1 here).
-  public static let sessionColumns = [
-    "session_start", "session_end", "date", "asleep_s", "core_s", "deep_s", "rem_s", "unspecified_s", "awake_s",
-    "in_bed_s", "sleep_start", "sleep_end", "sources",
-  ]
-
   /// The stage's tables (pipeline `outputs[].table`).
   public enum Table: String, Sendable, CaseIterable {
     case daily, sessions
 
-    public var columns: [String] {
+    public var schema: TableSchema {
       switch self {
-      case .daily: return SleepMart.dailyColumns
-      case .sessions: return SleepMart.sessionColumns
+      case .daily: return SleepTables.daily
+      case .sessions: return SleepTables.sessions
       }
-    }
-
-    /// Seconds and counts are JSON numbers; dates, instants and sources are strings.
-    var kinds: [ColumnKind] {
-      columns.map { $0.hasSuffix("_s") || $0 == "sessions" ? .number : .text }
     }
   }
 
@@ -58,8 +42,6 @@ public final class SleepMart: OutputStage {
   private var sleepTypes: [Int8] = []
   /// By category value id: the SleepStage raw value, -1 for a value that is not a stage, -2 not yet known.
   private var stagesByValue: [Int8] = []
-  /// By metadata key id: 1 = `HKWasUserEntered`, 0 = another key.
-  private var userEnteredKeys: [Int8] = []
   /// SleepAnalysis samples whose value is not a sleep stage (missing or unknown): not used.
   public private(set) var skippedSamples = 0
 
@@ -69,16 +51,14 @@ public final class SleepMart: OutputStage {
     self.destinations = destinations
   }
 
-  /// Writes `sleep_daily.csv` and `sleep_sessions.csv`, with `writeJSON` also
-  /// `sleep_daily.json` and `sleep_sessions.json`.
+  /// Writes every table to its default file, with `writeJSON` also to a `.json` beside it.
   public convenience init(transaction: OutputTransaction, writeJSON: Bool = false) {
-    var destinations = [
-      Destination(table: .daily, file: "sleep_daily.csv", format: .csv),
-      Destination(table: .sessions, file: "sleep_sessions.csv", format: .csv),
-    ]
+    var destinations = Table.allCases.map { Destination(table: $0, file: $0.schema.defaultFile, format: .csv) }
     if writeJSON {
-      destinations.append(Destination(table: .daily, file: "sleep_daily.json", format: .json))
-      destinations.append(Destination(table: .sessions, file: "sleep_sessions.json", format: .json))
+      destinations += Table.allCases.map {
+        Destination(
+          table: $0, file: $0.schema.defaultFile.replacingOccurrences(of: ".csv", with: ".json"), format: .json)
+      }
     }
     self.init(transaction: transaction, destinations: destinations)
   }
@@ -91,7 +71,7 @@ public final class SleepMart: OutputStage {
     }
     let key = GroupKey(
       source: sample.source, device: sample.device,
-      userEntered: isUserEntered(sample.metadata, catalog: catalog))
+      userEntered: sample.userEntered)
     let group: Int32
     if let known = groupIDs[key] {
       group = known
@@ -111,29 +91,38 @@ public final class SleepMart: OutputStage {
       &intervals, rules: context.zone.rules, gapMinutes: context.settings.sessionGapMinutes,
       dayBoundaryMinutes: context.settings.dayBoundaryMinutes)
     intervals = []
-    let format = RowFormat(rules: context.zone.rules, sourceNames: sourceNames)
-    var rows: [Table: [[String?]]] = [:]
-    if destinations.contains(where: { $0.table == .daily }) {
-      rows[.daily] = result.nights.map { night in
-        [night.date.description] + format.measures(night.tally) + [String(night.tally.sessions)]
-          + [format.sources(night.tally)]
-      }
-    }
-    if destinations.contains(where: { $0.table == .sessions }) {
-      rows[.sessions] = result.sessions.map { session in
-        [format.instant(session.start), format.instant(session.end), session.date.description]
-          + format.measures(session.tally) + [format.sources(session.tally)]
-      }
-    }
+    let sources = WinningSources(sourceNames: sourceNames)
     var written: [OutputSummary] = []
     for destination in destinations {
       var writer = try TableWriter(
-        transaction, path: destination.file, columns: destination.table.columns, kinds: destination.table.kinds,
-        format: destination.format, byteOrderMark: context.settings.csvByteOrderMark)
-      for row in rows[destination.table] ?? [] { try writer.append(row) }
+        transaction, path: destination.file, columns: destination.table.schema.columns, format: destination.format,
+        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+      switch destination.table {
+      case .daily:
+        for night in result.nights {
+          try writer.append(
+            [.date(night.date)] + Self.measures(night.tally)
+              + [.integer(Int64(night.tally.sessions)), .text(sources.names(night.tally))])
+        }
+      case .sessions:
+        for session in result.sessions {
+          try writer.append(
+            [.instant(session.start), .instant(session.end), .date(session.date)] + Self.measures(session.tally)
+              + [.text(sources.names(session.tally))])
+        }
+      }
       written.append(try writer.close())
     }
     return written
+  }
+
+  /// `asleep_s … sleep_end`, the columns both tables share.
+  private static func measures(_ tally: SleepTally) -> [Field] {
+    [
+      .integer(tally.asleep), .integer(tally.core), .integer(tally.deep), .integer(tally.rem),
+      .integer(tally.unspecified), .integer(tally.awake), .integer(tally.inBed), .instant(tally.sleepStart),
+      .instant(tally.sleepEnd),
+    ]
   }
 
   // MARK: - Per record
@@ -154,21 +143,6 @@ public final class SleepMart: OutputStage {
       stagesByValue[Int(value)] = Int8(SleepStage(shortName: name)?.rawValue ?? -1)
     }
     return SleepStage(rawValue: Int(stagesByValue[Int(value)]))
-  }
-
-  /// Whether the metadata holds `HKWasUserEntered` = 1 (SPEC §5).
-  private func isUserEntered(_ metadata: MetadataList, catalog: SampleCatalog) -> Bool {
-    for index in 0..<metadata.count {
-      let key = Int(metadata.key(at: index))
-      guard key >= 0 else { continue }
-      while userEnteredKeys.count <= key {
-        userEnteredKeys.append(catalog.metadataKey(Int32(userEnteredKeys.count)) == "HKWasUserEntered" ? 1 : 0)
-      }
-      guard userEnteredKeys[key] == 1 else { continue }
-      let value = metadata.value(at: index)
-      return value.count == 1 && value[0] == UInt8(ascii: "1")
-    }
-    return false
   }
 
   // MARK: - At the end
@@ -195,27 +169,12 @@ public final class SleepMart: OutputStage {
     return names
   }
 
-  /// Field text shared by both files.
-  private struct RowFormat {
-    let rules: ZoneRules
+  /// The `sources` column: names of the winning groups by priority, each name once (a source can
+  /// be two groups: its own samples and those entered by hand). Nil when nothing won a piece.
+  private struct WinningSources {
     let sourceNames: [String]
 
-    func instant(_ instant: Instant) -> String {
-      LocalTimeFormatter.iso8601(instant, offsetSeconds: rules.offset(at: instant))
-    }
-
-    /// `asleep_s … sleep_end`, the columns both files share.
-    func measures(_ tally: SleepTally) -> [String?] {
-      [
-        String(tally.asleep), String(tally.core), String(tally.deep), String(tally.rem), String(tally.unspecified),
-        String(tally.awake), FieldFormat.seconds(tally.inBed), tally.sleepStart.map(instant),
-        tally.sleepEnd.map(instant),
-      ]
-    }
-
-    /// Names of the winning groups by priority, each name once (a source can be two groups:
-    /// its own samples and those entered by hand). Nil when nothing won a piece.
-    func sources(_ tally: SleepTally) -> String? {
+    func names(_ tally: SleepTally) -> String? {
       var seen = Set<String>()
       var names: [String] = []
       for group in tally.winningGroups where seen.insert(sourceNames[Int(group)]).inserted {

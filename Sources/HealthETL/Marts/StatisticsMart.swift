@@ -33,8 +33,6 @@ public final class StatisticsMart: OutputStage {
   private let streamTypes: [String]
   /// Per catalog type id: its stream, -1 when no job wants it, -2 not yet looked at.
   private var typeStreams: [Int32] = []
-  /// Per metadata key id: 1 for `HKWasUserEntered`, -1 for another key, 0 not yet looked at.
-  private var userEnteredKeys: [Int8] = []
   /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
   private var groupSlots: [Int32] = []
   private var groups: [Group] = []
@@ -56,7 +54,7 @@ public final class StatisticsMart: OutputStage {
     var files = Set<String>()
     for job in jobs {
       guard names.insert(job.name).inserted else { throw .duplicateName(job: job.name) }
-      for destination in job.destinations where !files.insert(destination.file).inserted {
+      for destination in StatisticsTables.destinations(of: job) where !files.insert(destination.file).inserted {
         throw .duplicateName(job: job.name)
       }
     }
@@ -101,28 +99,69 @@ public final class StatisticsMart: OutputStage {
     let groupSources = groups.map { namePositions[catalog.sourceName($0.source)]! }
 
     var sweeps: [StatisticsSweep] = []
+    var outputs: [QueryOutput] = []
     var streamSweeps = [[Int]](repeating: [], count: streamTypes.count)
-    for job in jobs where !job.destinations.isEmpty {
-      var writers: [TableWriter] = []
-      for destination in job.destinations {
-        writers.append(
-          try TableWriter(
-            context.transaction, path: destination.file, columns: job.columns, kinds: job.columnKinds,
-            format: destination.format, byteOrderMark: context.settings.csvByteOrderMark))
-      }
+    for job in jobs where !StatisticsTables.destinations(of: job).isEmpty {
+      let output = try QueryOutput(job, context: context)
+      outputs.append(output)
       streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweeps.count)
       sweeps.append(
         StatisticsSweep(
           job: job, rules: context.zone.rules, groupRanks: groupRanks, groupSources: groupSources,
-          sourceNames: names, writers: writers))
+          sourceNames: names, emit: output.write))
     }
     let merge = try spill.merged()
     while let record = try merge.next() {
       for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
     }
     var written: [OutputSummary] = []
-    for sweep in sweeps { written += try sweep.finish() }
+    for (sweep, output) in zip(sweeps, outputs) {
+      try sweep.finish()
+      written += try output.close()
+    }
     return written
+  }
+
+  /// The files of one query's `buckets` table.
+  private final class QueryOutput {
+    let typeName: Field
+    var writers: [TableWriter] = []
+    /// The row being written, reused.
+    var fields: [Field] = []
+
+    init(_ query: StatisticsQuery, context: StageContext) throws(OutputError) {
+      typeName = .text(query.type.shortName)
+      let columns = StatisticsTables.columns(of: query)
+      for destination in StatisticsTables.destinations(of: query) {
+        writers.append(
+          try TableWriter(
+            context.transaction, path: destination.file, columns: columns, format: destination.format,
+            zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
+      }
+      fields.reserveCapacity(columns.count)
+    }
+
+    func write(_ bucket: borrowing StatisticsBucket) throws(OutputError) {
+      fields.removeAll(keepingCapacity: true)
+      fields.append(typeName)
+      fields.append(.instant(bucket.start))
+      fields.append(.instant(bucket.end))
+      if let source = bucket.source { fields.append(.text(source)) }
+      for value in bucket.values {
+        switch value {
+        case .number(let number): fields.append(.number(number))
+        case .count(let count): fields.append(.integer(count))
+        case .instant(let instant): fields.append(.instant(instant))
+        }
+      }
+      for index in writers.indices { try writers[index].append(fields) }
+    }
+
+    func close() throws(OutputError) -> [OutputSummary] {
+      var written: [OutputSummary] = []
+      for writer in writers { written.append(try writer.close()) }
+      return written
+    }
   }
 
   /// How many samples went to the spill (for tests and reports).
@@ -140,7 +179,7 @@ public final class StatisticsMart: OutputStage {
   }
 
   @inline(__always) private func groupIndex(_ sample: borrowing Sample, catalog: SampleCatalog) -> Int32 {
-    let userEntered = isUserEntered(sample.metadata, catalog: catalog)
+    let userEntered = sample.userEntered
     let slot = Int(sample.source) * 2 + (userEntered ? 1 : 0)
     if slot >= groupSlots.count { groupSlots.append(contentsOf: repeatElement(-1, count: slot + 1 - groupSlots.count)) }
     var group = groupSlots[slot]
@@ -155,22 +194,5 @@ public final class StatisticsMart: OutputStage {
       groups[Int(group)].device = sample.device
     }
     return group
-  }
-
-  /// `HKWasUserEntered` = `1` among the sample's metadata.
-  @inline(__always) private func isUserEntered(_ metadata: MetadataList, catalog: SampleCatalog) -> Bool {
-    for index in 0..<metadata.count {
-      let key = Int(metadata.key(at: index))
-      if key >= userEnteredKeys.count {
-        userEnteredKeys.append(contentsOf: repeatElement(0, count: key + 1 - userEnteredKeys.count))
-      }
-      if userEnteredKeys[key] == 0 {
-        userEnteredKeys[key] = catalog.metadataKey(Int32(key)) == "HKWasUserEntered" ? 1 : -1
-      }
-      guard userEnteredKeys[key] == 1 else { continue }
-      let value = metadata.value(at: index)
-      return value.count == 1 && value[0] == UInt8(ascii: "1")
-    }
-    return false
   }
 }

@@ -11,49 +11,24 @@ import HealthModel
 public final class WorkoutMart: OutputStage {
   /// The tables of a workouts job (the pipeline's `table` names).
   public enum Table: String, Sendable, CaseIterable {
-    /// One row per workout (SPEC §7).
-    case workouts
-    /// The server records (SPEC §7).
-    case records
-    /// One row per swim length (SPEC §9).
-    case laps
+    case workouts, records, laps
+
+    public var schema: TableSchema {
+      switch self {
+      case .workouts: return WorkoutTables.workouts
+      case .records: return WorkoutTables.records
+      case .laps: return WorkoutTables.laps
+      }
+    }
   }
 
   /// One file the stage writes.
   public typealias Output = TableDestination<Table>
 
-  /// `workouts.csv`, `workouts.json`, `workout_records.json`, `swim_laps.csv`.
-  public static let defaultOutputs = [
-    Output(table: .workouts, file: "workouts.csv", format: .csv),
-    Output(table: .workouts, file: "workouts.json", format: .json),
-    Output(table: .records, file: "workout_records.json", format: .json),
-    Output(table: .laps, file: "swim_laps.csv", format: .csv),
-  ]
-
-  /// `workouts` columns, in order.
-  public static let workoutColumns =
-    [
-      "id", "activity_type", "activity_type_raw", "start", "end", "duration_s", "elapsed_s", "distance_m",
-      "energy_kcal", "hr_avg", "hr_min", "hr_max", "source", "device_model", "indoor", "time_zone",
-      "elevation_ascended_m", "weather_temperature_c", "weather_humidity", "events", "activities", "route",
-      "pool_length_m", "location",
-    ] + SwimStrokeStyle.allCases.map { "strokes_" + $0.name }
-
-  static let workoutKinds: [ColumnKind] =
-    [
-      .text, .text, .number, .text, .text, .number, .number, .number, .number, .number, .number, .number, .text,
-      .text, .boolean, .text, .number, .number, .number, .text, .number, .text, .number, .text,
-    ] + SwimStrokeStyle.allCases.map { _ in .number }
-
-  /// `laps` columns, in order.
-  public static let swimLapColumns = [
-    "workout_id", "lap", "start", "end", "duration_s", "strokes", "style", "distance_m", "swolf",
-  ]
-
-  /// Seven strings: the server contract has no numbers.
-  static let recordKinds = [ColumnKind](repeating: .text, count: WorkoutServerRecord.fieldNames.count)
-
-  static let swimLapKinds: [ColumnKind] = [.text, .number, .text, .text, .number, .number, .text, .number, .number]
+  /// Every table to its default file.
+  public static let defaultOutputs = Table.allCases.map { table in
+    Output(table: table, file: table.schema.defaultFile, format: TableSchema.format(ofFile: table.schema.defaultFile))
+  }
 
   private let transaction: OutputTransaction
   private let codes: WorkoutCodeTable
@@ -77,13 +52,6 @@ public final class WorkoutMart: OutputStage {
     self.codes = codes
     self.outputs = outputs
     samples = WorkoutSampleIndex(transaction: transaction)
-  }
-
-  /// The default files, without `workouts.json` unless `writeJSON`.
-  public convenience init(transaction: OutputTransaction, codes: WorkoutCodeTable, writeJSON: Bool) {
-    self.init(
-      transaction: transaction, codes: codes,
-      outputs: Self.defaultOutputs.filter { writeJSON || !($0.table == .workouts && $0.format == .json) })
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
@@ -120,25 +88,16 @@ public final class WorkoutMart: OutputStage {
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     rows = workouts.map { builder.row(for: $0) }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
-    let zone = context.zone.rules
     var written: [OutputSummary] = []
     for output in outputs {
-      let columns: [String]
-      let kinds: [ColumnKind]
-      switch output.table {
-      case .workouts: (columns, kinds) = (Self.workoutColumns, Self.workoutKinds)
-      case .records: (columns, kinds) = (WorkoutServerRecord.fieldNames, Self.recordKinds)
-      case .laps: (columns, kinds) = (Self.swimLapColumns, Self.swimLapKinds)
-      }
       var writer = try TableWriter(
-        transaction, path: output.file, columns: columns, kinds: kinds, format: output.format,
-        byteOrderMark: context.settings.csvByteOrderMark)
+        transaction, path: output.file, columns: output.table.schema.columns, format: output.format,
+        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
       for row in rows {
         switch output.table {
-        case .workouts: try writer.append(Self.fields(row, zone: zone))
-        case .records: try writer.append(row.serverRecord.fieldValues)
-        case .laps:
-          for lap in row.laps { try writer.append(Self.fields(lap, workoutID: row.id, zone: zone)) }
+        case .workouts: try writer.append(Self.fields(row))
+        case .records: try writer.append(row.serverRecord.fieldValues.map(Field.text))
+        case .laps: for lap in row.laps { try writer.append(Self.fields(lap, workoutID: row.id)) }
         }
       }
       written.append(try writer.close())
@@ -146,32 +105,26 @@ public final class WorkoutMart: OutputStage {
     return written
   }
 
-  static func instant(_ instant: Instant, _ zone: ZoneRules) -> String {
-    LocalTimeFormatter.iso8601(instant, offsetSeconds: zone.offset(at: instant))
-  }
-
-  /// The fields of a `workouts` row (numbers formatted by `FieldFormat.number`).
-  static func fields(_ row: WorkoutRow, zone: ZoneRules) -> [String?] {
-    var fields: [String?] = [
-      row.id, row.activityType, row.activityTypeRaw.map { String($0) }, instant(row.start, zone),
-      instant(row.end, zone), FieldFormat.number(row.durationSeconds), String(row.elapsedSeconds),
-      FieldFormat.number(row.distanceMeters), FieldFormat.number(row.energyKilocalories),
-      FieldFormat.number(row.heartRateAverage), FieldFormat.number(row.heartRateMinimum),
-      FieldFormat.number(row.heartRateMaximum), row.source, row.deviceModel,
-      row.indoor.map { $0 ? "true" : "false" }, row.timeZone, FieldFormat.number(row.elevationAscendedMeters),
-      FieldFormat.number(row.weatherTemperatureCelsius), FieldFormat.number(row.weatherHumidity), row.events,
-      String(row.activities), row.route, FieldFormat.number(row.poolLengthMeters), row.location,
+  /// The fields of a `workouts` row.
+  static func fields(_ row: WorkoutRow) -> [Field] {
+    var fields: [Field] = [
+      .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start), .instant(row.end),
+      .number(row.durationSeconds), .integer(row.elapsedSeconds), .number(row.distanceMeters),
+      .number(row.energyKilocalories), .number(row.heartRateAverage), .number(row.heartRateMinimum),
+      .number(row.heartRateMaximum), .text(row.source), .text(row.deviceModel), .boolean(row.indoor),
+      .text(row.timeZone), .number(row.elevationAscendedMeters), .number(row.weatherTemperatureCelsius),
+      .number(row.weatherHumidity), .text(row.events), .integer(row.activities), .text(row.route),
+      .number(row.poolLengthMeters), .text(row.location),
     ]
-    for style in SwimStrokeStyle.allCases { fields.append(FieldFormat.number(row.strokesByStyle?[style.rawValue])) }
+    for style in SwimStrokeStyle.allCases { fields.append(.number(row.strokesByStyle?[style.rawValue])) }
     return fields
   }
 
   /// The fields of a `laps` row.
-  static func fields(_ lap: SwimLap, workoutID: String, zone: ZoneRules) -> [String?] {
+  static func fields(_ lap: SwimLap, workoutID: String) -> [Field] {
     [
-      workoutID, String(lap.lap), instant(lap.start, zone), instant(lap.end, zone), String(lap.end - lap.start),
-      FieldFormat.number(lap.strokes), lap.style.name, FieldFormat.number(lap.distanceMeters),
-      FieldFormat.number(lap.swolf),
+      .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end), .integer(lap.end - lap.start),
+      .number(lap.strokes), .text(lap.style.name), .number(lap.distanceMeters), .number(lap.swolf),
     ]
   }
 }

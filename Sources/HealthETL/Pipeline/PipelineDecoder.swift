@@ -170,7 +170,7 @@ public enum PipelineDecoder {
       -> PipelineDefinition.Output
     {
       let object = try self.object(value, keyPath, allowed: ["table", "file", "format"], required: ["file"])
-      let tables = PipelineDefinition.tables(of: kind)
+      let tables = kind.tables.map(\.name)
       let table = try string(object["table"], join(keyPath, "table")) ?? tables[0]
       guard tables.contains(table) else {
         throw fail(
@@ -181,7 +181,8 @@ public enum PipelineDecoder {
       guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {
         throw fail(join(keyPath, "file"), "must be a relative path inside the output folder")
       }
-      let formatText = try string(object["format"], join(keyPath, "format")) ?? Self.format(of: file)
+      let formatText =
+        try string(object["format"], join(keyPath, "format")) ?? TableSchema.format(ofFile: file).rawValue
       guard let format = TableFormat(rawValue: formatText) else {
         throw fail(join(keyPath, "format"), "unknown format '\(formatText)'; known: csv, json, ndjson")
       }
@@ -189,12 +190,6 @@ public enum PipelineDecoder {
         throw fail(join(keyPath, "format"), "workout server records are a JSON array; use json")
       }
       return PipelineDefinition.Output(table: table, file: file, format: format)
-    }
-
-    static func format(of file: String) -> String {
-      if file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl") { return "ndjson" }
-      if file.hasSuffix(".json") { return "json" }
-      return "csv"
     }
 
     static func minutes(_ text: String) -> Int? {

@@ -23,6 +23,18 @@ public struct PipelineDefinition: Sendable, Equatable {
 
   public enum Kind: String, Sendable, CaseIterable {
     case samples, sleep, workouts, statistics, elements
+
+    /// The tables a job of this kind can write, as their marts declare them; the first is the
+    /// table an output names when it names none.
+    public var tables: [TableSchema] {
+      switch self {
+      case .samples: return SampleTables.all
+      case .sleep: return SleepTables.all
+      case .workouts: return WorkoutTables.all
+      case .statistics: return StatisticsTables.all
+      case .elements: return ElementTables.all
+      }
+    }
   }
 
   public struct Job: Sendable, Equatable {
@@ -51,16 +63,5 @@ public struct PipelineDefinition: Sendable, Equatable {
     /// one file per type or element name.
     public var file: String
     public var format: TableFormat
-  }
-
-  /// The tables each kind of job can write, the first being its default.
-  public static func tables(of kind: Kind) -> [String] {
-    switch kind {
-    case .samples: return ["samples"]
-    case .sleep: return ["daily", "sessions"]
-    case .workouts: return ["workouts", "records", "laps"]
-    case .statistics: return ["buckets"]
-    case .elements: return ["elements"]
-    }
   }
 }

@@ -86,22 +86,11 @@ public enum RunPlanner {
     return RunPlan(pipelines: pipelines, settings: settings, timezone: timezone, jobs: jobs)
   }
 
+  /// The outputs of a job whose pipeline lists none: every table of its kind to its default file.
   static func defaultOutputs(_ job: PipelineDefinition.Job) -> [PipelineDefinition.Output] {
-    switch job.kind {
-    case .samples: return [.init(table: "samples", file: "samples/{type}.csv", format: .csv)]
-    case .sleep:
-      return [
-        .init(table: "daily", file: "sleep_daily.csv", format: .csv),
-        .init(table: "sessions", file: "sleep_sessions.csv", format: .csv),
-      ]
-    case .workouts:
-      return [
-        .init(table: "workouts", file: "workouts.csv", format: .csv),
-        .init(table: "records", file: "workout_records.json", format: .json),
-        .init(table: "laps", file: "swim_laps.csv", format: .csv),
-      ]
-    case .statistics: return [.init(table: "buckets", file: "stats/\(job.name).csv", format: .csv)]
-    case .elements: return [.init(table: "elements", file: "elements/{name}.csv", format: .csv)]
+    job.kind.tables.map { table in
+      let file = table.defaultFile.replacingOccurrences(of: "{job}", with: job.name)
+      return PipelineDefinition.Output(table: table.name, file: file, format: TableSchema.format(ofFile: file))
     }
   }
 

@@ -85,8 +85,7 @@ public enum ExportRun {
     report.jobs = options.plan.jobs.count
     do {
       let context = StageContext(
-        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings,
-        userEnteredKey: normalizer.userEnteredKeyID)
+        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
       var finishSeconds: [String: Double] = [:]
       for stage in stages {
         let stageStarted = ContinuousClock.now

@@ -79,9 +79,6 @@ public final class RecordNormalizer: ExportEventHandler {
   /// De-duplication groups written to and read back from its scratch file.
   public var deduplicationSpills: (evictions: Int, revivals: Int) { (seenSamples.evictions, seenSamples.revivals) }
 
-  /// The metadata key id of `HKWasUserEntered`, for stages that rank sources.
-  public var userEnteredKeyID: Int32 { userEnteredKey }
-
   /// Records the export version read from the DTD comment (the reader blanks the DTD).
   public func noteExportVersion(_ version: Int?) { facts.exportVersion = version }
 
@@ -318,6 +315,9 @@ public final class RecordNormalizer: ExportEventHandler {
         metadataRanges.withUnsafeBufferPointer { ranges in
           sample.rawValue = UnsafeRawBufferPointer(rebasing: bytes[rawValueRange])
           sample.metadata = MetadataList(keys: keys, valueRanges: ranges, valueBytes: bytes)
+          if let entered = sample.metadata.value(forKey: userEnteredKey) {
+            sample.userEntered = entered.count == 1 && entered[0] == UInt8(ascii: "1")
+          }
           if let zone = sample.metadata.value(forKey: timeZoneKey) { vote(forZone: text(zone)) }
           for stage in stages { stage.consume(sample, catalog: catalog) }
           sample.metadata = MetadataList()
