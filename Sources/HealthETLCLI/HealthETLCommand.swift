@@ -53,7 +53,7 @@ public enum HealthETLCommand {
     } catch let error as UsageError {
       fail(error.description)
       return ExitCode.usage
-    } catch let error as PipelineError {
+    } catch let error as ConfigFileError {
       fail(error.description)
       return ExitCode.usage
     } catch let error as ETLError {

@@ -56,8 +56,7 @@ public enum StatisticsQueryError: Error, Sendable, Equatable, CustomStringConver
   public var description: String {
     switch self {
     case .invalidName(let job):
-      return "statistics job name \(Self.quoted(job)) cannot be a file name: use letters, digits, '_', '-' and '.' "
-        + "(not first), at most 100 characters"
+      return "statistics job name \(Self.quoted(job)) is not \(JobName.rule)"
     case .duplicateName(let job):
       return "statistics job \(Self.quoted(job)) is defined twice, or shares its output file with another job"
     case .invalidOutput(let job, let path):
@@ -140,7 +139,7 @@ public struct StatisticsQuery: Sendable, Hashable {
     name: String, type: String, interval: BucketInterval, anchor: BucketAnchor? = nil,
     options: [StatisticsOption], separateBySource: Bool = false, destinations: [Destination]? = nil
   ) throws(StatisticsQueryError) {
-    guard Self.isValidName(name) else { throw .invalidName(job: name) }
+    guard JobName.isValid(name) else { throw .invalidName(job: name) }
     for destination in destinations ?? [] {
       let parts = destination.file.split(separator: "/", omittingEmptySubsequences: false)
       guard !destination.file.isEmpty, !destination.file.hasPrefix("/"), !parts.contains("..") else {
@@ -183,7 +182,7 @@ public struct StatisticsQuery: Sendable, Hashable {
     name: String, type: String, interval: String, anchor: String? = nil, options: [String],
     separateBySource: Bool = false, destinations: [Destination]? = nil
   ) throws(StatisticsQueryError) {
-    guard Self.isValidName(name) else { throw .invalidName(job: name) }
+    guard JobName.isValid(name) else { throw .invalidName(job: name) }
     guard let parsedInterval = BucketInterval(interval) else {
       throw .invalidInterval(job: name, interval: interval)
     }
@@ -202,11 +201,4 @@ public struct StatisticsQuery: Sendable, Hashable {
       separateBySource: separateBySource, destinations: destinations)
   }
 
-  static func isValidName(_ name: String) -> Bool {
-    guard !name.isEmpty, name.utf8.count <= 100, name.first != "." else { return false }
-    return name.utf8.allSatisfy { byte in
-      (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-    }
-  }
 }

@@ -45,15 +45,13 @@ public final class StatisticsMart: OutputStage {
   }
 
   /// - Parameters:
-  ///   - jobs: validated job definitions; their names and files must differ.
+  ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
   ///   - bufferCapacity: records per sorted run (tests make it tiny to force many runs).
   public init(
     jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity
   ) throws(StatisticsQueryError) {
-    var names = Set<String>()
     var files = Set<String>()
     for job in jobs {
-      guard names.insert(job.name).inserted else { throw .duplicateName(job: job.name) }
       for destination in StatisticsTables.destinations(of: job) where !files.insert(destination.file).inserted {
         throw .duplicateName(job: job.name)
       }

@@ -10,7 +10,7 @@ public struct PipelineDefinition: Sendable, Equatable {
   public var description: String?
   /// `auto` or an IANA zone; `--tz` overrides.
   public var timezone: String?
-  /// SPEC §5 `sourcePriority`.
+  /// `sourcePriority`: case-insensitive substrings of source names ranked first, in order.
   public var sourcePriority: [String]?
   public var sleep: SleepParameters?
   public var jobs: [Job]
@@ -38,6 +38,9 @@ public struct PipelineDefinition: Sendable, Equatable {
   }
 
   public struct Job: Sendable, Equatable {
+    /// `jobs[3]`: where the job is in its file, and the line it starts on, for messages.
+    public var keyPath = ""
+    public var line: Int?
     public var name: String
     public var kind: Kind
     public var outputs: [Output]
@@ -56,6 +59,9 @@ public struct PipelineDefinition: Sendable, Equatable {
   }
 
   public struct Output: Sendable, Equatable {
+    /// `jobs[3].outputs[1]` and its line, for messages (empty for a default output).
+    public var keyPath = ""
+    public var line: Int?
     /// Which of the job's tables (`daily`, `sessions`, `workouts`, `records`, `laps`, `buckets`, `samples`,
     /// `elements`).
     public var table: String

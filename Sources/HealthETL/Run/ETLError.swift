@@ -6,7 +6,7 @@ public enum ETLError: Error, CustomStringConvertible {
   case extract(ExtractError)
   case zone(ZoneError)
   case output(OutputError)
-  case pipeline(PipelineError)
+  case pipeline(ConfigFileError)
   /// `--strict` and at least one record was rejected.
   case strictRejection(count: Int, first: RejectionLog.Example, reason: String)
 

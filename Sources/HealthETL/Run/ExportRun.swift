@@ -109,7 +109,7 @@ public enum ExportRun {
       ]) { $1 }
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
-      let reportFile = try transaction.create("run.json")
+      let reportFile = try transaction.create(ToolFiles.runReport)
       try reportFile.write(report.json())
       try reportFile.close()
       try transaction.commit()
