@@ -160,12 +160,10 @@ class Browser:
         url = path_or_url.resolve().as_uri() if isinstance(path_or_url, Path) else path_or_url
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        page = Page(self, target, session, url)
+        page = Page(self, target, session, url, width or self.width, height or self.height)
         for domain in ("Page", "Runtime", "Network", "Log"):
             self.call(f"{domain}.enable", session=session)
-        self.call("Emulation.setDeviceMetricsOverride", {
-            "width": width or self.width, "height": height or self.height, "deviceScaleFactor": 1, "mobile": False,
-        }, session=session)
+        page.set_viewport(page.width, page.height)
         if color_scheme:
             page.emulate(color_scheme=color_scheme)
         result = self.call("Page.navigate", {"url": url}, session=session)
@@ -199,8 +197,9 @@ class Browser:
 
 
 class Page:
-    def __init__(self, browser: Browser, target: str, session: str, url: str):
+    def __init__(self, browser: Browser, target: str, session: str, url: str, width: int, height: int):
         self.browser, self.target, self.session, self.url = browser, target, session, url
+        self.width, self.height = width, height
         self.network_requests: list[str] = []  # every URL the page asked for, its own included
         self.console: list[tuple[str, str]] = []  # (level, text) of console calls and log entries
         self.exceptions: list[str] = []
@@ -267,17 +266,45 @@ class Page:
         self.call("Emulation.setEmulatedMedia", {"media": media, "features": features})
 
     def screenshot(self, full_page: bool = False, scale: float = 1.0, clip_height: int | None = None) -> bytes:
-        params: dict = {"format": "png"}
-        if full_page or scale != 1.0 or clip_height:
+        """A PNG of the viewport, of its top `clip_height` CSS pixels, or of the whole page.
+
+        For more than the viewport the viewport itself is made that tall for the capture:
+        `captureBeyondViewport` leaves canvases outside the viewport blank in headless Chromium."""
+        width, height = self.width, self.height
+        if full_page or (clip_height and clip_height > height):
             metrics = self.call("Page.getLayoutMetrics")
-            size = metrics.get("cssContentSize") or metrics["contentSize"]
-            width = self.browser.width if not full_page else size["width"]
-            height = size["height"] if full_page else (clip_height or self.browser.height)
-            params["clip"] = {"x": 0, "y": 0, "width": width, "height": min(height, size["height"]), "scale": scale}
-            params["captureBeyondViewport"] = True
-        return base64.b64decode(self.call("Page.captureScreenshot", params, timeout=60)["data"])
+            content = (metrics.get("cssContentSize") or metrics["contentSize"])["height"]
+            height = int(min(content, clip_height or content))
+        elif clip_height:
+            height = clip_height
+        # Only the tab in front produces frames; a capture of a background tab never returns.
+        self.call("Page.bringToFront")
+        resized = height != self.height
+        if resized:
+            self.set_viewport(width, height, keep=False)
+            self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        try:
+            # The clip is in page coordinates: start it where the page is scrolled to (a page as
+            # tall as its content cannot scroll, so that is the top).
+            viewport = self.call("Page.getLayoutMetrics").get("cssVisualViewport", {})
+            x, y = (0, 0) if resized else (viewport.get("pageX", 0), viewport.get("pageY", 0))
+            params = {"format": "png", "clip": {"x": x, "y": y, "width": width, "height": height, "scale": scale}}
+            return base64.b64decode(self.call("Page.captureScreenshot", params, timeout=60)["data"])
+        finally:
+            if resized:
+                self.set_viewport(self.width, self.height)
+
+    def close(self) -> None:
+        self.browser.call("Target.closeTarget", {"targetId": self.target})
+
+    def set_viewport(self, width: int, height: int, keep: bool = True) -> None:
+        self.call("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+        if keep:
+            self.width, self.height = width, height
 
     def pdf(self) -> bytes:
+        self.call("Page.bringToFront")
         return base64.b64decode(self.call("Page.printToPDF", {"printBackground": True, "preferCSSPageSize": True}, timeout=60)["data"])
 
 

@@ -365,12 +365,24 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--write-data", type=Path, help="also write the data JSON here")
     parser.add_argument("--out", type=Path, required=True, help="the report.html to write")
+    parser.add_argument("--screenshot", type=Path, help="also write a PNG of the top of the page here")
+    parser.add_argument("--screenshot-height", type=int, default=1320, help="CSS pixels from the top (width 1280)")
     args = parser.parse_args(argv)
     text = args.data.read_text(encoding="utf-8") if args.data else dumps(synthetic(args.years, args.workouts, args.seed))
     if args.write_data:
         args.write_data.write_text(text, encoding="utf-8")
     render_file(text, args.out)
     print(f"{args.out}: {args.out.stat().st_size / 1e6:.2f} MB")
+    if args.screenshot:
+        from chromium import Browser  # only this option needs a browser
+
+        with Browser(width=1280, height=900) as browser:
+            page = browser.open(args.out)
+            page.wait_for("document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError")
+            if page.console_errors() or page.foreign_requests():
+                raise RenderError(f"the page did not render cleanly: {page.console_errors()} {page.foreign_requests()}")
+            args.screenshot.write_bytes(page.screenshot(clip_height=args.screenshot_height))
+        print(f"{args.screenshot}: {args.screenshot.stat().st_size / 1e3:.0f} KB")
     return 0
 
 
