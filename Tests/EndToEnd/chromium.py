@@ -87,6 +87,12 @@ class Browser:
                 ],
                 setpgroup=0,  # its own process group, so close() reaches every child it starts
             )
+        except BaseException:
+            os.close(self._to_browser)
+            os.close(self._from_browser)
+            self._to_browser = self._from_browser = None
+            shutil.rmtree(self.profile, ignore_errors=True)
+            raise
         finally:
             os.close(devnull)
             os.close(to_browser_r)

@@ -433,5 +433,63 @@ class TenYearReportTests(ReportPageChecks, unittest.TestCase):
             self.page.evaluate("document.querySelector('details[data-table-for=\"quality-rejected\"]').open = false")
 
 
+def healthetl_binary() -> Path | None:
+    repo = report_fixture.REPO
+    for candidate in (os.environ.get("HEALTHETL_BIN"), repo / ".build/release/healthetl", repo / ".build/debug/healthetl"):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+class ExampleDataTests(unittest.TestCase):
+    """example-data.json is what report_reference.py makes of the bundled sample's outputs, and
+    that second implementation's priority merge agrees with the Swift statistics."""
+
+    @classmethod
+    def setUpClass(cls):
+        binary = healthetl_binary()
+        if binary is None:
+            raise unittest.SkipTest("needs a built healthetl (swift build, or HEALTHETL_BIN)")
+        import subprocess
+
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-sample-"))
+        repo = report_fixture.REPO
+        subprocess.run([str(binary), "run", "--quiet", "--pipeline", str(repo / "Pipelines/default.json"),
+                        "--pipeline", str(repo / "Tests/EndToEnd/report-extra.json"), "--out", str(cls.dir / "out"),
+                        str(repo / "SampleData/export.zip")], check=True, timeout=120)
+        cls.out = cls.dir / "out"
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_example_data_is_made_from_the_sample(self):
+        import report_reference
+
+        made = report_reference.pretty(report_reference.from_outputs(self.out, report_fixture.REPO / "SampleData/export.zip"))
+        self.assertEqual(made, report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+
+    def test_counted_shares_add_up_to_the_merged_sums(self):
+        import report_reference
+
+        for kind, stat in (("StepCount", "steps-per-day"), ("DistanceWalkingRunning", "walking-running-distance-per-day")):
+            with self.subTest(kind=kind):
+                rows = report_reference.read_csv(self.out / "samples" / f"{kind}.csv")
+                totals: dict[str, float] = {}
+                for row in rows:
+                    totals[row["source"]] = totals.get(row["source"], 0.0) + float(row["value"])
+                exact = report_reference.rnd
+                try:
+                    report_reference.rnd = lambda v, places: float(v)  # unrounded shares
+                    _, sources = report_reference.quality_type(rows, True)
+                finally:
+                    report_reference.rnd = exact
+                counted = sum(totals[s["name"]] * s["counted_share"] for s in sources)
+                merged = sum(float(r["sum"]) for r in report_reference.read_csv(self.out / "stats" / f"{stat}.csv"))
+                self.assertAlmostEqual(counted, merged, delta=merged * 1e-9)
+                # Both sources overlap, so neither counts whole and the naive sum is far larger.
+                self.assertGreater(sum(totals.values()), merged * 1.5)
+
+
 if __name__ == "__main__":
     unittest.main()
