@@ -90,3 +90,25 @@ clean:
 .PHONY: test-e2e
 test-e2e:
 	python3 -m unittest discover -s Tests/EndToEnd -v
+
+# --- report page in a real browser (headless Chromium; stdlib Python only) -------------------
+#   make test-report-page      report.html with the example and a 10-year synthetic data file
+#   make report-screenshot     regenerate Pipelines/report/screenshot.png from example-data.json
+REPORT_PAGE_PACKAGES := chromium libjs-chart.js python3
+
+.PHONY: report-page-deps test-report-page report-screenshot
+report-page-deps:
+	@missing=""; for p in $(REPORT_PAGE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+test-report-page: report-page-deps
+	python3 -m unittest discover -s Tests/EndToEnd -p 'test_report_page.py' -v
+
+report-screenshot: report-page-deps
+	@mkdir -p .build
+	python3 Tests/EndToEnd/report_fixture.py --data Pipelines/report/example-data.json \
+	  --out .build/report-example.html --screenshot Pipelines/report/screenshot.png
