@@ -20,7 +20,7 @@ SWIFT    ?= swift
 PACKAGES := libxml2-dev libarchive-dev libssl-dev pkg-config tzdata python3
 RELEASE_BIN := .build/release/healthetl
 
-.PHONY: deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
+.PHONY: docs deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
 	clean
 
 # Installs only what is missing, so a provisioned machine pays nothing.
@@ -76,6 +76,10 @@ bench: release
 	  SMALL=$(BENCH_DIR)/export-$$(($(BENCH_MB) / 10))mb.xml OUTDIR=$(BENCH_DIR)/out sh Tests/Benchmarks/bench.sh
 
 # The layer check is pure Python and takes well under a second, so it runs first.
+# The column tables of Pipelines/README.md, from the tables' declarations.
+docs: build
+	python3 Tests/Tools/update_column_docs.py .build/debug/healthetl Pipelines/README.md
+
 lint:
 	python3 Tests/Tools/check_layers.py Sources/HealthETL
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests

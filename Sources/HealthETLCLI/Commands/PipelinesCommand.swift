@@ -1,9 +1,9 @@
 import Foundation
 import HealthETL
 
-/// `healthetl pipelines list | explain FILE | check FILE...`
+/// `healthetl pipelines list | explain FILE | check FILE... | tables`
 enum PipelinesCommand {
-  static let usage = "healthetl pipelines list | explain FILE... | check FILE..."
+  static let usage = "healthetl pipelines list | explain FILE... | check FILE... | tables"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard let sub = arguments.first, sub != "--help" else {
@@ -11,6 +11,7 @@ enum PipelinesCommand {
         "USAGE: \(usage)\n\n  list     the pipelines in Pipelines/ with their descriptions\n"
         + "  explain  the resolved plan: settings, jobs and the files they write\n"
         + "  check    decode strictly and validate; exit 0 when valid, 64 with the key path otherwise\n"
+        + "  tables   every output table's columns (kind, unit, precision, meaning) as Markdown\n"
       if arguments.isEmpty {
         FileHandle.standardError.write(Data(help.utf8))
         return ExitCode.usage
@@ -49,6 +50,9 @@ enum PipelinesCommand {
         }
       }
       return failed ? ExitCode.usage : ExitCode.success
+    case "tables":
+      print(TableDocumentation.allMarkdown, terminator: "")
+      return ExitCode.success
     default:
       throw UsageError(message: "unknown pipelines subcommand '\(sub)'", command: "pipelines")
     }
