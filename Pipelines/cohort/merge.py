@@ -114,11 +114,13 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
         target = staging / f"{table}.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
         paths = [path for _, path in files]
+        participant = f"split_part(substr({FILE_COLUMN}, {len(prefix) + 1}), '/', 1)"
+        # Every file is sniffed whole: DuckDB casts '0.5' to a BIGINT column as 1 without an
+        # error, so a column typed from a sample could silently round values past the sample.
         source = read_source(con, paths, table)
         if source is None:
             table_info[table] = {"file": None, "rows": 0, "participants": 0, "columns": []}
             continue
-        participant = f"split_part(substr({FILE_COLUMN}, {len(prefix) + 1}), '/', 1)"
         con.execute(
             f"COPY (SELECT {participant} AS participant, * EXCLUDE ({FILE_COLUMN}) FROM {source}) "
             f"TO '{sql_text(str(target))}' (FORMAT parquet, COMPRESSION zstd)"
@@ -196,8 +198,6 @@ def read_source(con, paths: list[str], table: str) -> str | None:
     listed = "[" + ", ".join(f"'{sql_text(p)}'" for p in paths) + "]"
     if all(p.endswith(".csv") for p in paths):
         candidates = "[" + ", ".join(f"'{t}'" for t in CSV_TYPES) + "]"
-        # Every file is sniffed whole (sample_size=-1): a column whose first rows look like
-        # integers and whose later rows do not is typed right, not an error halfway through.
         return (
             f"read_csv({listed}, header = true, delim = ',', quote = '\"', escape = '\"', "
             f"encoding = 'utf-8', union_by_name = true, sample_size = -1, "

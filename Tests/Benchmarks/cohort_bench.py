@@ -2,12 +2,14 @@
 
     .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py small [--exports 8] [--mb 100] [--slurm | --slurm-only]
     .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py big --export FILE [--copies 4]
+    .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py dag [--participants 1000]
 
 `small`: N generated exports (cached in .build/bench/cohort/), each run by a bare `healthetl run`
 one at a time and two at a time, then by the workflow with 1 and 2 concurrent jobs, locally and
 (with --slurm, as root on a machine without Slurm) through a one-node Slurm started for it.
 `big`: one large export for per-GB figures: a bare run's wall, CPU and peak memory, then the
 workflow over N links to it and the merge alone, with its CPU and peak memory.
+`dag`: the time the submitting process needs to plan N participants (a dry run).
 Run it through /work/tools/locked (or on an otherwise idle machine): it measures CPU time.
 """
 
@@ -167,6 +169,23 @@ def big(args) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def dag(args) -> None:
+    """How long the submitting process takes to plan N participants: parse, content keys, DAG."""
+    work = Path(tempfile.mkdtemp(prefix="cohort-bench-dag-"))
+    try:
+        cohort = work / "cohort"
+        cohort.mkdir()
+        for n in range(args.participants):
+            (cohort / f"p{n:05d}.xml").write_text("<HealthData/>\n")
+        for attempt in ("first plan (no participant run yet)", "second plan"):
+            started = time.monotonic()
+            command = [sys.executable, str(LAUNCH), "--cohort", str(cohort), "--out", str(work / "out"), "--", "--dry-run", "--quiet", "all"]
+            subprocess.run(command, check=True, capture_output=True)
+            print(f"{args.participants} participants, {attempt}: {time.monotonic() - started:.1f} s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -178,8 +197,10 @@ def main() -> None:
     b = sub.add_parser("big")
     b.add_argument("--export", required=True)
     b.add_argument("--copies", type=int, default=4)
+    d = sub.add_parser("dag")
+    d.add_argument("--participants", type=int, default=1000)
     args = parser.parse_args()
-    small(args) if args.mode == "small" else big(args)
+    {"small": small, "big": big, "dag": dag}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -133,6 +133,8 @@ class CohortCase(unittest.TestCase):
         stats_jobs = sorted(p.stem for p in (out / "participants" / included[0] / "stats").glob("*.csv"))
         self.assertEqual(len(stats_jobs), 9)
         tables = dict(EXPECTED_TABLES, **{f"stats/{job}": f"stats/{job}.csv" for job in stats_jobs})
+        if (out / "participants" / included[0] / "daily.csv").exists():
+            tables["daily"] = "daily.csv"  # written by healthetl versions that have a daily table
         self.assertEqual(sorted(summary["tables"]), sorted(tables))
         merged_files = sorted(str(p.relative_to(out / "cohort")) for p in (out / "cohort").rglob("*.parquet"))
         self.assertEqual(merged_files, sorted(f"{t}.parquet" for t in tables))
@@ -380,6 +382,25 @@ class LocalExecutorTests(CohortCase):
         self.assertIn("participant 'subject-A' is listed twice", result.stdout + result.stderr)
         self.assertTrue(exports.exists())
 
+    def test_a_job_that_cannot_write_fails_the_run_and_is_retried(self):
+        cohort = self.make_cohort(ids=("p01", "p03"))
+        out = self.work / "out"
+        (out / "participants").mkdir(parents=True)
+        (out / "participants" / "p01").write_text("in the way\n")  # healthetl exits 73
+        result = self.run_cohort(cohort, out, check=False)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("healthetl exited with 73", result.stdout + result.stderr)
+        self.assertEqual(sorted(self.tokens(out)), ["p03"])  # the other participant finished
+        self.assertFalse((out / "cohort").exists())  # no merge over a missing participant
+        done = self.tokens(out)
+
+        (out / "participants" / "p01").unlink()
+        self.run_cohort(cohort, out)
+        self.assertEqual(self.tokens(out)["p03"], done["p03"])
+        self.assertEqual(
+            {p["participant"]: p["status"] for p in self.cohort_json(out)["participants"]}, {"p01": "ok", "p03": "ok"}
+        )
+
     def test_a_second_run_into_the_same_out_is_refused(self):
         cohort = self.make_cohort(ids=("p01",))
         out = self.work / "out"
@@ -390,6 +411,54 @@ class LocalExecutorTests(CohortCase):
         self.assertEqual(result.returncode, 75)
         self.assertIn("another cohort run", result.stderr)
         self.assertFalse((out / "participants").exists())
+
+
+class MergeTypeTests(CohortCase):
+    """merge.py alone, on participant folders written here, for the type rules of the README."""
+
+    def participant(self, out, pid, files):
+        folder = out / "participants" / pid
+        for name, text in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text)
+        outputs = [{"path": name} for name in files]
+        (folder / "run.json").write_text(json.dumps({"outputs": outputs}))
+        status = {"participant": pid, "status": "ok", "exit_code": 0, "message": None, "sha256": "0" * 64,
+                  "finished": "2025-01-01T00:00:00+00:00", "seconds": 1.0, "token": pid + "-token"}  # fmt: skip
+        (out / ".cohort" / "status").mkdir(parents=True, exist_ok=True)
+        (out / ".cohort" / "status" / f"{pid}.json").write_text(json.dumps(status))
+
+    def test_types_are_united_across_participants_and_whole_files(self):
+        out = self.work / "out"
+        # a: 30,000 whole numbers, then one with decimals (past DuckDB's 20,480-row sample);
+        # b: its `extra` column is empty everywhere, c has it as whole numbers.
+        late = "date,value,extra\n" + "".join(f"2024-01-01,{n}," + "\n" for n in range(30000)) + "2024-01-02,0.5,\n"
+        self.participant(out, "a", {"t.csv": late, "leftover.csv": "x\n1\n"})
+        self.participant(out, "b", {"t.csv": "date,value,extra\n2024-02-01,7,\n"})
+        self.participant(out, "c", {"t.csv": "date,value,extra,only_c\n2024-03-01,8,42,true\n"})
+        (out / "participants" / "b" / "stale.csv").write_text("x\n2\n")  # not in b's run.json
+        (out / ".cohort" / "participants.txt").write_text("a\nb\nc\n")
+        tables = json.dumps({"t": "t.csv", "stale": "stale.csv", "leftover": "leftover.csv"})
+        merge = [str(COHORT_PYTHON), str(REPO / "Pipelines/cohort/merge.py"), "--participants", ".cohort/participants.txt",
+                 "--tables", tables, "--marker", ".cohort/merged.json"]  # fmt: skip
+        subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
+        parquet = str(out / "cohort" / "t.parquet")
+        types = [(n, k) for n, k, *_ in self.query("DESCRIBE SELECT * FROM read_parquet(?)", parquet)]
+        self.assertEqual(
+            types,
+            [("participant", "VARCHAR"), ("date", "DATE"), ("value", "DOUBLE"), ("extra", "BIGINT"), ("only_c", "BOOLEAN")],
+        )
+        self.assertEqual(
+            self.query("SELECT participant, count(*), sum(value) FROM read_parquet(?) GROUP BY 1 ORDER BY 1", parquet),
+            [("a", 30001, sum(range(30000)) + 0.5), ("b", 1, 7.0), ("c", 1, 8.0)],
+        )
+        self.assertEqual(
+            self.query("SELECT extra, only_c FROM read_parquet(?) WHERE participant <> 'a' ORDER BY 1", parquet),
+            [(42, True), (None, None)],
+        )
+        summary = self.cohort_json(out)
+        self.assertEqual(sorted(summary["tables"]), ["leftover", "t"])  # b's stale.csv is not b's output
+        self.assertTrue((out / "cohort").is_symlink())
 
 
 class SlurmExecutorTests(CohortCase):
