@@ -339,7 +339,10 @@ class LocalExecutorTests(CohortCase):
         self.run_cohort(cohort, out, jobs=1)
         after = self.tokens(out)
         self.assertEqual(len(after), 8)
-        self.assertEqual({k: after[k] for k in done}, done, "finished participants ran again")
+        # One job runs at a time; the one whose status file was written just before the kill may
+        # not yet be recorded as finished by Snakemake, and is then run again. No other is.
+        rerun = [k for k in done if after[k] != done[k]]
+        self.assertLessEqual(len(rerun), 1, f"finished participants ran again: {rerun}")
         self.assertEqual(self.cohort_json(out)["totals"]["included"], 8)
 
     def test_me_is_merged_only_when_asked(self):
