@@ -27,8 +27,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from slurm_cluster import SlurmCluster, _pids_named  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-BINARY = Path(os.environ.get("HEALTHETL_BIN", REPO / ".build" / "release" / "healthetl"))
-COHORT_PYTHON = Path(os.environ.get("COHORT_PYTHON", REPO / ".build" / "cohort-venv" / "bin" / "python"))
+# Absolute (make passes them relative to the repository), but symbolic links kept: the venv's
+# python is a link whose own path selects the venv.
+BINARY = Path(os.path.abspath(os.environ.get("HEALTHETL_BIN", REPO / ".build" / "release" / "healthetl")))
+COHORT_PYTHON = Path(os.path.abspath(os.environ.get("COHORT_PYTHON", REPO / ".build" / "cohort-venv" / "bin" / "python")))
 LAUNCH = REPO / "Pipelines" / "cohort" / "launch.py"
 SAMPLE = REPO / "SampleData" / "export.zip"
 RUN_TIMEOUT = 240  # seconds for one workflow run; `timeout -s KILL` ends it and its children
