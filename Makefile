@@ -8,7 +8,7 @@
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
 #   make sample                                            regenerate SampleData/export.zip
 #   make lint / make format                                swift format
-#   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n]   many exports, one dataset
+#   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n] [CONFIG="key=value ..."]
 
 EXPORT   ?= SampleData/export.zip
 OUT      ?= out
@@ -115,7 +115,7 @@ cohort: release cohort-venv
 	@test "$(origin OUT)" = "command line" || test "$(origin OUT)" = environment || \
 	  { echo "make cohort: set OUT=folder (the output of many participants, not ./out)"; exit 64; }
 	$(COHORT_VENV)/bin/python Pipelines/cohort/launch.py --cohort "$(COHORT)" --out "$(OUT)" \
-	  --executor $(EXECUTOR) --jobs $(JOBS)
+	  --executor $(EXECUTOR) --jobs $(JOBS) $(if $(CONFIG),--config $(CONFIG))
 
 # Slurm and munge for the cohort test's one-node cluster, only where no Slurm is configured.
 slurm-packages:
