@@ -7,7 +7,8 @@
 #   make inspect  [EXPORT=path]                            say what an export holds
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
 #   make sample                                            regenerate SampleData/export.zip
-#   make lint / make format                                swift format
+#   make lint / make format                                layer check + swift format
+#   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
 #   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n] [CONFIG="key=value ..."]
 
 EXPORT   ?= SampleData/export.zip
@@ -21,7 +22,7 @@ PACKAGES := libxml2-dev libarchive-dev libssl-dev pkg-config tzdata python3
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
-	clean cohort cohort-venv e2e-venv test-e2e test-cohort slurm-packages
+	clean cohort cohort-venv e2e-venv test-cohort slurm-packages
 
 # Installs only what is missing, so a provisioned machine pays nothing.
 deps:
@@ -76,7 +77,9 @@ bench: release
 	@BIN=$(RELEASE_BIN) FLOOR=.build/release/xmlfloor FILE=$(BENCH_DIR)/export-$(BENCH_MB)mb.xml \
 	  SMALL=$(BENCH_DIR)/export-$$(($(BENCH_MB) / 10))mb.xml OUTDIR=$(BENCH_DIR)/out sh Tests/Benchmarks/bench.sh
 
+# The layer check is pure Python and takes well under a second, so it runs first.
 lint:
+	python3 Tests/Tools/check_layers.py Sources/HealthETL
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 format:
@@ -85,7 +88,7 @@ format:
 clean:
 	rm -rf .build $(OUT)
 
-# ---- Cohorts and the end-to-end tests (Pipelines/cohort, Tests/EndToEnd) ----------------------
+# ---- Cohorts (Pipelines/cohort) and what the end-to-end tests need ----------------------------
 # `make cohort` runs the Snakemake workflow of Pipelines/cohort over every export of COHORT (a
 # folder, or a manifest CSV `participant,export`) into OUT; EXECUTOR=slurm submits the jobs to
 # Slurm. The workflow's pinned environment lives in .build/cohort-venv, the tests' in .build/venv.
@@ -125,6 +128,32 @@ test-cohort: release cohort-venv e2e-venv slurm-packages
 	HEALTHETL_BIN=$(RELEASE_BIN) COHORT_PYTHON=$(COHORT_VENV)/bin/python \
 	  timeout -k 30 900 $(E2E_VENV)/bin/python -m unittest -v Tests/EndToEnd/test_cohort.py
 
+# --- end-to-end tests (Python, stdlib unittest) ---------------------------------------------
+# Run by .build/venv's python: the standard library plus Tests/EndToEnd/requirements.txt. The
+# cohort test also needs the release binary, the workflow's venv and, for its Slurm part, Slurm.
+.PHONY: test-e2e
 test-e2e: release e2e-venv cohort-venv slurm-packages
 	HEALTHETL_BIN=$(RELEASE_BIN) COHORT_PYTHON=$(COHORT_VENV)/bin/python \
-	  timeout -k 30 1800 $(E2E_VENV)/bin/python -m unittest discover -v -s Tests/EndToEnd -p 'test_*.py'
+	  timeout -k 30 1800 $(E2E_VENV)/bin/python -m unittest discover -s Tests/EndToEnd -v
+
+# --- report page in a real browser (headless Chromium; stdlib Python only) -------------------
+#   make test-report-page      report.html with the example and a 10-year synthetic data file
+#   make report-screenshot     regenerate Pipelines/report/screenshot.png from example-data.json
+REPORT_PAGE_PACKAGES := chromium libjs-chart.js python3
+
+.PHONY: report-page-deps test-report-page report-screenshot
+report-page-deps:
+	@missing=""; for p in $(REPORT_PAGE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+test-report-page: report-page-deps
+	python3 -m unittest discover -s Tests/EndToEnd -p 'test_report_page.py' -v
+
+report-screenshot: report-page-deps
+	@mkdir -p .build
+	python3 Tests/EndToEnd/report_fixture.py --data Pipelines/report/example-data.json \
+	  --out .build/report-example.html --screenshot Pipelines/report/screenshot.png

@@ -34,10 +34,10 @@ let package = Package(
     .target(
       name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem"], swiftSettings: hotPathSettings),
     // The synthetic export generator behind `healthetl sample`.
-    .target(name: "HealthSampleData", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),
+    .target(name: "SyntheticExport", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),
     // Commands, option parsing, exit codes; a library so it can be tested.
     .target(
-      name: "HealthETLCLI", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"],
+      name: "HealthETLCLI", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "SyntheticExport"],
       swiftSettings: strictSettings),
     .executableTarget(name: "healthetl", dependencies: ["HealthETLCLI"], swiftSettings: strictSettings),
     // The benchmark floor: a libxml2 SAX2 parse that does nothing per element.
@@ -45,11 +45,11 @@ let package = Package(
 
     .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"], swiftSettings: strictSettings),
     .testTarget(
-      name: "HealthSampleDataTests", dependencies: ["HealthSampleData", "HealthExtract"], swiftSettings: strictSettings),
+      name: "SyntheticExportTests", dependencies: ["SyntheticExport", "HealthExtract"], swiftSettings: strictSettings),
     .testTarget(
-      name: "HealthExtractTests", dependencies: ["HealthExtract", "HealthSampleData"], swiftSettings: strictSettings),
+      name: "HealthExtractTests", dependencies: ["HealthExtract", "SyntheticExport"], swiftSettings: strictSettings),
     .testTarget(
-      name: "HealthETLTests", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "HealthSampleData"],
+      name: "HealthETLTests", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "SyntheticExport"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "HealthETLCLITests", dependencies: ["HealthETLCLI", "HealthExtract"], exclude: ["Fixtures"],

@@ -6,7 +6,7 @@ import HealthETL
 public enum HealthETLCommand {
   public static let version = "0.1.0"
 
-  static let commands: [(name: String, summary: String, run: @Sendable ([String]) throws -> Int32)] = [
+  static let commands: [(name: String, summary: String, run: @Sendable ([String]) throws -> ExitCode)] = [
     ("run", "Parse an export once and write the outputs.", RunCommand.main),
     ("inspect", "Say what is in an export.", InspectCommand.main),
     ("validate", "Check an export and report every problem, writing nothing.", ValidateCommand.main),
@@ -28,8 +28,10 @@ public enum HealthETLCommand {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// Runs the command line `arguments` (without the program name) and returns the exit code.
-  public static func main(_ arguments: [String]) -> Int32 {
+  /// Runs the command line `arguments` (without the program name) and returns the exit status.
+  public static func main(_ arguments: [String]) -> Int32 { run(arguments).rawValue }
+
+  static func run(_ arguments: [String]) -> ExitCode {
     guard let first = arguments.first else {
       FileHandle.standardError.write(Data(usage.utf8))
       return ExitCode.usage
@@ -51,7 +53,7 @@ public enum HealthETLCommand {
     } catch let error as UsageError {
       fail(error.description)
       return ExitCode.usage
-    } catch let error as PipelineError {
+    } catch let error as ConfigFileError {
       fail(error.description)
       return ExitCode.usage
     } catch let error as ETLError {

@@ -12,7 +12,8 @@ import Testing
       to: file, atomically: true, encoding: .utf8)
     let result = try CLI.run(["run", "--pipeline", file.path, "--out", directory.path + "/out", "/nonexistent.zip"])
     #expect(result.status == 64)
-    #expect(result.stderr.contains("typo.json: jobs[0].tpyes: unknown key (did you mean 'types'?)"), "\(result.stderr)")
+    #expect(
+      result.stderr.contains("typo.json:1: jobs[0].tpyes: unknown key (did you mean 'types'?)"), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: directory.path + "/out/run.json"))
   }
 

@@ -3,11 +3,11 @@ import HealthETL
 import Testing
 
 @Suite struct PipelineDecoderTests {
-  static func decode(_ text: String) throws(PipelineError) -> PipelineDefinition {
+  static func decode(_ text: String) throws(ConfigFileError) -> PipelineDefinition {
     try PipelineDecoder.decode(Data(text.utf8), path: "Pipelines/test.json")
   }
 
-  static func failure(_ text: String) -> PipelineError? {
+  static func failure(_ text: String) -> ConfigFileError? {
     do {
       let pipeline = try decode(text)
       _ = try RunPlanner.plan([pipeline])
@@ -24,7 +24,7 @@ import Testing
         {"version": 1, "name": "x", "jobs": [{"name": "hr", "kind": "statistics", "type": "HeartRate",
           "interval": "1m", "optoins": ["avg"]}]}
         """))
-    #expect(error.path == "Pipelines/test.json")
+    #expect(error.file == "Pipelines/test.json")
     #expect(error.keyPath == "jobs[0].optoins")
     #expect(error.description.contains("did you mean 'options'?"))
   }

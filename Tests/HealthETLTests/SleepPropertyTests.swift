@@ -1,7 +1,7 @@
 import Foundation
 import HealthETL
 import HealthExtract
-import HealthSampleData
+import SyntheticExport
 import Testing
 
 /// SPEC §6 invariants on generated exports: the project's SampleData/export.zip and exports of
@@ -27,7 +27,7 @@ import Testing
       "healthetl-sleep-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("export.xml").path
-    _ = try SampleExportGenerator.write(SampleExportOptions(days: 40, seed: seed), to: path)
+    _ = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 40, seed: seed), to: path)
     try Self.check(.path(path))
   }
 }

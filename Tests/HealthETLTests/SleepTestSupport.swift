@@ -4,7 +4,7 @@ import HealthExtract
 import HealthModel
 import Testing
 
-/// Builds sleep exports, runs `SleepNightAggregator` over them and reads its files back typed.
+/// Builds sleep exports, runs `SleepMart` over them and reads its files back typed.
 enum SleepTesting {
   static let watchDevice =
     "&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, "
@@ -37,13 +37,13 @@ enum SleepTesting {
     extraStages: @escaping (OutputTransaction) -> [any OutputStage] = { _ in [] }
   ) throws -> Output {
     let result = try StageHarness.run(source, zone: zone, settings: settings) { transaction in
-      [SleepNightAggregator(transaction: transaction, writeJSON: json)] + extraStages(transaction)
+      [SleepMart(transaction: transaction, writeJSON: json)] + extraStages(transaction)
     }
     defer { result.remove() }
     let header = try result.text("sleep_daily.csv").prefix { $0 != "\n" }
-    #expect(header == SleepNightAggregator.dailyColumns.joined(separator: ","))
+    #expect(header == SleepTables.daily.columnNames.joined(separator: ","))
     let sessionHeader = try result.text("sleep_sessions.csv").prefix { $0 != "\n" }
-    #expect(sessionHeader == SleepNightAggregator.sessionColumns.joined(separator: ","))
+    #expect(sessionHeader == SleepTables.sessions.columnNames.joined(separator: ","))
     var output = Output(
       days: try result.csvRows("sleep_daily.csv").map(Day.init),
       sessions: try result.csvRows("sleep_sessions.csv").map(Session.init), zone: result.zone)

@@ -47,8 +47,7 @@ enum StageHarness {
     _ = try ExportStream(source: source).read(into: normalizer)
     let zone = try RunZone.resolve(request, facts: normalizer.facts)
     let context = StageContext(
-      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings,
-      userEnteredKey: normalizer.userEnteredKeyID)
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
     var outputs: [OutputSummary] = []
     for stage in stages { outputs += try stage.finish(context) }
     try transaction.commit()

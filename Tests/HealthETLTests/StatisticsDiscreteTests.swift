@@ -32,7 +32,7 @@ import Testing
   }
 
   @Test func defaultJobsAreTheSpecsSet() {
-    let jobs = StatisticsJob.defaultJobs
+    let jobs = StatsFixture.defaultQueries
     #expect(jobs.count == 9)
     let summary = jobs.map { "\($0.type.shortName) \($0.interval) \($0.options.map(\.rawValue))" }
     #expect(
@@ -44,7 +44,8 @@ import Testing
       ])
     #expect(
       jobs.allSatisfy {
-        !$0.separateBySource && $0.destinations == [.init(file: "stats/\($0.name).csv", format: .csv)]
+        !$0.separateBySource
+          && StatisticsTables.destinations(of: $0) == [.init(file: "stats/\($0.name).csv", format: .csv)]
       })
     #expect(jobs.first?.name == "heart-rate-per-minute")
   }
@@ -164,7 +165,7 @@ import Testing
     let body = [
       StatsFixture.record("HeartRate", 90, "2024-01-01 10:50:00", "2024-01-01 11:10:00", source: "Watch")
     ].joined(separator: "\n")
-    let job = try StatisticsJob(
+    let job = try StatisticsQuery(
       name: "hr", type: "HeartRate", interval: "1h", options: ["count", "avg", "mostRecentTime", "duration"],
       destinations: [
         .init(file: "hr.csv", format: .csv), .init(file: "hr.json", format: .json),
@@ -187,10 +188,10 @@ import Testing
   @Test func illegalOptionTypeCombinationsAreRejectedBeforeAnyInputIsRead() {
     // Nothing here reads an export: the job definitions themselves throw.
     func error(_ type: String, _ options: [String], interval: String = "1d", anchor: String? = nil, name: String = "j")
-      -> StatisticsJobError?
+      -> StatisticsQueryError?
     {
       do {
-        _ = try StatisticsJob(name: name, type: type, interval: interval, anchor: anchor, options: options)
+        _ = try StatisticsQuery(name: name, type: type, interval: interval, anchor: anchor, options: options)
         return nil
       } catch {
         return error
@@ -214,8 +215,8 @@ import Testing
     #expect(error("StepCount", ["sum"], interval: "1M") == .invalidInterval(job: "j", interval: "1M"))
     #expect(error("StepCount", ["sum"], anchor: "Monday") == .invalidAnchor(job: "j", anchor: "Monday"))
     #expect(error("StepCount", ["sum"], name: "../steps") == .invalidName(job: "../steps"))
-    #expect(throws: StatisticsJobError.invalidOutput(job: "j", path: "../x.csv")) {
-      try StatisticsJob(
+    #expect(throws: StatisticsQueryError.invalidOutput(job: "j", path: "../x.csv")) {
+      try StatisticsQuery(
         name: "j", type: "StepCount", interval: "1d", options: ["sum"], destinations: [.init(file: "../x.csv")])
     }
     // Legal for both styles: count, mostRecent, mostRecentTime, duration.
@@ -233,18 +234,18 @@ import Testing
   @Test func twoJobsCannotWriteOneFile() throws {
     let a = try StatsFixture.job("same", "StepCount", "1d", ["sum"])
     let b = try StatsFixture.job("same", "HeartRate", "1m", ["avg"])
-    let c = try StatisticsJob(
+    let c = try StatisticsQuery(
       name: "other", type: "HeartRate", interval: "1h", options: ["avg"],
       destinations: [.init(file: "stats/same.csv")])
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stats-dup-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
     let transaction = try OutputTransaction(outputDirectory: folder.path)
     defer { transaction.abandon() }
-    #expect(throws: StatisticsJobError.duplicateName(job: "same")) {
-      _ = try IntervalStatisticsStage(jobs: [a, b], transaction: transaction)
+    #expect(throws: StatisticsQueryError.duplicateName(job: "same")) {
+      _ = try StatisticsMart(jobs: [a, b], transaction: transaction)
     }
-    #expect(throws: StatisticsJobError.duplicateName(job: "other")) {
-      _ = try IntervalStatisticsStage(jobs: [a, c], transaction: transaction)
+    #expect(throws: StatisticsQueryError.duplicateName(job: "other")) {
+      _ = try StatisticsMart(jobs: [a, c], transaction: transaction)
     }
   }
 }

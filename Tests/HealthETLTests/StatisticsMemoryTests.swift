@@ -55,10 +55,10 @@ struct StatisticsMemoryTests {
     let baseline = Double(ResidentSampler.residentPages() * Int(sysconf(Int32(_SC_PAGESIZE)))) / 1_048_576
     let sampler = ResidentSampler()
     sampler.start()
-    var stage: IntervalStatisticsStage?
+    var stage: StatisticsMart?
     let result = try StageHarness.run(.path(path), zone: .named("Europe/Berlin")) { transaction in
       guard withStage else { return [] }
-      stage = try? IntervalStatisticsStage(jobs: StatisticsJob.defaultJobs, transaction: transaction)
+      stage = try? StatisticsMart(jobs: StatsFixture.defaultQueries, transaction: transaction)
       return [stage!]
     }
     let peak = sampler.stop()
@@ -66,7 +66,7 @@ struct StatisticsMemoryTests {
     let rows = result.outputs.reduce(0) { $0 + $1.rows }
     print(
       "STATS-MEMORY stage=\(withStage) residentBeforeMB=\(baseline) residentPeakMB=\(peak) "
-        + "maxrssMB=\(ExportJob.peakMemoryMB()) samples=\(stage?.spilledSamples ?? 0) "
+        + "maxrssMB=\(ExportRun.peakMemoryMB()) samples=\(stage?.spilledSamples ?? 0) "
         + "runs=\(stage?.spilledRuns ?? 0) rows=\(rows) seconds=\(ContinuousClock.now - started)")
   }
 }

@@ -2,7 +2,7 @@ import Foundation
 import HealthETL
 import HealthExtract
 import HealthModel
-import HealthSampleData
+import SyntheticExport
 import Testing
 
 /// Collects one type's samples as plain values, to check the statistics against sums computed
@@ -99,7 +99,7 @@ enum IndependentSums {
 
   static func run(_ source: InputSource) throws -> Run {
     let jobs =
-      StatisticsJob.defaultJobs + [
+      StatsFixture.defaultQueries + [
         try StatsFixture.job("steps_by_source_daily", "StepCount", "1d", ["sum"], separate: true),
         try StatsFixture.job("steps_by_source_hourly", "StepCount", "1h", ["sum", "count"], separate: true),
         try StatsFixture.job("energy_by_source_daily", "ActiveEnergyBurned", "1d", ["sum"], separate: true),
@@ -107,9 +107,9 @@ enum IndependentSums {
         try StatsFixture.job("hr_hourly", "HeartRate", "1h", ["twavg", "mostRecent", "duration"], separate: true),
       ]
     let collector = QuantityCollector(type: "StepCount")
-    var made: IntervalStatisticsStage?
+    var made: StatisticsMart?
     let result = try StageHarness.run(source, zone: .named(zone)) { transaction in
-      made = try? IntervalStatisticsStage(jobs: jobs, transaction: transaction)
+      made = try? StatisticsMart(jobs: jobs, transaction: transaction)
       return [made!, collector]
     }
     return Run(output: StatsFixture.Output(result: result, stage: made!), steps: collector.items)
@@ -118,7 +118,7 @@ enum IndependentSums {
   static func generated(seed: UInt64) throws -> (InputSource, URL) {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stats-gen-\(UUID().uuidString)")
     let path = folder.appendingPathComponent("export.xml").path
-    _ = try SampleExportGenerator.write(SampleExportOptions(days: 30, seed: seed), to: path)
+    _ = try SyntheticExportGenerator.write(SyntheticExportOptions(days: 30, seed: seed), to: path)
     return (.path(path), folder)
   }
 

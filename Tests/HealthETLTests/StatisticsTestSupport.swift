@@ -4,11 +4,37 @@ import HealthExtract
 import HealthModel
 import Testing
 
-/// Runs `IntervalStatisticsStage` over small hand-written exports the way `healthetl run` does.
+/// Runs `StatisticsMart` over small hand-written exports the way `healthetl run` does.
 enum StatsFixture {
+  /// The queries the default pipeline runs: heart rate per minute (max, min, avg, count);
+  /// steps, walking+running distance, active energy and flights per day (sum); resting heart rate
+  /// and HRV per day (avg); swimming distance and stroke count per day (sum). Named as in
+  /// `Pipelines/stats.json` (a test checks the file against this list).
+  static let defaultQueries: [StatisticsQuery] = {
+    let definitions: [(String, String, String, [StatisticsOption])] = [
+      ("heart-rate-per-minute", "HeartRate", "1m", [.max, .min, .avg, .count]),
+      ("steps-per-day", "StepCount", "1d", [.sum]),
+      ("walking-running-distance-per-day", "DistanceWalkingRunning", "1d", [.sum]),
+      ("active-energy-per-day", "ActiveEnergyBurned", "1d", [.sum]),
+      ("flights-per-day", "FlightsClimbed", "1d", [.sum]),
+      ("resting-heart-rate-per-day", "RestingHeartRate", "1d", [.avg]),
+      ("hrv-per-day", "HeartRateVariabilitySDNN", "1d", [.avg]),
+      ("swimming-distance-per-day", "DistanceSwimming", "1d", [.sum]),
+      ("swimming-strokes-per-day", "SwimmingStrokeCount", "1d", [.sum]),
+    ]
+    return definitions.map { name, type, interval, options in
+      do throws(StatisticsQueryError) {
+        return try StatisticsQuery(name: name, type: type, interval: BucketInterval(interval)!, options: options)
+      } catch {
+        // Constant definitions, checked by the tests: this cannot happen in a shipped build.
+        preconditionFailure(error.description)
+      }
+    }
+  }()
+
   struct Output {
     var result: StageHarness.Result
-    var stage: IntervalStatisticsStage
+    var stage: StatisticsMart
 
     /// The rows of a job's CSV, keyed by column.
     func rows(_ job: String) throws -> [[String: String]] { try result.csvRows("stats/" + job + ".csv") }
@@ -16,14 +42,14 @@ enum StatsFixture {
   }
 
   static func run(
-    _ source: InputSource, jobs: [StatisticsJob], zone: RunZone.Request = .named("UTC"),
-    settings: RunSettings = RunSettings(), bufferCapacity: Int = IntervalStatisticsStage.defaultBufferCapacity
+    _ source: InputSource, jobs: [StatisticsQuery], zone: RunZone.Request = .named("UTC"),
+    settings: RunSettings = RunSettings(), bufferCapacity: Int = StatisticsMart.defaultBufferCapacity
   ) throws -> Output {
-    var made: IntervalStatisticsStage?
-    var failure: StatisticsJobError?
+    var made: StatisticsMart?
+    var failure: StatisticsQueryError?
     let result = try StageHarness.run(source, zone: zone, settings: settings) { transaction in
-      do throws(StatisticsJobError) {
-        let stage = try IntervalStatisticsStage(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity)
+      do throws(StatisticsQueryError) {
+        let stage = try StatisticsMart(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity)
         made = stage
         return [stage]
       } catch {
@@ -36,8 +62,8 @@ enum StatsFixture {
   }
 
   static func run(
-    _ body: String, jobs: [StatisticsJob], zone: RunZone.Request = .named("UTC"),
-    settings: RunSettings = RunSettings(), bufferCapacity: Int = IntervalStatisticsStage.defaultBufferCapacity
+    _ body: String, jobs: [StatisticsQuery], zone: RunZone.Request = .named("UTC"),
+    settings: RunSettings = RunSettings(), bufferCapacity: Int = StatisticsMart.defaultBufferCapacity
   ) throws -> Output {
     try run(StageHarness.export(body), jobs: jobs, zone: zone, settings: settings, bufferCapacity: bufferCapacity)
   }
@@ -46,8 +72,8 @@ enum StatsFixture {
   static func job(
     _ name: String, _ type: String, _ interval: String, _ options: [String], anchor: String? = nil,
     separate: Bool = false
-  ) throws -> StatisticsJob {
-    try StatisticsJob(
+  ) throws -> StatisticsQuery {
+    try StatisticsQuery(
       name: name, type: type, interval: interval, anchor: anchor, options: options, separateBySource: separate)
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HealthETL
+import HealthModel
 import Testing
 
 /// `Pipelines/workout-codes.json` and its strict loader (SPEC §7).
@@ -7,11 +8,11 @@ import Testing
   static let shippedPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent(WorkoutCodeTable.defaultPath).path
 
-  static func parse(_ text: String) throws(WorkoutCodeTableError) -> WorkoutCodeTable {
+  static func parse(_ text: String) throws(ConfigFileError) -> WorkoutCodeTable {
     try WorkoutCodeTable.parse(Array(text.utf8), file: "codes.json")
   }
 
-  static func error(_ text: String) -> WorkoutCodeTableError? {
+  static func error(_ text: String) -> ConfigFileError? {
     do {
       _ = try parse(text)
       return nil
@@ -48,7 +49,7 @@ import Testing
     let error = try #require(Self.error("{\n  \"version\": 1,\n  \"codes\": {},\n  \"defualt\": \"X\"\n}"))
     #expect(error.keyPath == "defualt")
     #expect(error.line == 4)
-    #expect(error.description.hasPrefix("codes.json:4: defualt: unknown key 'defualt'"))
+    #expect(error.description.hasPrefix("codes.json:4: defualt: unknown key (did you mean 'default'?)"))
   }
 
   @Test func unknownActivityNameIsNamed() throws {
@@ -58,7 +59,7 @@ import Testing
     #expect(error.description.contains("unknown activity type 'Runing'"))
     let prefixed = try #require(Self.error(#"{"version": 1, "codes": {"HKWorkoutActivityTypeRunning": "S"}}"#))
     #expect(prefixed.keyPath == "codes.HKWorkoutActivityTypeRunning")
-    #expect(prefixed.reason.contains("without the HKWorkoutActivityType prefix"))
+    #expect(prefixed.message.contains("without the HKWorkoutActivityType prefix"))
     // Names are case-sensitive, like the export's.
     #expect(Self.error(#"{"version": 1, "codes": {"running": "S"}}"#)?.keyPath == "codes.running")
   }
@@ -66,30 +67,30 @@ import Testing
   @Test func repeatedKeyIsAnError() throws {
     let error = try #require(
       Self.error("{\"version\": 1, \"codes\": {\n\"Running\": \"A\",\n\"Running\": \"B\"}}"))
-    #expect(error.keyPath == "Running")
+    #expect(error.keyPath == "codes.Running")
     #expect(error.line == 3)
-    #expect(error.reason.contains("appears twice"))
+    #expect(error.message.contains("appears twice"))
   }
 
   @Test func versionAndTypesAreChecked() {
     #expect(Self.error(#"{"codes": {}}"#)?.keyPath == "version")
-    #expect(Self.error(#"{"version": 2, "codes": {}}"#)?.reason.contains("not supported") == true)
+    #expect(Self.error(#"{"version": 2, "codes": {}}"#)?.message.contains("not supported") == true)
     #expect(Self.error(#"{"version": "1", "codes": {}}"#)?.keyPath == "version")
     #expect(Self.error(#"{"version": 1}"#)?.keyPath == "codes")
     #expect(Self.error(#"{"version": 1, "codes": []}"#)?.keyPath == "codes")
     #expect(Self.error(#"{"version": 1, "codes": {"Yoga": 7}}"#)?.keyPath == "codes.Yoga")
     #expect(Self.error(#"{"version": 1, "codes": {"Yoga": ""}}"#)?.keyPath == "codes.Yoga")
     #expect(Self.error(#"{"version": 1, "default": null, "codes": {}}"#)?.keyPath == "default")
-    #expect(Self.error(#"[1, 2]"#)?.reason == "the file must hold one JSON object")
+    #expect(Self.error(#"[1, 2]"#)?.message == "must be an object, not an array")
   }
 
   @Test func malformedJSONGivesTheLine() throws {
     let error = try #require(Self.error("{\n\"version\": 1,\n\"codes\": {\"Yoga\": \"Y\",}\n}"))
     #expect(error.line == 3)
-    #expect(error.keyPath == nil)
-    #expect(error.reason.hasPrefix("not valid JSON"))
-    #expect(Self.error("{\"version\": 1, \"codes\": {}} trailing")?.reason.hasPrefix("not valid JSON") == true)
-    #expect(Self.error("{\"version\": 01, \"codes\": {}}")?.reason.hasPrefix("not valid JSON") == true)
+    #expect(error.keyPath == "codes")
+    #expect(error.message.hasPrefix("not valid JSON"))
+    #expect(Self.error("{\"version\": 1, \"codes\": {}} trailing")?.message.hasPrefix("not valid JSON") == true)
+    #expect(Self.error("{\"version\": 01, \"codes\": {}}")?.message.hasPrefix("not valid JSON") == true)
   }
 
   @Test func escapesAndByteOrderMarkAreAccepted() throws {
@@ -105,7 +106,7 @@ import Testing
       Issue.record("expected an error")
     } catch {
       #expect(error.file == "/nonexistent/workout-codes.json")
-      #expect(error.description == "/nonexistent/workout-codes.json: cannot read the file")
+      #expect(error.description == "/nonexistent/workout-codes.json: cannot be read: No such file or directory")
     }
   }
 

@@ -124,7 +124,7 @@ import Testing
 
     let objects = try JSONSerialization.jsonObject(with: Data(try run.text("workouts.json").utf8)) as? [[String: Any]]
     let object = try #require(objects?.first)
-    #expect(object.count == WorkoutRecordMapper.workoutColumns.count)
+    #expect(object.count == WorkoutTables.workouts.columnNames.count)
     #expect(object["indoor"] as? Bool == true)
     #expect(object["distance_m"] as? Double == 5012)
     #expect(object["activity_type_raw"] as? Int == 37)
@@ -213,8 +213,8 @@ import Testing
   @Test func outputsFollowThePipeline() throws {
     let body = F.workout("Running", start: "2024-01-02 06:00:00 +0000", end: "2024-01-02 06:10:00 +0000")
     let outputs = [
-      WorkoutRecordMapper.Output(table: .workouts, file: "w/all.ndjson", format: .ndjson),
-      WorkoutRecordMapper.Output(table: .records, file: "records.json", format: .json),
+      WorkoutMart.Output(table: .workouts, file: "w/all.ndjson", format: .ndjson),
+      WorkoutMart.Output(table: .records, file: "records.json", format: .json),
     ]
     let run = try F.run(body, outputs: outputs)
     defer { run.result.remove() }

@@ -99,7 +99,7 @@ import Testing
     defer { run.result.remove() }
     #expect(try run.text("workout_records.json") == "[]\n")
     #expect(try run.text("workouts.json") == "[]\n")
-    #expect(try run.text("workouts.csv") == WorkoutRecordMapper.workoutColumns.joined(separator: ",") + "\n")
-    #expect(try run.text("swim_laps.csv") == WorkoutRecordMapper.swimLapColumns.joined(separator: ",") + "\n")
+    #expect(try run.text("workouts.csv") == WorkoutTables.workouts.columnNames.joined(separator: ",") + "\n")
+    #expect(try run.text("swim_laps.csv") == WorkoutTables.laps.columnNames.joined(separator: ",") + "\n")
   }
 }

@@ -119,7 +119,7 @@ import Testing
     #expect(row.poolLengthMeters == nil)
     #expect(row.strokesByStyle == nil)
     #expect(row.distanceMeters == 1200)  // 1.2 km
-    #expect(try run.text("swim_laps.csv") == WorkoutRecordMapper.swimLapColumns.joined(separator: ",") + "\n")
+    #expect(try run.text("swim_laps.csv") == WorkoutTables.laps.columnNames.joined(separator: ",") + "\n")
     #expect(try run.text("workouts.csv").hasSuffix(",,open_water,,,,,,,\n"))
   }
 

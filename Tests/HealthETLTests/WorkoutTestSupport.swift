@@ -3,10 +3,10 @@ import HealthETL
 import HealthExtract
 import HealthModel
 
-/// Runs `WorkoutRecordMapper` over small hand-written exports.
+/// Runs `WorkoutMart` over small hand-written exports.
 enum WorkoutFixture {
   struct Run {
-    var mapper: WorkoutRecordMapper
+    var mapper: WorkoutMart
     var result: StageHarness.Result
 
     var rows: [WorkoutRow] { mapper.rows }
@@ -15,21 +15,26 @@ enum WorkoutFixture {
     func text(_ file: String) throws -> String { try result.text(file) }
   }
 
+  /// Every table to its default file, plus `workouts.json`.
+  static let allOutputs =
+    [WorkoutMart.defaultOutputs[0], WorkoutMart.Output(table: .workouts, file: "workouts.json", format: .json)]
+    + WorkoutMart.defaultOutputs.dropFirst()
+
   /// Runs the stage over `body` (children of HealthData); the caller removes `result`.
   static func run(
     _ body: String, zone: RunZone.Request = .named("UTC"), codes: WorkoutCodeTable = .shipped,
-    outputs: [WorkoutRecordMapper.Output] = WorkoutRecordMapper.defaultOutputs
+    outputs: [WorkoutMart.Output] = WorkoutFixture.allOutputs
   ) throws -> Run {
     try run(StageHarness.export(body), zone: zone, codes: codes, outputs: outputs)
   }
 
   static func run(
     _ source: InputSource, zone: RunZone.Request = .auto, codes: WorkoutCodeTable = .shipped,
-    outputs: [WorkoutRecordMapper.Output] = WorkoutRecordMapper.defaultOutputs
+    outputs: [WorkoutMart.Output] = WorkoutFixture.allOutputs
   ) throws -> Run {
-    var mapper: WorkoutRecordMapper?
+    var mapper: WorkoutMart?
     let result = try StageHarness.run(source, zone: zone) { transaction in
-      let stage = WorkoutRecordMapper(transaction: transaction, codes: codes, outputs: outputs)
+      let stage = WorkoutMart(transaction: transaction, codes: codes, outputs: outputs)
       mapper = stage
       return [stage]
     }

@@ -1,4 +1,3 @@
-import Foundation
 import HealthModel
 
 /// One job's pass over its type's samples in start order: bucket rows filled as samples arrive,
@@ -59,12 +58,13 @@ final class StatisticsSweep {
   /// How long a discrete sample holds its value for `twavg` when no later sample comes sooner.
   static let maximumHoldSeconds: Int64 = 600
 
-  let job: StatisticsJob
+  let job: StatisticsQuery
   private var buckets: CalendarBuckets
   private let groupRanks: [Int32]
   private let groupSources: [Int32]
   private let sourceNames: [String]
-  private var writers: [TableWriter]
+  /// Receives each finished bucket, in (bucket, source) order.
+  private let emit: (borrowing StatisticsBucket) throws(OutputError) -> Void
   private var rows: [RowKey: Row] = [:]
   private var order = StatisticsHeap<RowKey>()
   private let wantsStarts: Bool
@@ -79,22 +79,25 @@ final class StatisticsSweep {
   private var holds: [Holds]
   /// Sources whose `holds` may still hand out time.
   private var holding: [Int32] = []
-  private var fields: [String?] = []
+  /// The bucket handed to `emit`, reused so a row allocates nothing.
+  private var bucket: StatisticsBucket
 
   /// - Parameters:
   ///   - groupRanks: per group, its SPEC §5 position (0 = highest priority).
   ///   - groupSources: per group, its source's position in source-name order.
   ///   - sourceNames: source names in that order.
   init(
-    job: StatisticsJob, rules: ZoneRules, groupRanks: [Int32], groupSources: [Int32], sourceNames: [String],
-    writers: [TableWriter]
+    job: StatisticsQuery, rules: ZoneRules, groupRanks: [Int32], groupSources: [Int32], sourceNames: [String],
+    emit: @escaping (borrowing StatisticsBucket) throws(OutputError) -> Void
   ) {
     self.job = job
     buckets = CalendarBuckets(interval: job.interval, anchor: job.anchor, rules: rules)
     self.groupRanks = groupRanks
     self.groupSources = groupSources
     self.sourceNames = sourceNames
-    self.writers = writers
+    self.emit = emit
+    bucket = StatisticsBucket(start: Instant(seconds: 0), end: Instant(seconds: 0), source: nil, values: [])
+    bucket.values.reserveCapacity(job.options.count)
     wantsStarts = job.options.contains { $0.dependsOnStartsOnly }
     wantsOverlaps = job.options.contains { !$0.dependsOnStartsOnly }
     wantsSum = job.options.contains(.sum)
@@ -177,13 +180,10 @@ final class StatisticsSweep {
     }
   }
 
-  /// Writes every remaining row; returns the files written.
-  func finish() throws(OutputError) -> [OutputSummary] {
+  /// Hands out every remaining bucket.
+  func finish() throws(OutputError) {
     advance(to: .max)
     try flush(before: .max)
-    var written: [OutputSummary] = []
-    for writer in writers { written.append(try writer.close()) }
-    return written
   }
 
   /// The SPEC §8 tie-break for `mostRecent`: latest start, then latest end, then latest creation
@@ -273,44 +273,45 @@ final class StatisticsSweep {
   }
 
   private func write(_ key: RowKey, _ row: Row) throws(OutputError) {
-    let rules = buckets.rules
-    let start = buckets.start(key.bucket)
-    let end = buckets.start(key.bucket + 1)
-    fields.removeAll(keepingCapacity: true)
-    fields.append(job.type.shortName)
-    fields.append(Self.iso8601(start, rules))
-    fields.append(Self.iso8601(end, rules))
-    if job.separateBySource { fields.append(sourceNames[Int(key.source)]) }
+    bucket.start = Instant(seconds: buckets.start(key.bucket))
+    bucket.end = Instant(seconds: buckets.start(key.bucket + 1))
+    bucket.source = job.separateBySource ? sourceNames[Int(key.source)] : nil
+    bucket.values.removeAll(keepingCapacity: true)
     for option in job.options {
       switch option {
-      case .sum: fields.append(FieldFormat.number(Self.tidy(row.sum)))
-      case .avg: fields.append(row.count > 0 ? FieldFormat.number(Self.tidy(row.total / Double(row.count))) : nil)
-      case .twavg: fields.append(row.weight > 0 ? FieldFormat.number(Self.tidy(row.weighted / row.weight)) : nil)
-      case .min: fields.append(row.count > 0 ? FieldFormat.number(row.minimum) : nil)
-      case .max: fields.append(row.count > 0 ? FieldFormat.number(row.maximum) : nil)
-      case .count: fields.append(String(row.count))
-      case .mostRecent: fields.append(row.hasRecent ? FieldFormat.number(row.recentValue) : nil)
-      case .mostRecentTime: fields.append(row.hasRecent ? Self.iso8601(row.recentStart, rules) : nil)
-      case .duration: fields.append(String(row.duration))
+      case .sum: bucket.values.append(.number(row.sum))
+      case .avg: bucket.values.append(.number(row.count > 0 ? row.total / Double(row.count) : nil))
+      case .twavg: bucket.values.append(.number(row.weight > 0 ? row.weighted / row.weight : nil))
+      case .min: bucket.values.append(.number(row.count > 0 ? row.minimum : nil))
+      case .max: bucket.values.append(.number(row.count > 0 ? row.maximum : nil))
+      case .count: bucket.values.append(.count(Int64(row.count)))
+      case .mostRecent: bucket.values.append(.number(row.hasRecent ? row.recentValue : nil))
+      case .mostRecentTime: bucket.values.append(.instant(row.hasRecent ? Instant(seconds: row.recentStart) : nil))
+      case .duration: bucket.values.append(.count(row.duration))
       }
     }
-    for index in writers.indices { try writers[index].append(fields) }
+    try emit(bucket)
   }
+}
 
-  private static func iso8601(_ seconds: Int64, _ rules: ZoneRules) -> String {
-    let instant = Instant(seconds: seconds)
-    return LocalTimeFormatter.iso8601(instant, offsetSeconds: rules.offset(at: instant))
-  }
+/// One finished bucket of a statistics query: the values a row of its table holds, computed and
+/// not yet formatted.
+struct StatisticsBucket {
+  /// Bucket `k` is `[start, end)`.
+  var start: Instant
+  var end: Instant
+  /// With `separateBySource`: the source's name.
+  var source: String?
+  /// One per option of the query, in the order it asked for them.
+  var values: [StatisticsValue]
+}
 
-  /// Computed values (sums of pro-rata shares, means) to 12 significant digits: the floating-point
-  /// noise of the shares (`59.99999999999999` for 60) goes, the precision of any real measurement
-  /// stays. Values copied from samples (min, max, mostRecent) are written as recorded.
-  static func tidy(_ value: Double) -> Double {
-    guard value.isFinite, value != 0 else { return value }
-    let exponent = Int(Foundation.floor(Foundation.log10(Swift.abs(value))))
-    let scale = Foundation.pow(10.0, Double(11 - exponent))
-    guard scale.isFinite, scale > 0 else { return value }
-    let rounded = (value * scale).rounded() / scale
-    return rounded.isFinite ? rounded : value
-  }
+/// The value of one statistics option in one bucket.
+enum StatisticsValue: Equatable {
+  /// `sum`, `avg`, `twavg`, `min`, `max`, `mostRecent`; nil when it cannot be computed there.
+  case number(Double?)
+  /// `count`, `duration` (seconds).
+  case count(Int64)
+  /// `mostRecentTime`.
+  case instant(Instant?)
 }

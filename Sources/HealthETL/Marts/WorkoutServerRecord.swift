@@ -31,12 +31,7 @@ public struct WorkoutServerRecord: Sendable, Hashable {
     self.recordUuid = recordUuid
   }
 
-  /// The fields in the order of the server contract (and of the JSON output).
-  public static let fieldNames = [
-    "recordDate", "execTypeCode", "execStartTime", "execEndTime", "execRuntime", "deviceTypeCode", "recordUuid",
-  ]
-
-  /// The values in `fieldNames` order.
+  /// The values in the order of the server contract (`WorkoutTables.records`).
   public var fieldValues: [String] {
     [recordDate, execTypeCode, execStartTime, execEndTime, execRuntime, deviceTypeCode, recordUuid]
   }

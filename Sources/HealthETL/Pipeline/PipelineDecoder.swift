@@ -1,226 +1,152 @@
 public import Foundation
 
-/// Reads pipeline files strictly: an unknown key, job kind, type or option, a wrong value type or
-/// a missing field is an error naming the file and the key path (`jobs[2].options[1]`), reported
-/// before any input is read.
+/// Reads pipeline files strictly (Pipelines/README.md, "File format"): an unknown key, job kind,
+/// table or format, a value of the wrong JSON type (`null` included), a number out of range, or a
+/// missing field is an error naming the file, the line and the key path (`jobs[2].options[1]`),
+/// reported before any input is read.
 public enum PipelineDecoder {
-  public static func load(_ path: String) throws(PipelineError) -> PipelineDefinition {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw PipelineError(path: path, keyPath: "", message: "cannot be read (no such file?)")
-    }
-    return try decode(data, path: path)
+  /// The longest session gap a pipeline may ask for: a day. Longer gaps would join separate
+  /// nights into one session.
+  public static let maximumSessionGapMinutes = 24 * 60
+
+  public static func load(_ path: String) throws(ConfigFileError) -> PipelineDefinition {
+    try decode(ConfigFile.read(path), path: path)
   }
 
-  public static func decode(_ data: Data, path: String) throws(PipelineError) -> PipelineDefinition {
-    let root: Any
-    do {
-      root = try JSONSerialization.jsonObject(with: data)
-    } catch {
-      throw PipelineError(path: path, keyPath: "", message: "is not valid JSON (\(error.localizedDescription))")
-    }
-    var reader = Reader(path: path)
-    return try reader.pipeline(root)
+  public static func decode(_ data: Data, path: String) throws(ConfigFileError) -> PipelineDefinition {
+    try decode(Array(data), path: path)
   }
 
-  struct Reader {
-    let path: String
-
-    func fail(_ keyPath: String, _ message: String) -> PipelineError {
-      PipelineError(path: path, keyPath: keyPath, message: message)
+  public static func decode(_ bytes: [UInt8], path: String) throws(ConfigFileError) -> PipelineDefinition {
+    let root = try ConfigFile.parse(bytes, file: path)
+    let object = try root.object(
+      allowed: ["version", "name", "description", "timezone", "sourcePriority", "sleep", "jobs"],
+      required: ["version", "name", "jobs"])
+    let versionNode = try object.required("version")
+    let version = try versionNode.integer(in: Int.min...Int.max)
+    guard version == PipelineDefinition.supportedVersion else {
+      throw versionNode.error(
+        "is \(version); this healthetl reads version \(PipelineDefinition.supportedVersion) pipelines")
     }
-
-    func object(_ value: Any, _ keyPath: String, allowed: [String], required: [String]) throws(PipelineError)
-      -> [String: Any]
-    {
-      guard let object = value as? [String: Any] else { throw fail(keyPath, "must be an object") }
-      for key in object.keys.sorted() where !allowed.contains(key) {
-        let nearest = allowed.min { distance($0, key) < distance($1, key) }
-        let hint = nearest.map { distance($0, key) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
-        throw fail(join(keyPath, key), "unknown key\(hint); allowed: \(allowed.joined(separator: ", "))")
+    var pipeline = PipelineDefinition(
+      path: path, version: version, name: try object.required("name").nonEmptyString(),
+      description: try object["description"]?.string(), timezone: try object["timezone"]?.nonEmptyString(),
+      sourcePriority: try sourcePriority(object["sourcePriority"]), sleep: try sleep(object["sleep"]), jobs: [])
+    let jobs = try object.required("jobs").array()
+    guard !jobs.isEmpty else { throw try object.required("jobs").error("must list at least one job") }
+    for node in jobs {
+      let job = try self.job(node)
+      if pipeline.jobs.contains(where: { $0.name == job.name }) {
+        throw try node.object(allowed: jobKeys(job.kind)).required("name").error(
+          "'\(job.name)' is used by another job of this pipeline")
       }
-      for key in required where object[key] == nil { throw fail(join(keyPath, key), "is required") }
-      return object
+      pipeline.jobs.append(job)
     }
+    return pipeline
+  }
 
-    func string(_ value: Any?, _ keyPath: String) throws(PipelineError) -> String? {
-      guard let value, !(value is NSNull) else { return nil }
-      guard let text = value as? String else { throw fail(keyPath, "must be a string") }
-      return text
+  /// Substrings must say something: an empty one would match every source.
+  static func sourcePriority(_ node: ConfigNode?) throws(ConfigFileError) -> [String]? {
+    guard let node else { return nil }
+    var names: [String] = []
+    for item in try node.array() { names.append(try item.nonEmptyString()) }
+    return names
+  }
+
+  static func sleep(_ node: ConfigNode?) throws(ConfigFileError) -> PipelineDefinition.SleepParameters? {
+    guard let node else { return nil }
+    let settings = try node.object(allowed: ["sessionGapMinutes", "dayBoundary"])
+    var parameters = PipelineDefinition.SleepParameters()
+    if let gap = settings["sessionGapMinutes"] {
+      parameters.sessionGapMinutes = try gap.integer(in: 0...maximumSessionGapMinutes)
     }
-
-    /// JSONSerialization gives NSNumber for numbers and booleans alike; booleans report the
-    /// Objective-C type `c` (char), numbers `i`, `q` or `d`.
-    static func isBoolean(_ value: Any) -> Bool {
-      guard let number = value as? NSNumber else { return false }
-      return number.objCType.pointee == CChar(UInt8(ascii: "c"))
+    if let boundary = settings["dayBoundary"] {
+      guard let minutes = minutes(try boundary.string()) else {
+        throw boundary.error("must be a local time HH:MM, e.g. 18:00")
+      }
+      parameters.dayBoundaryMinutes = minutes
     }
+    return parameters
+  }
 
-    func int(_ value: Any?, _ keyPath: String) throws(PipelineError) -> Int? {
-      guard let value, !(value is NSNull) else { return nil }
-      guard let number = value as? NSNumber, !Self.isBoolean(value), number.doubleValue == number.doubleValue.rounded()
-      else { throw fail(keyPath, "must be a whole number") }
-      return number.intValue
+  static func jobKeys(_ kind: PipelineDefinition.Kind) -> [String] {
+    var allowed = ["name", "kind", "outputs"]
+    switch kind {
+    case .samples: allowed.append("types")
+    case .sleep: break
+    case .workouts: allowed.append("codes")
+    case .statistics: allowed += ["type", "interval", "anchor", "options", "separateBySource"]
+    case .elements: allowed.append("names")
     }
+    return allowed
+  }
 
-    func bool(_ value: Any?, _ keyPath: String) throws(PipelineError) -> Bool? {
-      guard let value, !(value is NSNull) else { return nil }
-      guard Self.isBoolean(value), let flag = value as? Bool else { throw fail(keyPath, "must be true or false") }
-      return flag
+  static func job(_ node: ConfigNode) throws(ConfigFileError) -> PipelineDefinition.Job {
+    // The kind decides which keys are allowed, so it is read first.
+    guard let kindNode = try node.peek("kind") else {
+      throw ConfigFileError(file: node.file, line: node.line, keyPath: node.keyPath + ".kind", message: "is required")
     }
-
-    func strings(_ value: Any?, _ keyPath: String) throws(PipelineError) -> [String]? {
-      guard let value, !(value is NSNull) else { return nil }
-      guard let array = value as? [Any] else { throw fail(keyPath, "must be an array of strings") }
-      var result: [String] = []
-      for (index, item) in array.enumerated() {
-        guard let text = item as? String else { throw fail("\(keyPath)[\(index)]", "must be a string") }
-        result.append(text)
-      }
-      return result
+    let kindText = try kindNode.string()
+    guard let kind = PipelineDefinition.Kind(rawValue: kindText) else {
+      let known = PipelineDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+      throw kindNode.error("unknown job kind '\(ConfigNode.excerpt(kindText))'; known: \(known)")
     }
-
-    mutating func pipeline(_ root: Any) throws(PipelineError) -> PipelineDefinition {
-      let object = try self.object(
-        root, "",
-        allowed: ["version", "name", "description", "timezone", "sourcePriority", "sleep", "jobs"],
-        required: ["version", "name", "jobs"])
-      let version = try int(object["version"], "version")!
-      guard version == PipelineDefinition.supportedVersion else {
-        throw fail(
-          "version", "is \(version); this healthetl reads version \(PipelineDefinition.supportedVersion) pipelines")
-      }
-      let name = try string(object["name"], "name")!
-      guard !name.isEmpty else { throw fail("name", "must not be empty") }
-      var sleep: PipelineDefinition.SleepParameters?
-      if let value = object["sleep"] {
-        let settings = try self.object(value, "sleep", allowed: ["sessionGapMinutes", "dayBoundary"], required: [])
-        var parameters = PipelineDefinition.SleepParameters()
-        if let gap = try int(settings["sessionGapMinutes"], "sleep.sessionGapMinutes") {
-          guard gap >= 0 else { throw fail("sleep.sessionGapMinutes", "must be 0 or more") }
-          parameters.sessionGapMinutes = gap
-        }
-        if let boundary = try string(settings["dayBoundary"], "sleep.dayBoundary") {
-          guard let minutes = Self.minutes(boundary) else {
-            throw fail("sleep.dayBoundary", "must be a local time HH:MM, e.g. 18:00")
-          }
-          parameters.dayBoundaryMinutes = minutes
-        }
-        sleep = parameters
-      }
-      guard let jobsValue = object["jobs"] as? [Any] else { throw fail("jobs", "must be an array of jobs") }
-      var jobs: [PipelineDefinition.Job] = []
-      for (index, value) in jobsValue.enumerated() {
-        let job = try self.job(value, "jobs[\(index)]")
-        if jobs.contains(where: { $0.name == job.name }) {
-          throw fail("jobs[\(index)].name", "'\(job.name)' is used by another job of this pipeline")
-        }
-        jobs.append(job)
-      }
-      guard !jobs.isEmpty else { throw fail("jobs", "must list at least one job") }
-      return PipelineDefinition(
-        path: path, version: version, name: name, description: try string(object["description"], "description"),
-        timezone: try string(object["timezone"], "timezone"),
-        sourcePriority: try strings(object["sourcePriority"], "sourcePriority"), sleep: sleep, jobs: jobs)
+    let required = kind == .statistics ? ["name", "type", "interval", "options"] : ["name"]
+    let object = try node.object(allowed: jobKeys(kind), required: required)
+    let nameNode = try object.required("name")
+    let name = try nameNode.string()
+    guard JobName.isValid(name) else {
+      throw nameNode.error("'\(ConfigNode.excerpt(name))' is not \(JobName.rule)")
     }
-
-    func job(_ value: Any, _ keyPath: String) throws(PipelineError) -> PipelineDefinition.Job {
-      guard let raw = value as? [String: Any] else { throw fail(keyPath, "must be an object") }
-      guard let kindText = try string(raw["kind"], join(keyPath, "kind")) else {
-        throw fail(join(keyPath, "kind"), "is required")
-      }
-      guard let kind = PipelineDefinition.Kind(rawValue: kindText) else {
-        throw fail(
-          join(keyPath, "kind"),
-          "unknown job kind '\(kindText)'; known: \(PipelineDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
-        )
-      }
-      var allowed = ["name", "kind", "outputs"]
-      switch kind {
-      case .samples: allowed.append("types")
-      case .sleep: break
-      case .workouts: allowed.append("codes")
-      case .statistics: allowed += ["type", "interval", "anchor", "options", "separateBySource"]
-      case .elements: allowed.append("names")
-      }
-      let required = kind == .statistics ? ["name", "type", "interval", "options"] : ["name"]
-      let object = try self.object(raw, keyPath, allowed: allowed, required: required)
-      let name = try string(object["name"], join(keyPath, "name"))!
-      guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-        throw fail(join(keyPath, "name"), "must be letters, digits, '-' or '_' (it names output files)")
-      }
-      var job = PipelineDefinition.Job(name: name, kind: kind, outputs: [])
-      job.types = try strings(object["types"], join(keyPath, "types"))
-      job.names = try strings(object["names"], join(keyPath, "names"))
-      job.codes = try string(object["codes"], join(keyPath, "codes"))
-      job.type = try string(object["type"], join(keyPath, "type"))
-      job.interval = try string(object["interval"], join(keyPath, "interval"))
-      job.anchor = try string(object["anchor"], join(keyPath, "anchor"))
-      job.options = try strings(object["options"], join(keyPath, "options"))
-      job.separateBySource = try bool(object["separateBySource"], join(keyPath, "separateBySource"))
-      if let outputs = object["outputs"] {
-        guard let array = outputs as? [Any] else { throw fail(join(keyPath, "outputs"), "must be an array") }
-        for (index, item) in array.enumerated() {
-          job.outputs.append(try output(item, "\(join(keyPath, "outputs"))[\(index)]", kind: kind))
-        }
-      }
-      return job
+    var job = PipelineDefinition.Job(name: name, kind: kind, outputs: [])
+    job.keyPath = node.keyPath
+    job.line = node.line
+    job.types = try object["types"]?.strings()
+    job.names = try object["names"]?.strings()
+    job.codes = try object["codes"]?.nonEmptyString()
+    job.type = try object["type"]?.string()
+    job.interval = try object["interval"]?.string()
+    job.anchor = try object["anchor"]?.string()
+    job.options = try object["options"]?.strings()
+    job.separateBySource = try object["separateBySource"]?.bool()
+    if let outputs = object["outputs"] {
+      for item in try outputs.array() { job.outputs.append(try output(item, kind: kind)) }
     }
+    return job
+  }
 
-    func output(_ value: Any, _ keyPath: String, kind: PipelineDefinition.Kind) throws(PipelineError)
-      -> PipelineDefinition.Output
-    {
-      let object = try self.object(value, keyPath, allowed: ["table", "file", "format"], required: ["file"])
-      let tables = PipelineDefinition.tables(of: kind)
-      let table = try string(object["table"], join(keyPath, "table")) ?? tables[0]
+  static func output(_ node: ConfigNode, kind: PipelineDefinition.Kind) throws(ConfigFileError)
+    -> PipelineDefinition.Output
+  {
+    let object = try node.object(allowed: ["table", "file", "format"], required: ["file"])
+    let tables = kind.tables.map(\.name)
+    var table = tables[0]
+    if let tableNode = object["table"] {
+      table = try tableNode.string()
       guard tables.contains(table) else {
-        throw fail(
-          join(keyPath, "table"),
-          "unknown table '\(table)' for a \(kind.rawValue) job; known: \(tables.joined(separator: ", "))")
+        throw tableNode.error(
+          "unknown table '\(ConfigNode.excerpt(table))' for a \(kind.rawValue) job; known: "
+            + tables.joined(separator: ", "))
       }
-      let file = try string(object["file"], join(keyPath, "file"))!
-      guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {
-        throw fail(join(keyPath, "file"), "must be a relative path inside the output folder")
-      }
-      let formatText = try string(object["format"], join(keyPath, "format")) ?? Self.format(of: file)
-      guard let format = TableFormat(rawValue: formatText) else {
-        throw fail(join(keyPath, "format"), "unknown format '\(formatText)'; known: csv, json, ndjson")
-      }
-      if kind == .workouts && table == "records" && format != .json {
-        throw fail(join(keyPath, "format"), "workout server records are a JSON array; use json")
-      }
-      return PipelineDefinition.Output(table: table, file: file, format: format)
     }
-
-    static func format(of file: String) -> String {
-      if file.hasSuffix(".ndjson") || file.hasSuffix(".jsonl") { return "ndjson" }
-      if file.hasSuffix(".json") { return "json" }
-      return "csv"
-    }
-
-    static func minutes(_ text: String) -> Int? {
-      let parts = text.split(separator: ":")
-      guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
-        (0...23).contains(h), (0...59).contains(m)
-      else { return nil }
-      return h * 60 + m
-    }
-
-    func join(_ keyPath: String, _ key: String) -> String { keyPath.isEmpty ? key : keyPath + "." + key }
-
-    /// Edit distance, for "did you mean" hints.
-    func distance(_ a: String, _ b: String) -> Int {
-      let a = Array(a.lowercased()), b = Array(b.lowercased())
-      var row = Array(0...b.count)
-      for i in 1...max(a.count, 1) where !a.isEmpty {
-        var previous = row[0]
-        row[0] = i
-        for j in stride(from: 1, through: b.count, by: 1) {
-          let current = row[j]
-          row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-          previous = current
-        }
+    let file = try object.required("file").string()
+    var format = TableSchema.format(ofFile: file)
+    if let formatNode = object["format"] {
+      let text = try formatNode.string()
+      guard let named = TableFormat(rawValue: text) else {
+        throw formatNode.error("unknown format '\(ConfigNode.excerpt(text))'; known: csv, json, ndjson")
       }
-      return row[b.count]
+      format = named
     }
+    return PipelineDefinition.Output(
+      keyPath: node.keyPath, line: node.line, table: table, file: file, format: format)
+  }
+
+  static func minutes(_ text: String) -> Int? {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, parts.allSatisfy({ $0.allSatisfy(\.isASCII) }),
+      let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m)
+    else { return nil }
+    return h * 60 + m
   }
 }

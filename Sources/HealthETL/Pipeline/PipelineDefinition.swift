@@ -10,7 +10,7 @@ public struct PipelineDefinition: Sendable, Equatable {
   public var description: String?
   /// `auto` or an IANA zone; `--tz` overrides.
   public var timezone: String?
-  /// SPEC §5 `sourcePriority`.
+  /// `sourcePriority`: case-insensitive substrings of source names ranked first, in order.
   public var sourcePriority: [String]?
   public var sleep: SleepParameters?
   public var jobs: [Job]
@@ -23,9 +23,24 @@ public struct PipelineDefinition: Sendable, Equatable {
 
   public enum Kind: String, Sendable, CaseIterable {
     case samples, sleep, workouts, statistics, elements
+
+    /// The tables a job of this kind can write, as their marts declare them; the first is the
+    /// table an output names when it names none.
+    public var tables: [TableSchema] {
+      switch self {
+      case .samples: return SampleTables.all
+      case .sleep: return SleepTables.all
+      case .workouts: return WorkoutTables.all
+      case .statistics: return StatisticsTables.all
+      case .elements: return ElementTables.all
+      }
+    }
   }
 
   public struct Job: Sendable, Equatable {
+    /// `jobs[3]`: where the job is in its file, and the line it starts on, for messages.
+    public var keyPath = ""
+    public var line: Int?
     public var name: String
     public var kind: Kind
     public var outputs: [Output]
@@ -44,6 +59,9 @@ public struct PipelineDefinition: Sendable, Equatable {
   }
 
   public struct Output: Sendable, Equatable {
+    /// `jobs[3].outputs[1]` and its line, for messages (empty for a default output).
+    public var keyPath = ""
+    public var line: Int?
     /// Which of the job's tables (`daily`, `sessions`, `workouts`, `records`, `laps`, `buckets`, `samples`,
     /// `elements`).
     public var table: String
@@ -52,20 +70,4 @@ public struct PipelineDefinition: Sendable, Equatable {
     public var file: String
     public var format: TableFormat
   }
-
-  /// The tables each kind of job can write, the first being its default.
-  public static func tables(of kind: Kind) -> [String] {
-    switch kind {
-    case .samples: return ["samples"]
-    case .sleep: return ["daily", "sessions"]
-    case .workouts: return ["workouts", "records", "laps"]
-    case .statistics: return ["buckets"]
-    case .elements: return ["elements"]
-    }
-  }
-}
-
-/// Table output formats (SPEC §10).
-public enum TableFormat: String, Sendable, CaseIterable {
-  case csv, json, ndjson
 }

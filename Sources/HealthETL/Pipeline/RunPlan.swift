@@ -8,117 +8,137 @@ public struct RunPlan: Sendable {
   public var settings: RunSettings
   /// The zone the pipelines ask for (`--tz` wins); nil means auto.
   public var timezone: String?
-  public var jobs: [PipelineDefinition.Job]
+  public var jobs: [PlannedJob]
 
   /// Every file the plan writes, in job order.
   public var outputFiles: [String] { jobs.flatMap { $0.outputs.map(\.file) } }
 }
 
+/// A job of the plan with everything its stage needs worked out: output paths normalized, the
+/// statistics query validated, the code table loaded. Building its stage cannot fail.
+public struct PlannedJob: Sendable {
+  public var definition: PipelineDefinition.Job
+  public var work: Work
+
+  /// What the job's stage is given.
+  public enum Work: Sendable {
+    case samples(types: Set<String>?)
+    case sleep
+    case workouts(codes: WorkoutCodeTable)
+    case statistics(StatisticsQuery)
+    case elements(names: Set<String>?)
+  }
+
+  public var name: String { definition.name }
+  public var kind: PipelineDefinition.Kind { definition.kind }
+  public var outputs: [PipelineDefinition.Output] { definition.outputs }
+}
+
 public enum RunPlanner {
   /// Checks `pipelines` and merges them into one plan.
   ///
-  /// - Throws: `PipelineError` for an unknown sample type, an illegal statistics option, two
-  ///   jobs writing the same file, or pipelines that disagree on the zone, source priority or sleep
-  ///   settings — all before any input is read.
-  public static func plan(_ pipelines: [PipelineDefinition]) throws(PipelineError) -> RunPlan {
+  /// - Throws: `ConfigFileError` for anything a run would refuse: an unknown sample type, an
+  ///   illegal statistics option, an output that is not a file inside the output folder or takes
+  ///   a file of HealthETL's own, two outputs on one file, a code table that cannot be read, or
+  ///   pipelines that disagree on the zone, source priority or sleep settings — all before any
+  ///   input is read.
+  public static func plan(_ pipelines: [PipelineDefinition]) throws(ConfigFileError) -> RunPlan {
     var settings = RunSettings()
     var timezone: String?
     var timezoneFrom: String?
     var priorityFrom: String?
     var sleepFrom: String?
-    var jobs: [PipelineDefinition.Job] = []
-    var writers: [String: String] = [:]
+    var jobs: [PlannedJob] = []
+    var writers: [(file: String, by: String)] = []
     for pipeline in pipelines {
+      func fail(_ keyPath: String, _ message: String) -> ConfigFileError {
+        ConfigFileError(file: pipeline.path, keyPath: keyPath, message: message)
+      }
       if let zone = pipeline.timezone, zone != "auto" {
         if let timezone, timezone != zone {
-          throw PipelineError(
-            path: pipeline.path, keyPath: "timezone",
-            message: "'\(zone)' disagrees with '\(timezone)' in \(timezoneFrom!); one run has one zone")
+          throw fail("timezone", "'\(zone)' disagrees with '\(timezone)' in \(timezoneFrom!); one run has one zone")
         }
-        do { _ = try ZoneRules.load(zone) } catch {
-          throw PipelineError(path: pipeline.path, keyPath: "timezone", message: error.description)
-        }
+        do { _ = try ZoneRules.load(zone) } catch { throw fail("timezone", error.description) }
         timezone = zone
         timezoneFrom = pipeline.path
       }
       if let priority = pipeline.sourcePriority {
         if let priorityFrom, settings.sourcePriority.overrides != priority {
-          throw PipelineError(
-            path: pipeline.path, keyPath: "sourcePriority", message: "disagrees with \(priorityFrom)")
+          throw fail("sourcePriority", "disagrees with \(priorityFrom)")
         }
         settings.sourcePriority = SourcePriority(overrides: priority)
         priorityFrom = pipeline.path
       }
       if let sleep = pipeline.sleep {
-        let gap = sleep.sessionGapMinutes ?? 60
-        let boundary = sleep.dayBoundaryMinutes ?? 18 * 60
+        let gap = sleep.sessionGapMinutes ?? RunSettings().sessionGapMinutes
+        let boundary = sleep.dayBoundaryMinutes ?? RunSettings().dayBoundaryMinutes
         if let sleepFrom, gap != settings.sessionGapMinutes || boundary != settings.dayBoundaryMinutes {
-          throw PipelineError(path: pipeline.path, keyPath: "sleep", message: "disagrees with \(sleepFrom)")
+          throw fail("sleep", "disagrees with \(sleepFrom)")
         }
         settings.sessionGapMinutes = gap
         settings.dayBoundaryMinutes = boundary
         sleepFrom = pipeline.path
       }
-      for (index, var job) in pipeline.jobs.enumerated() {
-        let keyPath = "jobs[\(index)]"
+      for var job in pipeline.jobs {
         if job.outputs.isEmpty { job.outputs = defaultOutputs(job) }
-        try validate(job, pipeline: pipeline, keyPath: keyPath)
+        let work = try resolve(&job, pipeline: pipeline)
         for output in job.outputs {
-          if let other = writers[output.file] {
-            throw PipelineError(
-              path: pipeline.path, keyPath: keyPath + ".outputs",
-              message: "'\(output.file)' is also written by \(other); give one of them another file name")
+          for other in writers {
+            if let conflict = OutputPaths.conflict(output.file, other.file) {
+              throw fail(
+                job.keyPath + ".outputs",
+                "'\(output.file)' \(conflict) \(other.by); give one of them another file name")
+            }
           }
-          writers[output.file] = "job '\(job.name)' of \(pipeline.path)"
+          writers.append((output.file, "job '\(job.name)' of \(pipeline.path)"))
         }
-        if job.kind == .workouts, let codes = job.codes, !codes.hasPrefix("/") {
-          job.codes = (URL(fileURLWithPath: pipeline.path).deletingLastPathComponent().path as NSString)
-            .appendingPathComponent(codes)
-        }
-        if job.kind == .workouts, let codes = job.codes {
-          do { _ = try WorkoutCodeTable.load(path: codes) } catch {
-            throw PipelineError(path: error.file, keyPath: error.keyPath ?? "", message: error.detail)
-          }
-        }
-        jobs.append(job)
+        jobs.append(PlannedJob(definition: job, work: work))
       }
     }
     return RunPlan(pipelines: pipelines, settings: settings, timezone: timezone, jobs: jobs)
   }
 
+  /// The outputs of a job whose pipeline lists none: every table of its kind to its default file.
   static func defaultOutputs(_ job: PipelineDefinition.Job) -> [PipelineDefinition.Output] {
-    switch job.kind {
-    case .samples: return [.init(table: "samples", file: "samples/{type}.csv", format: .csv)]
-    case .sleep:
-      return [
-        .init(table: "daily", file: "sleep_daily.csv", format: .csv),
-        .init(table: "sessions", file: "sleep_sessions.csv", format: .csv),
-      ]
-    case .workouts:
-      return [
-        .init(table: "workouts", file: "workouts.csv", format: .csv),
-        .init(table: "records", file: "workout_records.json", format: .json),
-        .init(table: "laps", file: "swim_laps.csv", format: .csv),
-      ]
-    case .statistics: return [.init(table: "buckets", file: "stats/\(job.name).csv", format: .csv)]
-    case .elements: return [.init(table: "elements", file: "elements/{name}.csv", format: .csv)]
+    job.kind.tables.map { table in
+      let file = table.defaultFile.replacingOccurrences(of: "{job}", with: job.name)
+      return PipelineDefinition.Output(
+        keyPath: job.keyPath, line: job.line, table: table.name, file: file, format: TableSchema.format(ofFile: file))
     }
   }
 
-  static func validate(_ job: PipelineDefinition.Job, pipeline: PipelineDefinition, keyPath: String)
-    throws(PipelineError)
+  /// Checks what the job asks for, normalizes its output paths and works out its stage's input.
+  static func resolve(_ job: inout PipelineDefinition.Job, pipeline: PipelineDefinition) throws(ConfigFileError)
+    -> PlannedJob.Work
   {
+    func fail(_ keyPath: String, _ message: String) -> ConfigFileError {
+      ConfigFileError(file: pipeline.path, line: job.line, keyPath: keyPath, message: message)
+    }
+    try checkOutputs(&job, file: pipeline.path)
     switch job.kind {
     case .samples:
       for (index, name) in (job.types ?? []).enumerated() where !SampleTypeInfo.isKnown(shortName: name) {
-        throw PipelineError(
-          path: pipeline.path, keyPath: "\(keyPath).types[\(index)]",
-          message: "unknown sample type '\(name)' (use short names such as StepCount, HeartRate, SleepAnalysis)")
+        throw fail(
+          "\(job.keyPath).types[\(index)]",
+          "unknown sample type '\(ConfigNode.excerpt(name))' (use short names such as StepCount, HeartRate, SleepAnalysis)"
+        )
       }
-    case .sleep, .workouts, .elements:
-      break
+      return .samples(types: job.types.map(Set.init))
+    case .sleep:
+      return .sleep
+    case .elements:
+      return .elements(names: job.names.map(Set.init))
+    case .workouts:
+      // A job without `codes` gets the built-in copy of the shipped table.
+      guard var path = job.codes else { return .workouts(codes: .shipped) }
+      if !path.hasPrefix("/") {
+        path = (URL(fileURLWithPath: pipeline.path).deletingLastPathComponent().path as NSString)
+          .appendingPathComponent(path)
+      }
+      job.codes = path
+      return .workouts(codes: try WorkoutCodeTable.load(path: path))
     case .statistics:
-      do { _ = try StatisticsJob(pipelineJob: job) } catch {
+      do { return .statistics(try StatisticsQuery(pipelineJob: job)) } catch {
         var field = error.field
         // Point at the offending option itself: `jobs[2].options[1]`.
         switch error {
@@ -126,17 +146,43 @@ public enum RunPlanner {
           if let index = (job.options ?? []).lastIndex(of: option) { field = "options[\(index)]" }
         default: break
         }
-        throw PipelineError(path: pipeline.path, keyPath: keyPath + "." + field, message: error.description)
+        throw fail(job.keyPath + "." + field, error.description)
       }
     }
-    for (index, output) in job.outputs.enumerated()
-    where job.kind == .samples && output.format != .csv
-      && output.file.contains("{type}")
-    {
-      throw PipelineError(
-        path: pipeline.path, keyPath: "\(keyPath).outputs[\(index)].file",
-        message: "{type} (one file per type) is for csv; json and ndjson write one file for all types")
+  }
+
+  /// Normalizes every output path of `job`, refusing what no run could write.
+  static func checkOutputs(_ job: inout PipelineDefinition.Job, file: String) throws(ConfigFileError) {
+    let line = job.line
+    func fail(_ keyPath: String, _ message: String) -> ConfigFileError {
+      ConfigFileError(file: file, line: line, keyPath: keyPath, message: message)
     }
+    for index in job.outputs.indices {
+      let output = job.outputs[index]
+      let keyPath = output.keyPath.isEmpty ? job.keyPath + ".outputs" : output.keyPath
+      switch OutputPaths.normalize(output.file) {
+      case .success(let normalized): job.outputs[index].file = normalized
+      case .failure(let problem):
+        throw fail(keyPath + ".file", "'\(ConfigNode.excerpt(output.file))' \(problem.message)")
+      }
+      if job.kind == .samples && output.format != .csv && output.file.contains("{type}") {
+        throw fail(
+          keyPath + ".file", "{type} (one file per type) is for csv; json and ndjson write one file for all types")
+      }
+      if job.kind == .workouts && output.table == WorkoutTables.records.name && output.format != .json {
+        throw fail(keyPath + ".format", "workout server records are a JSON array; use json")
+      }
+    }
+  }
+
+  /// The column names a job's table gets, as its mart declares them.
+  static func columns(of job: PlannedJob, table: String) -> [String] {
+    if case .statistics(let query) = job.work { return StatisticsTables.columns(of: query).map(\.name) }
+    guard let schema = job.kind.tables.first(where: { $0.name == table }) else { return [] }
+    if let variable = schema.variableColumns, job.kind == .elements {
+      return [schema.columnNames.first!, "(\(variable))", schema.columnNames.last!]
+    }
+    return schema.columnNames
   }
 
   /// The text `healthetl pipelines explain` prints.
@@ -156,17 +202,25 @@ public enum RunPlanner {
     lines.append("One parse of the export feeds \(plan.jobs.count) jobs:")
     for job in plan.jobs {
       var detail = job.kind.rawValue
-      if job.kind == .statistics {
-        detail += " of \(job.type ?? "?") per \(job.interval ?? "?"): \((job.options ?? []).joined(separator: ", "))"
-        if job.separateBySource == true { detail += ", by source" }
-        if let anchor = job.anchor { detail += ", anchored at \(anchor)" }
+      switch job.work {
+      case .statistics(let query):
+        detail += " of \(query.type.shortName) per \(query.interval): "
+        detail += query.options.map(\.rawValue).joined(separator: ", ")
+        if query.separateBySource { detail += ", by source" }
+        if let anchor = job.definition.anchor { detail += ", anchored at \(anchor)" }
+      case .samples:
+        if let types = job.definition.types { detail += " of \(types.joined(separator: ", "))" }
+      case .elements:
+        if let names = job.definition.names { detail += " of \(names.joined(separator: ", "))" }
+      case .workouts:
+        if let codes = job.definition.codes { detail += ", server codes from \(codes)" }
+      case .sleep:
+        break
       }
-      if job.kind == .samples, let types = job.types { detail += " of \(types.joined(separator: ", "))" }
-      if job.kind == .elements, let names = job.names { detail += " of \(names.joined(separator: ", "))" }
-      if job.kind == .workouts, let codes = job.codes { detail += ", server codes from \(codes)" }
       lines.append("  \(job.name): \(detail)")
       for output in job.outputs {
         lines.append("    → \(output.file) (\(output.table), \(output.format.rawValue))")
+        lines.append("      columns: " + columns(of: job, table: output.table).joined(separator: ", "))
       }
     }
     return lines.joined(separator: "\n") + "\n"

@@ -8,8 +8,6 @@ import Foundation
 /// the next `workout_records.new.json` too, so nothing is lost and no completed run's delta is
 /// repeated.
 public struct DeliveryState: Sendable, Equatable {
-  public static let fileName = ".healthetl-state.json"
-  public static let newRecordsFile = "workout_records.new.json"
   public static let recordsFile = "workout_records.json"
 
   public struct Processed: Sendable, Equatable {
@@ -25,7 +23,7 @@ public struct DeliveryState: Sendable, Equatable {
   public init() {}
 
   public static func load(from directory: String) throws(OutputError) -> DeliveryState {
-    let path = directory + "/" + fileName
+    let path = directory + "/" + ToolFiles.state
     guard let data = FileManager.default.contents(atPath: path) else { return DeliveryState() }
     guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
       throw .ioError(path: path, reason: "the state file is not valid JSON; move it away to start over")
@@ -47,7 +45,7 @@ public struct DeliveryState: Sendable, Equatable {
       "pending": pending,
       "processed": processed.map { ["sha256": $0.sha256, "name": $0.name, "bytes": $0.bytes] as [String: Any] },
     ]
-    _ = try JSONOutput.write(object, to: transaction, path: Self.fileName)
+    _ = try JSONOutput.write(object, to: transaction, path: ToolFiles.state)
   }
 
   /// The staged server records of this run whose ids this folder has neither emitted nor pending.
@@ -72,7 +70,7 @@ public struct DeliveryState: Sendable, Equatable {
   mutating func deliverRun(_ transaction: OutputTransaction) throws(OutputError) -> Int? {
     guard let fresh = try newRecords(in: transaction) else { return nil }
     let delta = pending + fresh
-    _ = try JSONOutput.write(delta, to: transaction, path: Self.newRecordsFile)
+    _ = try JSONOutput.write(delta, to: transaction, path: ToolFiles.newRecords)
     emitted += delta.compactMap { $0["recordUuid"] }
     pending = []
     try write(to: transaction)
@@ -85,7 +83,7 @@ public struct DeliveryState: Sendable, Equatable {
   {
     let fresh = try newRecords(in: transaction) ?? []
     pending += fresh
-    _ = try JSONOutput.write(pending, to: transaction, path: Self.newRecordsFile)
+    _ = try JSONOutput.write(pending, to: transaction, path: ToolFiles.newRecords)
     processed.append(entry)
     try write(to: transaction)
     return fresh.count
@@ -93,7 +91,7 @@ public struct DeliveryState: Sendable, Equatable {
 
   /// The end of a nightly batch: the night's delta is final.
   mutating func finishNight(_ transaction: OutputTransaction) throws(OutputError) {
-    _ = try JSONOutput.write(pending, to: transaction, path: Self.newRecordsFile)
+    _ = try JSONOutput.write(pending, to: transaction, path: ToolFiles.newRecords)
     emitted += pending.compactMap { $0["recordUuid"] }
     pending = []
     try write(to: transaction)

@@ -1,12 +1,12 @@
 public import HealthExtract
 public import HealthModel
 
-/// Every failure a run can end with, and the sysexits code it maps to (SPEC §11).
+/// Every failure a run can end with, and the exit status it maps to.
 public enum ETLError: Error, CustomStringConvertible {
   case extract(ExtractError)
   case zone(ZoneError)
   case output(OutputError)
-  case pipeline(PipelineError)
+  case pipeline(ConfigFileError)
   /// `--strict` and at least one record was rejected.
   case strictRejection(count: Int, first: RejectionLog.Example, reason: String)
 
@@ -23,19 +23,19 @@ public enum ETLError: Error, CustomStringConvertible {
     }
   }
 
-  /// 64 usage, 65 bad data, 66 no input, 73 cannot create output, 74 I/O error.
-  public var exitCode: Int32 {
+  /// The exit status this failure ends the program with.
+  public var exitCode: ExitCode {
     switch self {
-    case .extract(.notFound): return 66
-    case .extract(.unreadable): return 66
-    case .extract: return 65
-    case .zone(.unknown): return 64
-    case .zone(.unreadable): return 74
-    case .output(.cannotCreate): return 73
-    case .output(.ioError): return 74
-    case .output(.locked): return 75
-    case .strictRejection: return 65
-    case .pipeline: return 64
+    case .extract(.notFound): return .noInput
+    case .extract(.unreadable): return .noInput
+    case .extract: return .dataError
+    case .zone(.unknown): return .usage
+    case .zone(.unreadable): return .ioError
+    case .output(.cannotCreate): return .cannotCreate
+    case .output(.ioError): return .ioError
+    case .output(.locked): return .temporaryFailure
+    case .strictRejection: return .dataError
+    case .pipeline: return .usage
     }
   }
 }

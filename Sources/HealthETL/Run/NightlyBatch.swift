@@ -46,12 +46,12 @@ public enum NightlyBatch {
         result.alreadyProcessed += 1
         continue
       }
-      var run = ExportJob.RunOptions(input: .path(candidate.path), plan: options.plan)
+      var run = ExportRun.RunOptions(input: .path(candidate.path), plan: options.plan)
       run.outputDirectory = options.outputDirectory
       run.zone = options.zone
       run.quiet = options.quiet
       run.nightlyEntry = DeliveryState.Processed(sha256: hash, name: candidate.name, bytes: candidate.bytes)
-      _ = try ExportJob.run(run)
+      _ = try ExportRun.run(run)
       result.processed.append(candidate.name)
     }
     do {

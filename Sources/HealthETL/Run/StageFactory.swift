@@ -1,57 +1,48 @@
-/// Builds the stages a plan asks for, for one run's output transaction.
+/// Builds the stages a plan asks for, for one run's output transaction. Everything that can be
+/// wrong with a job was refused by the planner (which checks every output file against every
+/// other), so the one error left is a defect, reported rather than trapped.
 enum StageFactory {
-  static func stages(for plan: RunPlan, transaction: OutputTransaction) throws(PipelineError) -> [any OutputStage] {
+  static func stages(for plan: RunPlan, transaction: OutputTransaction) throws(ConfigFileError) -> [any OutputStage] {
     var stages: [any OutputStage] = []
-    // Every statistics job goes to one stage: one spill and one merge per type for all of them.
-    var statistics: [StatisticsJob] = []
+    // Every statistics query goes to one stage: one spill and one merge per type for all of them.
+    var queries: [StatisticsQuery] = []
     for job in plan.jobs {
-      switch job.kind {
-      case .samples:
+      switch job.work {
+      case .samples(let types):
         stages.append(
-          SampleRowWriter(
+          SampleMart(
             transaction: transaction,
-            destinations: job.outputs.map { SampleRowWriter.Destination(file: $0.file, format: $0.format) },
-            types: job.types.map(Set.init)))
+            destinations: job.outputs.map { SampleMart.Destination(file: $0.file, format: $0.format) }, types: types))
       case .sleep:
         stages.append(
-          SleepNightAggregator(
+          SleepMart(
             transaction: transaction,
             destinations: job.outputs.compactMap { output in
-              SleepNightAggregator.Table(rawValue: output.table).map {
-                SleepNightAggregator.Destination(table: $0, file: output.file, format: output.format)
+              SleepMart.Table(rawValue: output.table).map {
+                SleepMart.Destination(table: $0, file: output.file, format: output.format)
               }
             }))
-      case .workouts:
-        // A job without `codes` gets the built-in copy of the shipped table.
-        var codes = WorkoutCodeTable.shipped
-        if let path = job.codes {
-          do { codes = try WorkoutCodeTable.load(path: path) } catch {
-            throw PipelineError(path: error.file, keyPath: error.keyPath ?? "", message: error.detail)
-          }
-        }
+      case .workouts(let codes):
         stages.append(
-          WorkoutRecordMapper(
+          WorkoutMart(
             transaction: transaction, codes: codes,
             outputs: job.outputs.compactMap { output in
-              WorkoutRecordMapper.Table(rawValue: output.table).map {
-                WorkoutRecordMapper.Output(table: $0, file: output.file, format: output.format)
+              WorkoutMart.Table(rawValue: output.table).map {
+                WorkoutMart.Output(table: $0, file: output.file, format: output.format)
               }
             }))
-      case .elements:
+      case .elements(let names):
         stages.append(
-          GenericElementWriter(
+          ElementMart(
             transaction: transaction,
-            destinations: job.outputs.map { .init(table: $0.table, file: $0.file, format: $0.format) },
-            names: job.names.map(Set.init)))
-      case .statistics:
-        do { statistics.append(try StatisticsJob(pipelineJob: job)) } catch {
-          throw PipelineError(path: "", keyPath: "\(job.name).\(error.field)", message: error.description)
-        }
+            destinations: job.outputs.map { .init(table: $0.table, file: $0.file, format: $0.format) }, names: names))
+      case .statistics(let query):
+        queries.append(query)
       }
     }
-    if !statistics.isEmpty {
-      do { stages.append(try IntervalStatisticsStage(jobs: statistics, transaction: transaction)) } catch {
-        throw PipelineError(path: "", keyPath: error.job, message: error.description)
+    if !queries.isEmpty {
+      do { stages.append(try StatisticsMart(jobs: queries, transaction: transaction)) } catch {
+        throw ConfigFileError(file: plan.pipelines.map(\.path).joined(separator: ", "), message: error.description)
       }
     }
     return stages

@@ -5,7 +5,6 @@ import Foundation
 /// lock when the process dies, so a killed run never leaves a stale lock behind.
 public final class OutputLock {
   private var descriptor: Int32
-  public static let fileName = ".healthetl.lock"
 
   /// - Throws: `OutputError.locked` when another process holds it.
   public init(directory: String) throws(OutputError) {
@@ -14,7 +13,7 @@ public final class OutputLock {
     } catch {
       throw .cannotCreate(path: directory, reason: OutputTransaction.reason(error))
     }
-    let path = directory + "/" + Self.fileName
+    let path = directory + "/" + ToolFiles.lock
     descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
     guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

@@ -93,7 +93,7 @@ public final class OutputTransaction {
 
   /// A scratch file inside the staging folder that is never moved into place.
   public func createScratch(_ name: String) throws(OutputError) -> OutputFile {
-    let folder = stagingDirectory + "/" + Self.scratchFolder
+    let folder = stagingDirectory + "/" + ToolFiles.scratch
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
@@ -102,12 +102,10 @@ public final class OutputTransaction {
     return try OutputFile(path: folder + "/" + name)
   }
 
-  static let scratchFolder = ".scratch"
-
   /// Puts every staged file in place at once, keeping the output folder's other files.
   public func commit() throws(OutputError) {
     let fm = FileManager.default
-    try? fm.removeItem(atPath: stagingDirectory + "/" + Self.scratchFolder)
+    try? fm.removeItem(atPath: stagingDirectory + "/" + ToolFiles.scratch)
     var isDirectory: ObjCBool = false
     guard fm.fileExists(atPath: outputDirectory, isDirectory: &isDirectory) else {
       try syncDirectory(stagingDirectory)

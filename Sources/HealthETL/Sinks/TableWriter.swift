@@ -1,70 +1,65 @@
-import Foundation
-
-/// How a column's text is written in JSON outputs (CSV writes every value as text).
-public enum ColumnKind: Sendable {
-  case text
-  /// Already-formatted numbers (`FieldFormat.number`), written bare.
-  case number
-  /// `true` / `false`.
-  case boolean
-}
+public import HealthModel
 
 /// One table output in CSV (RFC 4180: header, minimal quoting, empty for missing, `\n`), JSON (an
 /// array of objects, `null` for missing) or NDJSON (one object per line), staged by the run's
-/// transaction. Keys appear in column order, so reruns are byte-identical.
+/// transaction. The table's declaration decides every value's text: numbers to the column's
+/// precision, instants in the run's zone. Keys appear in column order, so reruns are
+/// byte-identical.
 public struct TableWriter {
   private let file: OutputFile
   public let relativePath: String
-  private let columns: [String]
-  private let kinds: [ColumnKind]
+  private let columns: [Column]
+  /// Column names as JSON keys (`"name": `), encoded once.
+  private let jsonKeys: [[UInt8]]
   private let format: TableFormat
+  private let zone: ZoneRules
   private var line: [UInt8] = []
   public private(set) var rows = 0
 
+  /// - Parameters:
+  ///   - columns: the table's columns (its declaration, or the part of it a job asked for).
+  ///   - zone: the run's zone, for `instant` columns.
   public init(
-    _ transaction: OutputTransaction, path relativePath: String, columns: [String], kinds: [ColumnKind]? = nil,
-    format: TableFormat = .csv, byteOrderMark: Bool = false
+    _ transaction: OutputTransaction, path relativePath: String, columns: [Column], format: TableFormat = .csv,
+    zone: ZoneRules, byteOrderMark: Bool = false
   ) throws(OutputError) {
     file = try transaction.create(relativePath)
     self.relativePath = relativePath
     self.columns = columns
-    self.kinds = kinds ?? Array(repeating: .text, count: columns.count)
-    precondition(self.kinds.count == columns.count, "\(relativePath): one kind per column")
     self.format = format
+    self.zone = zone
+    jsonKeys = columns.map { column in
+      var key: [UInt8] = []
+      JSONText.appendString(column.name, to: &key)
+      key.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+      return key
+    }
     switch format {
     case .csv:
       if byteOrderMark { try file.write([0xEF, 0xBB, 0xBF]) }
-      try file.write(columns.joined(separator: ",") + "\n")
+      try file.write(columns.map(\.name).joined(separator: ",") + "\n")
     case .json: try file.write("[")
     case .ndjson: break
     }
   }
 
-  /// Appends a row; `nil` is a missing value.
-  public mutating func append(_ fields: [String?]) throws(OutputError) {
+  /// Appends a row, one field per column.
+  public mutating func append(_ fields: [Field]) throws(OutputError) {
     precondition(fields.count == columns.count, "\(relativePath): \(fields.count) fields for \(columns.count) columns")
     line.removeAll(keepingCapacity: true)
     switch format {
     case .csv:
-      for (index, field) in fields.enumerated() {
+      for index in fields.indices {
         if index > 0 { line.append(UInt8(ascii: ",")) }
-        CSVField.append(field, to: &line)
+        appendCSV(fields[index], column: columns[index])
       }
     case .json, .ndjson:
-      if format == .json { line.append(contentsOf: Array((rows == 0 ? "\n  " : ",\n  ").utf8)) }
+      if format == .json { line.append(contentsOf: rows == 0 ? Self.firstRow : Self.nextRow) }
       line.append(UInt8(ascii: "{"))
-      for (index, field) in fields.enumerated() {
+      for index in fields.indices {
         if index > 0 { line.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
-        JSONText.appendString(columns[index], to: &line)
-        line.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
-        guard let field else {
-          line.append(contentsOf: Array("null".utf8))
-          continue
-        }
-        switch kinds[index] {
-        case .text: JSONText.appendString(field, to: &line)
-        case .number, .boolean: line.append(contentsOf: Array(field.utf8))
-        }
+        line.append(contentsOf: jsonKeys[index])
+        appendJSON(fields[index], column: columns[index])
       }
       line.append(UInt8(ascii: "}"))
     }
@@ -78,6 +73,44 @@ public struct TableWriter {
     if format == .json { try file.write(rows == 0 ? "]\n" : "\n]\n") }
     try file.close()
     return OutputSummary(path: relativePath, rows: rows)
+  }
+
+  private static let firstRow = Array("\n  ".utf8)
+  private static let nextRow = Array(",\n  ".utf8)
+  private static let null = Array("null".utf8)
+
+  private mutating func appendCSV(_ field: Field, column: Column) {
+    switch field {
+    case .missing: return
+    case .text(let text): CSVField.append(text, to: &line)
+    default: appendBare(field, column: column)
+    }
+  }
+
+  private mutating func appendJSON(_ field: Field, column: Column) {
+    switch field {
+    case .missing: line.append(contentsOf: Self.null)
+    case .text(let text): JSONText.appendString(text, to: &line)
+    case .number(let value) where !value.isFinite: line.append(contentsOf: Self.null)
+    case .instant, .date:
+      line.append(UInt8(ascii: "\""))
+      appendBare(field, column: column)
+      line.append(UInt8(ascii: "\""))
+    default: appendBare(field, column: column)
+    }
+  }
+
+  /// The text of a value that needs neither quoting nor escaping.
+  private mutating func appendBare(_ field: Field, column: Column) {
+    switch field {
+    case .missing, .text: break
+    case .integer(let value): line.append(contentsOf: String(value).utf8)
+    case .number(let value): NumberText.append(value, precision: column.precision, to: &line)
+    case .boolean(let value): line.append(contentsOf: (value ? "true" : "false").utf8)
+    case .instant(let instant):
+      LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &line)
+    case .date(let date): LocalTimeFormatter.appendDate(date, to: &line)
+    }
   }
 }
 

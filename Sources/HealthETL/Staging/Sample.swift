@@ -23,6 +23,9 @@ public struct Sample {
   public var metadata: MetadataList = MetadataList()
   /// The line of the start tag.
   public var line = 0
+  /// Whether the record was entered by hand (`HKWasUserEntered` = 1), which ranks it first among
+  /// sources (Pipelines/README.md, "Source priority").
+  public var userEntered = false
   /// Whether the record sat inside a `Correlation`.
   public var inCorrelation = false
   /// `InstantaneousBeatsPerMinute` entries of an HRV record.

@@ -28,28 +28,13 @@ public struct StageContext {
   public let catalog: SampleCatalog
   public let transaction: OutputTransaction
   public let settings: RunSettings
-  /// The metadata key id of `HKWasUserEntered`.
-  public let userEnteredKey: Int32
 
   public init(
-    zone: RunZone, catalog: SampleCatalog, transaction: OutputTransaction, settings: RunSettings,
-    userEnteredKey: Int32
+    zone: RunZone, catalog: SampleCatalog, transaction: OutputTransaction, settings: RunSettings
   ) {
     self.zone = zone
     self.catalog = catalog
     self.transaction = transaction
     self.settings = settings
-    self.userEnteredKey = userEnteredKey
-  }
-}
-
-/// One file a stage wrote (path relative to the output folder).
-public struct OutputSummary: Sendable, Equatable {
-  public var path: String
-  public var rows: Int
-
-  public init(path: String, rows: Int) {
-    self.path = path
-    self.rows = rows
   }
 }

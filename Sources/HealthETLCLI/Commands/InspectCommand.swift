@@ -9,14 +9,14 @@ enum InspectCommand {
     OptionSpec(name: "strict", valueName: nil, help: "Exit 65 if the export ends early."),
   ]
 
-  static func main(_ arguments: [String]) throws -> Int32 {
+  static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "inspect", usage: "healthetl inspect [--json] [--tz ZONE|auto] EXPORT",
         summary: "Count what an export holds: elements, types, rejected records, sources, devices, dates.",
         options: options)
     else { return ExitCode.success }
-    let inventory = try ExportJob.inspect(
+    let inventory = try ExportRun.inspect(
       .path(export), zone: RunZone.Request(parsed.value("tz") ?? "auto"), allowTruncated: !parsed.flag("strict"),
       quiet: false)
     if parsed.flag("json") {

@@ -12,7 +12,7 @@ enum NightlyCommand {
   ]
   static let usage = "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto]"
 
-  static func main(_ arguments: [String]) throws -> Int32 {
+  static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let parsed = try HealthETLCommand.parseOptionsCommand(
         arguments, name: "nightly", usage: usage,

@@ -5,7 +5,7 @@ import HealthETL
 enum PipelinesCommand {
   static let usage = "healthetl pipelines list | explain FILE... | check FILE..."
 
-  static func main(_ arguments: [String]) throws -> Int32 {
+  static func main(_ arguments: [String]) throws -> ExitCode {
     guard let sub = arguments.first, sub != "--help" else {
       let help =
         "USAGE: \(usage)\n\n  list     the pipelines in Pipelines/ with their descriptions\n"

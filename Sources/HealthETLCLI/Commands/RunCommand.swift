@@ -16,7 +16,7 @@ enum RunCommand {
     OptionSpec(name: "quiet", valueName: nil, help: "No progress on stderr."),
   ]
 
-  static func main(_ arguments: [String]) throws -> Int32 {
+  static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "run",
@@ -25,14 +25,14 @@ enum RunCommand {
         summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
     else { return ExitCode.success }
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
-    var options = ExportJob.RunOptions(input: .path(export), plan: plan)
+    var options = ExportRun.RunOptions(input: .path(export), plan: plan)
     options.outputDirectory = parsed.value("out") ?? "out"
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     options.csvByteOrderMark = parsed.flag("csv-bom")
     options.strict = parsed.flag("strict")
     options.allowTruncated = parsed.flag("allow-truncated")
     options.quiet = parsed.flag("quiet")
-    let report = try ExportJob.run(options)
+    let report = try ExportRun.run(options)
     if !options.quiet {
       let rows = report.outputs.reduce(0) { $0 + $1.rows }
       var message = String(

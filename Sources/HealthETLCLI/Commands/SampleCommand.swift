@@ -1,6 +1,7 @@
 import Foundation
+import HealthETL
 import HealthModel
-import HealthSampleData
+import SyntheticExport
 
 enum SampleCommand {
   static let options = [
@@ -14,7 +15,7 @@ enum SampleCommand {
 
   static let usage = "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--zip] --out PATH"
 
-  static func main(_ arguments: [String]) throws -> Int32 {
+  static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let parsed = try HealthETLCommand.parseOptionsCommand(
         arguments, name: "sample", usage: usage,
@@ -23,7 +24,7 @@ enum SampleCommand {
         options: options)
     else { return ExitCode.success }
     guard let out = parsed.value("out") else { throw UsageError(message: "missing --out PATH", command: "sample") }
-    var sampleOptions = SampleExportOptions()
+    var sampleOptions = SyntheticExportOptions()
     if let days = parsed.value("days") {
       guard let value = Int(days), value > 0, value <= 36_500 else {
         throw UsageError(message: "--days must be a whole number from 1 to 36500", command: "sample")
@@ -50,7 +51,7 @@ enum SampleCommand {
     }
     sampleOptions.zip = parsed.flag("zip")
     do {
-      let stats = try SampleExportGenerator.write(sampleOptions, to: out)
+      let stats = try SyntheticExportGenerator.write(sampleOptions, to: out)
       let records = stats.elements["Record"] ?? 0
       FileHandle.standardError.write(
         Data(

@@ -8,13 +8,13 @@ enum ValidateCommand {
   ]
 
   /// Exit 0 when the export is clean, 65 when anything was rejected, replaced or cut short.
-  static func main(_ arguments: [String]) throws -> Int32 {
+  static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "validate", usage: "healthetl validate [--json] EXPORT",
         summary: "Check an export and report every problem found, without writing any output.", options: options)
     else { return ExitCode.success }
-    let inventory = try ExportJob.inspect(.path(export), zone: .auto, allowTruncated: true, quiet: false)
+    let inventory = try ExportRun.inspect(.path(export), zone: .auto, allowTruncated: true, quiet: false)
     var problems: [String] = []
     if inventory.read.truncated {
       problems.append(

@@ -1,0 +1,304 @@
+import Foundation
+import HealthModel
+
+/// Writes every distinct sample (SPEC §3) as a row: by default one CSV per type
+/// (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types, as the pipeline asks.
+public final class SampleMart: OutputStage {
+  /// The column names, in the order the row encoders below write them.
+  static let columns = SampleTables.samples.columnNames
+
+  /// Where rows go: a file (with `{type}` for one file per type) in a format.
+  public struct Destination: Sendable {
+    public var file: String
+    public var format: TableFormat
+
+    /// Whether `file` names one file per type (`{type}`); worked out once, not per row.
+    let perType: Bool
+
+    public init(file: String, format: TableFormat) {
+      self.file = file
+      self.format = format
+      perType = file.contains("{type}")
+    }
+
+    public static let perTypeCSV = Destination(file: "samples/{type}.csv", format: .csv)
+  }
+
+  private struct FileKey: Hashable {
+    var destination: Int
+    var type: Int32
+  }
+
+  private let transaction: OutputTransaction
+  private let destinations: [Destination]
+  private let types: Set<String>?
+  /// Per type id: whether the `types` filter keeps it (nil until first seen).
+  private var accepted: [Bool?] = []
+  private var files: [FileKey: DeferredInstantFile] = [:]
+  /// The same files by destination and type id, for the per-row lookup without hashing.
+  private var fileSlots: [[DeferredInstantFile?]]
+  private var typeNames: [Int32: String] = [:]
+  private var nameBuffer: [UInt8] = []
+  private var idBytes: [UInt8] = []
+  private var json: [UInt8] = []
+  private var row: [UInt8] = []
+  private let uuid = UUIDv5.Writer()
+  private var cache = EncodedVocabulary()
+  private var failure: OutputError?
+
+  public init(transaction: OutputTransaction, destinations: [Destination] = [.perTypeCSV], types: Set<String>? = nil) {
+    self.transaction = transaction
+    self.destinations = destinations
+    self.types = types
+    fileSlots = destinations.map { _ in [] }
+  }
+
+  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    guard failure == nil else { return }
+    let typeIndex = Int(sample.type)
+    while accepted.count <= typeIndex { accepted.append(nil) }
+    if accepted[typeIndex] == nil {
+      let name = catalog.typeInfo(sample.type).shortName
+      accepted[typeIndex] = types?.contains(name) ?? true
+      typeNames[sample.type] = name
+    }
+    guard accepted[typeIndex] == true else { return }
+    do throws(OutputError) {
+      writeSampleID(sample, catalog: catalog)
+      for index in destinations.indices {
+        let destination = destinations[index]
+        let slot = destination.perType ? typeIndex : 0
+        if slot >= fileSlots[index].count {
+          fileSlots[index].append(contentsOf: repeatElement(nil, count: slot + 1 - fileSlots[index].count))
+        }
+        let file: DeferredInstantFile
+        if let existing = fileSlots[index][slot] {
+          file = existing
+        } else {
+          let name = destination.perType ? Self.safeName(typeNames[sample.type]!) : "all"
+          file = DeferredInstantFile(scratch: try transaction.createScratch("samples-\(index)-" + name))
+          files[FileKey(destination: index, type: destination.perType ? sample.type : -1)] = file
+          fileSlots[index][slot] = file
+        }
+        row.removeAll(keepingCapacity: true)
+        switch destination.format {
+        case .csv: appendCSVRow(sample, catalog: catalog, to: &row)
+        case .json:
+          row.append(contentsOf: Array((file.rows == 0 ? "\n  " : ",\n  ").utf8))
+          appendJSONRow(copy sample, id: String(decoding: idBytes, as: UTF8.self), catalog: catalog, to: &row)
+        case .ndjson:
+          appendJSONRow(copy sample, id: String(decoding: idBytes, as: UTF8.self), catalog: catalog, to: &row)
+          row.append(0x0A)
+        }
+        try file.appendRow(row)
+      }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// Formats the staged rows in the run's zone into their final files.
+  public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
+    if let failure { throw failure }
+    var written: [OutputSummary] = []
+    let bom = context.settings.csvByteOrderMark ? "\u{FEFF}" : ""
+    let ordered = files.sorted { a, b in
+      a.key.destination != b.key.destination
+        ? a.key.destination < b.key.destination : (typeNames[a.key.type] ?? "") < (typeNames[b.key.type] ?? "")
+    }
+    for (key, file) in ordered {
+      let destination = destinations[key.destination]
+      let relative =
+        destination.perType
+        ? destination.file.replacingOccurrences(of: "{type}", with: Self.safeName(typeNames[key.type]!))
+        : destination.file
+      let (header, footer): (String, String) =
+        switch destination.format {
+        case .csv: (bom + Self.columns.joined(separator: ",") + "\n", "")
+        case .json: ("[", file.rows == 0 ? "]\n" : "\n]\n")
+        case .ndjson: ("", "")
+        }
+      try file.finish(into: try transaction.create(relative), header: header, footer: footer, zone: context.zone.rules)
+      written.append(OutputSummary(path: relative, rows: file.rows))
+    }
+    // A single-file destination is written even when no sample matched.
+    for (index, destination) in destinations.enumerated() where !destination.perType {
+      guard files[FileKey(destination: index, type: -1)] == nil else { continue }
+      let writer = try TableWriter(
+        transaction, path: destination.file, columns: SampleTables.samples.columns, format: destination.format,
+        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+      written.append(try writer.close())
+    }
+    return written
+  }
+
+  /// `StepCount`; anything outside `[A-Za-z0-9_-]` becomes `_`.
+  static func safeName(_ shortName: String) -> String {
+    let safe = shortName.unicodeScalars.map { scalar -> Character in
+      scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_" || scalar == "-")
+        ? Character(scalar) : "_"
+    }
+    return String(safe)
+  }
+
+  /// Writes the UUID v5 of `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`
+  /// into `idBytes`.
+  private func writeSampleID(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    nameBuffer.removeAll(keepingCapacity: true)
+    nameBuffer.append(contentsOf: UUIDv5.urlNamespace)
+    nameBuffer.append(contentsOf: Self.idPrefix)
+    nameBuffer.append(contentsOf: cache.typeName(sample.type, catalog))
+    nameBuffer.append(UInt8(ascii: "|"))
+    nameBuffer.append(contentsOf: cache.sourceName(sample.source, catalog))
+    nameBuffer.append(UInt8(ascii: "|"))
+    Self.appendInteger(sample.start.seconds, to: &nameBuffer)
+    nameBuffer.append(UInt8(ascii: "|"))
+    Self.appendInteger(sample.end.seconds, to: &nameBuffer)
+    nameBuffer.append(UInt8(ascii: "|"))
+    nameBuffer.append(contentsOf: sample.rawValue)
+    nameBuffer.append(UInt8(ascii: "|"))
+    nameBuffer.append(contentsOf: cache.rawUnitName(sample.rawUnit, catalog))
+    idBytes.removeAll(keepingCapacity: true)
+    nameBuffer.withUnsafeBytes { uuid.append($0, to: &idBytes) }
+  }
+
+  static let idPrefix = Array("healthetl:sample:".utf8)
+
+  static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    var digits:
+      (
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+      ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      repeat {
+        buffer[count] = UInt8(48 + magnitude % 10)
+        magnitude /= 10
+        count += 1
+      } while magnitude > 0
+      while count > 0 {
+        count -= 1
+        out.append(buffer[count])
+      }
+    }
+  }
+
+  /// CSV row; the id was written to `idBytes` by `writeSampleID`. Everything that repeats (type,
+  /// source, device, units, metadata keys) comes pre-encoded from the cache.
+  private func appendCSVRow(_ sample: borrowing Sample, catalog: SampleCatalog, to out: inout [UInt8]) {
+    let comma = UInt8(ascii: ",")
+    out.append(contentsOf: idBytes)
+    out.append(comma)
+    out.append(contentsOf: cache.typeAndKindCSV(sample.type, catalog))
+    switch sample.kind {
+    case .category:
+      out.append(contentsOf: cache.categoryCSV(value: sample.categoryValue, type: sample.type, catalog))
+      out.append(comma)
+    case .quantity, .other:
+      if sample.value.isFinite {
+        if sample.value == sample.value.rounded(), abs(sample.value) < 1e15 {
+          Self.appendInteger(Int64(sample.value), to: &out)
+        } else {
+          CSVField.appendNumber(sample.value, to: &out)
+        }
+        out.append(comma)
+        out.append(contentsOf: cache.canonicalUnitCSV(sample.rawUnit, catalog))
+      } else if sample.hasRawValue {
+        CSVField.append(sample.rawValue, to: &out)
+        out.append(comma)
+      } else {
+        out.append(comma)
+      }
+    }
+    out.append(comma)
+    if sample.hasRawValue { CSVField.append(sample.rawValue, to: &out) }
+    out.append(comma)
+    out.append(contentsOf: cache.rawUnitCSV(sample.rawUnit, catalog))
+    out.append(comma)
+    DeferredInstantFile.appendToken(sample.start, to: &out)
+    out.append(comma)
+    DeferredInstantFile.appendToken(sample.end, to: &out)
+    out.append(comma)
+    if let created = sample.created { DeferredInstantFile.appendToken(created, to: &out) }
+    out.append(comma)
+    out.append(contentsOf: cache.sourceCSV(sample.source, catalog))
+    out.append(comma)
+    out.append(contentsOf: cache.versionCSV(sample.sourceVersion, catalog))
+    out.append(contentsOf: cache.deviceCSV(sample.device, catalog))
+    out.append(comma)
+    if !sample.metadata.isEmpty {
+      json.removeAll(keepingCapacity: true)
+      json.append(UInt8(ascii: "{"))
+      for index in 0..<sample.metadata.count {
+        if index > 0 { json.append(comma) }
+        json.append(contentsOf: cache.metadataKeyJSON(sample.metadata.key(at: index), catalog))
+        json.append(UInt8(ascii: ":"))
+        JSONText.appendString(sample.metadata.value(at: index), to: &json)
+      }
+      json.append(UInt8(ascii: "}"))
+      json.withUnsafeBytes { CSVField.append($0, to: &out) }
+    }
+    out.append(0x0A)
+  }
+
+  private func appendJSONRow(_ sample: Sample, id: String, catalog: SampleCatalog, to out: inout [UInt8]) {
+    let info = catalog.typeInfo(sample.type)
+    func key(_ name: String) {
+      JSONText.appendString(name, to: &out)
+      out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+    }
+    func text(_ value: String?) {
+      if let value { JSONText.appendString(value, to: &out) } else { out.append(contentsOf: Array("null".utf8)) }
+    }
+    func separator() { out.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+    func instant(_ value: Instant?) {
+      guard let value else { return out.append(contentsOf: Array("null".utf8)) }
+      out.append(UInt8(ascii: "\""))
+      DeferredInstantFile.appendToken(value, to: &out)
+      out.append(UInt8(ascii: "\""))
+    }
+    out.append(UInt8(ascii: "{"))
+    key("id"); text(id); separator()
+    key("type"); text(info.shortName); separator()
+    key("kind"); text(info.kind.rawValue); separator()
+    key("value")
+    if info.kind == .category {
+      text(catalog.categoryShortName(value: sample.categoryValue, type: sample.type))
+    } else if sample.value.isFinite {
+      CSVField.appendNumber(sample.value, to: &out)
+    } else {
+      text(sample.rawValueString)
+    }
+    separator()
+    key("unit");
+    text(info.kind == .category || !sample.value.isFinite ? nil : catalog.unitConversion(sample.rawUnit)?.canonicalUnit)
+    separator()
+    key("raw_value"); text(sample.rawValueString); separator()
+    key("raw_unit"); text(catalog.unit(sample.rawUnit)); separator()
+    key("start"); instant(sample.start); separator()
+    key("end"); instant(sample.end); separator()
+    key("created"); instant(sample.created); separator()
+    key("source"); text(catalog.sourceName(sample.source)); separator()
+    key("source_version"); text(catalog.sourceVersion(sample.sourceVersion))
+    let device = catalog.device(sample.device)
+    for (name, value) in [
+      ("device_name", device?.name), ("device_model", device?.model),
+      ("device_hardware", device?.hardware), ("device_software", device?.software),
+    ] {
+      separator(); key(name); text(value)
+    }
+    separator()
+    key("metadata")
+    out.append(UInt8(ascii: "{"))
+    for index in 0..<sample.metadata.count {
+      if index > 0 { separator() }
+      JSONText.appendString(catalog.metadataKey(sample.metadata.key(at: index)), to: &out)
+      out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+      JSONText.appendString(sample.metadata.value(at: index), to: &out)
+    }
+    out.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "}")])
+  }
+}

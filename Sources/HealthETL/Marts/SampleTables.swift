@@ -1,0 +1,28 @@
+/// The table of a samples job, declared once: every distinct record as a typed sample
+/// (Pipelines/README.md, "Samples").
+public enum SampleTables {
+  public static let samples = TableSchema(
+    "samples", rows: "one row per distinct record, in document order", defaultFile: "samples/{type}.csv",
+    columns: [
+      .text("id", "UUID v5 of type, source, start, end, raw value and raw unit: stable across re-exports"),
+      .text("type", "the type identifier without its prefix (`StepCount`)"),
+      .text("kind", "`quantity`, `category` or `other`"),
+      .number("value", "quantities in the canonical unit; categories as short names (`asleepCore`)"),
+      .text("unit", "the canonical unit of a quantity"),
+      .text("raw_value", "the value exactly as written"),
+      .text("raw_unit", "the unit exactly as written"),
+      .instant("start", "`startDate`"),
+      .instant("end", "`endDate`"),
+      .instant("created", "`creationDate`"),
+      .text("source", "`sourceName`"),
+      .text("source_version", "`sourceVersion`"),
+      .text("device_name", "the `name:` field of `device`"),
+      .text("device_model", "the `model:` field of `device`"),
+      .text("device_hardware", "the `hardware:` field of `device`"),
+      .text("device_software", "the `software:` field of `device`"),
+      .text("metadata", "the record's `MetadataEntry`s as one JSON object"),
+    ],
+    variableColumns: "`value` is a number for quantities and text for categories")
+
+  public static let all = [samples]
+}

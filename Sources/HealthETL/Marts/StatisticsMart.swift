@@ -1,0 +1,196 @@
+import HealthModel
+
+/// Interval statistics (SPEC §8): the offline HKStatisticsCollectionQuery, one table per job
+/// (`stats/<job name>.csv` by default; csv, json or ndjson files as the pipeline lists), all jobs
+/// served by one parse.
+///
+/// While the export streams, every sample of a type some job asks for is reduced to a 40-byte
+/// record (start, end, value, creation, type stream, SPEC §5 group) and handed to a `SampleSpill`:
+/// a bounded buffer written to a scratch file as sorted runs. Nothing is aggregated yet, because
+/// the run's zone (`--tz auto`) is decided only at the end of the file and merging sources by
+/// priority needs all sources' samples of a stretch of time, which real exports list far apart
+/// (all iPhone steps, then all Watch steps; some apps in reverse time order). `finish` k-way merges
+/// the runs into one time-ordered stream per type and sweeps it once through every job of that
+/// type (`StatisticsSweep`), writing rows as their buckets close.
+///
+/// Memory: O(buffer + runs + open buckets) — the spill buffer (`bufferCapacity` × 40 bytes,
+/// 10 MiB by default), one 160 KiB read chunk per sorted run, and the rows of buckets that samples
+/// still reach — never O(samples). Disk: 40 bytes per relevant sample in the run's staging folder,
+/// removed with it.
+///
+/// Groups: a group is a source name plus whether its samples were entered by hand
+/// (`HKWasUserEntered` = 1); its device model — which decides its SPEC §5 class — is the model
+/// of the first of its samples that has a device with a model.
+public final class StatisticsMart: OutputStage {
+  /// 256 Ki records (10 MiB) per sorted run.
+  public static let defaultBufferCapacity = 262_144
+
+  /// The jobs, in the order their files are reported.
+  public let jobs: [StatisticsQuery]
+  private let transaction: OutputTransaction
+  private let spill: SampleSpill
+  /// Distinct type short names the jobs ask for; the index is the record's `stream`.
+  private let streamTypes: [String]
+  /// Per catalog type id: its stream, -1 when no job wants it, -2 not yet looked at.
+  private var typeStreams: [Int32] = []
+  /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
+  private var groupSlots: [Int32] = []
+  private var groups: [Group] = []
+
+  private struct Group {
+    var source: Int32
+    var userEntered: Bool
+    /// The first device with a model among the group's samples, -1 while none.
+    var device: Int32
+  }
+
+  /// - Parameters:
+  ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
+  ///   - bufferCapacity: records per sorted run (tests make it tiny to force many runs).
+  public init(
+    jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity
+  ) throws(StatisticsQueryError) {
+    var files = Set<String>()
+    for job in jobs {
+      for destination in StatisticsTables.destinations(of: job) where !files.insert(destination.file).inserted {
+        throw .duplicateName(job: job.name)
+      }
+    }
+    self.jobs = jobs
+    self.transaction = transaction
+    var types: [String] = []
+    for job in jobs where !types.contains(job.type.shortName) { types.append(job.type.shortName) }
+    streamTypes = types
+    spill = SampleSpill(
+      capacity: Swift.max(1, bufferCapacity), transaction: transaction, scratchName: "interval-statistics.runs")
+  }
+
+  /// Spills a sample of a type some job asks for; allocation-free once the buffer exists.
+  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    guard sample.kind == .quantity, sample.value.isFinite else { return }
+    let stream = streamIndex(sample.type, catalog: catalog)
+    guard stream >= 0 else { return }
+    let group = groupIndex(sample, catalog: catalog)
+    spill.append(
+      SpillRecord(
+        start: sample.start.seconds, end: sample.end.seconds, value: sample.value,
+        created: sample.created?.seconds ?? SpillRecord.missingCreation, stream: stream, group: group))
+  }
+
+  /// Ranks the groups, merges the spilled runs and writes every job's files.
+  public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
+    let catalog = context.catalog
+    // SPEC §5 ranks, worked out once per group.
+    let ranks = groups.map { group in
+      context.settings.sourcePriority.rank(
+        sourceName: catalog.sourceName(group.source), deviceModel: catalog.device(group.device)?.model,
+        userEntered: group.userEntered)
+    }
+    var groupRanks = [Int32](repeating: 0, count: groups.count)
+    for (position, index) in groups.indices.sorted(by: { ranks[$0] < ranks[$1] }).enumerated() {
+      groupRanks[index] = Int32(position)
+    }
+    // `separateBySource` rows are per source name, in UTF-8 byte order.
+    let names = Array(Set(groups.map { catalog.sourceName($0.source) }))
+      .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    let namePositions = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, Int32($0)) })
+    let groupSources = groups.map { namePositions[catalog.sourceName($0.source)]! }
+
+    var sweeps: [StatisticsSweep] = []
+    var outputs: [QueryOutput] = []
+    var streamSweeps = [[Int]](repeating: [], count: streamTypes.count)
+    for job in jobs where !StatisticsTables.destinations(of: job).isEmpty {
+      let output = try QueryOutput(job, context: context)
+      outputs.append(output)
+      streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweeps.count)
+      sweeps.append(
+        StatisticsSweep(
+          job: job, rules: context.zone.rules, groupRanks: groupRanks, groupSources: groupSources,
+          sourceNames: names, emit: output.write))
+    }
+    let merge = try spill.merged()
+    while let record = try merge.next() {
+      for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
+    }
+    var written: [OutputSummary] = []
+    for (sweep, output) in zip(sweeps, outputs) {
+      try sweep.finish()
+      written += try output.close()
+    }
+    return written
+  }
+
+  /// The files of one query's `buckets` table.
+  private final class QueryOutput {
+    let typeName: Field
+    var writers: [TableWriter] = []
+    /// The row being written, reused.
+    var fields: [Field] = []
+
+    init(_ query: StatisticsQuery, context: StageContext) throws(OutputError) {
+      typeName = .text(query.type.shortName)
+      let columns = StatisticsTables.columns(of: query)
+      for destination in StatisticsTables.destinations(of: query) {
+        writers.append(
+          try TableWriter(
+            context.transaction, path: destination.file, columns: columns, format: destination.format,
+            zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
+      }
+      fields.reserveCapacity(columns.count)
+    }
+
+    func write(_ bucket: borrowing StatisticsBucket) throws(OutputError) {
+      fields.removeAll(keepingCapacity: true)
+      fields.append(typeName)
+      fields.append(.instant(bucket.start))
+      fields.append(.instant(bucket.end))
+      if let source = bucket.source { fields.append(.text(source)) }
+      for value in bucket.values {
+        switch value {
+        case .number(let number): fields.append(.number(number))
+        case .count(let count): fields.append(.integer(count))
+        case .instant(let instant): fields.append(.instant(instant))
+        }
+      }
+      for index in writers.indices { try writers[index].append(fields) }
+    }
+
+    func close() throws(OutputError) -> [OutputSummary] {
+      var written: [OutputSummary] = []
+      for writer in writers { written.append(try writer.close()) }
+      return written
+    }
+  }
+
+  /// How many samples went to the spill (for tests and reports).
+  public var spilledSamples: Int { spill.count }
+  /// How many sorted runs went to the scratch file; the last buffer never does.
+  public var spilledRuns: Int { spill.runs.count }
+
+  @inline(__always) private func streamIndex(_ type: Int32, catalog: SampleCatalog) -> Int32 {
+    let index = Int(type)
+    if index < typeStreams.count, typeStreams[index] != -2 { return typeStreams[index] }
+    while typeStreams.count <= index { typeStreams.append(-2) }
+    let shortName = catalog.typeInfo(type).shortName
+    typeStreams[index] = streamTypes.firstIndex(of: shortName).map { Int32($0) } ?? -1
+    return typeStreams[index]
+  }
+
+  @inline(__always) private func groupIndex(_ sample: borrowing Sample, catalog: SampleCatalog) -> Int32 {
+    let userEntered = sample.userEntered
+    let slot = Int(sample.source) * 2 + (userEntered ? 1 : 0)
+    if slot >= groupSlots.count { groupSlots.append(contentsOf: repeatElement(-1, count: slot + 1 - groupSlots.count)) }
+    var group = groupSlots[slot]
+    if group < 0 {
+      group = Int32(groups.count)
+      groupSlots[slot] = group
+      groups.append(Group(source: sample.source, userEntered: userEntered, device: -1))
+    }
+    if groups[Int(group)].device < 0, sample.device >= 0, let model = catalog.device(sample.device)?.model,
+      !model.isEmpty
+    {
+      groups[Int(group)].device = sample.device
+    }
+    return group
+  }
+}

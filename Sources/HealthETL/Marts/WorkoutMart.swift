@@ -1,0 +1,130 @@
+import HealthModel
+
+/// Writes the workout outputs of SPEC §7 and §9: `workouts.csv` (+ `workouts.json`),
+/// `workout_records.json` (the server records) and `swim_laps.csv` — or whichever files and
+/// formats a pipeline's `workouts` job lists.
+///
+/// Workouts arrive de-duplicated (SPEC §7 key). The HeartRate, SwimmingStrokeCount and
+/// DistanceSwimming samples are kept compactly while the export streams, since records come
+/// before workouts and in no time order; everything is computed in `finish`, once the run's
+/// zone is known.
+public final class WorkoutMart: OutputStage {
+  /// The tables of a workouts job (the pipeline's `table` names).
+  public enum Table: String, Sendable, CaseIterable {
+    case workouts, records, laps
+
+    public var schema: TableSchema {
+      switch self {
+      case .workouts: return WorkoutTables.workouts
+      case .records: return WorkoutTables.records
+      case .laps: return WorkoutTables.laps
+      }
+    }
+  }
+
+  /// One file the stage writes.
+  public typealias Output = TableDestination<Table>
+
+  /// Every table to its default file.
+  public static let defaultOutputs = Table.allCases.map { table in
+    Output(table: table, file: table.schema.defaultFile, format: TableSchema.format(ofFile: table.schema.defaultFile))
+  }
+
+  private let transaction: OutputTransaction
+  private let codes: WorkoutCodeTable
+  private let outputs: [Output]
+  private var workouts: [WorkoutElement] = []
+  private var samples: WorkoutSampleIndex
+
+  /// The rows of the last `finish`, in output order (start, then id): for stages that build on
+  /// them, such as the nightly batch's `workout_records.new.json`.
+  public private(set) var rows: [WorkoutRow] = []
+
+  /// The server records of the last `finish`, in output order.
+  public var serverRecords: [WorkoutServerRecord] { rows.map(\.serverRecord) }
+
+  /// - Parameters:
+  ///   - transaction: the run's outputs.
+  ///   - codes: the server codes (`WorkoutCodeTable.load(path:)` of the job's `codes` file).
+  ///   - outputs: the files to write.
+  public init(transaction: OutputTransaction, codes: WorkoutCodeTable = .shipped, outputs: [Output] = defaultOutputs) {
+    self.transaction = transaction
+    self.codes = codes
+    self.outputs = outputs
+    samples = WorkoutSampleIndex(transaction: transaction)
+  }
+
+  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    samples.add(sample, catalog: catalog)
+  }
+
+  public func consume(_ workout: WorkoutElement) {
+    workouts.append(Self.slim(workout))
+  }
+
+  /// Drops what no output reads, so a long export of interval workouts (hundreds of statistics
+  /// per workout inside its activities) stays small: activities are only counted, only Lap events
+  /// keep their metadata, routes keep their file.
+  static func slim(_ workout: WorkoutElement) -> WorkoutElement {
+    var slim = workout
+    slim.activities = workout.activities.map { _ in WorkoutElement.Activity() }
+    slim.events = workout.events.map { event in
+      var kept = event
+      if event.type != WorkoutRowBuilder.eventPrefix + "Lap" { kept.metadata = [] }
+      return kept
+    }
+    slim.routes = workout.routes.map { route in
+      var kept = WorkoutElement.Route()
+      kept.filePath = route.filePath
+      return kept
+    }
+    return slim
+  }
+
+  public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
+    samples.sort()
+    try samples.summarizeHeartRate(
+      for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) })
+    var builder = WorkoutRowBuilder(
+      samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
+    rows = workouts.map { builder.row(for: $0) }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
+    var written: [OutputSummary] = []
+    for output in outputs {
+      var writer = try TableWriter(
+        transaction, path: output.file, columns: output.table.schema.columns, format: output.format,
+        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+      for row in rows {
+        switch output.table {
+        case .workouts: try writer.append(Self.fields(row))
+        case .records: try writer.append(row.serverRecord.fieldValues.map(Field.text))
+        case .laps: for lap in row.laps { try writer.append(Self.fields(lap, workoutID: row.id)) }
+        }
+      }
+      written.append(try writer.close())
+    }
+    return written
+  }
+
+  /// The fields of a `workouts` row.
+  static func fields(_ row: WorkoutRow) -> [Field] {
+    var fields: [Field] = [
+      .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start), .instant(row.end),
+      .number(row.durationSeconds), .integer(row.elapsedSeconds), .number(row.distanceMeters),
+      .number(row.energyKilocalories), .number(row.heartRateAverage), .number(row.heartRateMinimum),
+      .number(row.heartRateMaximum), .text(row.source), .text(row.deviceModel), .boolean(row.indoor),
+      .text(row.timeZone), .number(row.elevationAscendedMeters), .number(row.weatherTemperatureCelsius),
+      .number(row.weatherHumidity), .text(row.events), .integer(row.activities), .text(row.route),
+      .number(row.poolLengthMeters), .text(row.location),
+    ]
+    for style in SwimStrokeStyle.allCases { fields.append(.number(row.strokesByStyle?[style.rawValue])) }
+    return fields
+  }
+
+  /// The fields of a `laps` row.
+  static func fields(_ lap: SwimLap, workoutID: String) -> [Field] {
+    [
+      .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end), .integer(lap.end - lap.start),
+      .number(lap.strokes), .text(lap.style.name), .number(lap.distanceMeters), .number(lap.swolf),
+    ]
+  }
+}

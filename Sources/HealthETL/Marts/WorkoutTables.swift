@@ -1,0 +1,68 @@
+/// The tables of a workouts job, declared once: `Pipelines/README.md` says where every value comes
+/// from ("Workouts, server records and swim laps").
+public enum WorkoutTables {
+  /// `workouts.csv`: one row per workout.
+  public static let workouts = TableSchema(
+    "workouts", rows: "one row per distinct workout, in start order (ties: by id)", defaultFile: "workouts.csv",
+    columns: [
+      .text("id", "UUID v5 of source, activity type, start and end; upper-case, the same text as `recordUuid`"),
+      .text("activity_type", "the HKWorkoutActivityType name without its prefix (`Running`)"),
+      .integer("activity_type_raw", "its HKWorkoutActivityType number; empty for a type HealthKit does not define"),
+      .instant("start", "the workout's start"),
+      .instant("end", "the workout's end"),
+      .number("duration_s", unit: "s", "moving time: the `duration` attribute, pauses excluded"),
+      .integer("elapsed_s", unit: "s", "end − start"),
+      .number("distance_m", unit: "m", "the workout's `Distance*` statistics summed, else `totalDistance`"),
+      .number("energy_kcal", unit: "kcal", "its ActiveEnergyBurned statistic, else `totalEnergyBurned`"),
+      .number("hr_avg", unit: "count/min", "its HeartRate statistic, else the mean of the samples inside it"),
+      .number("hr_min", unit: "count/min", "likewise, the minimum"),
+      .number("hr_max", unit: "count/min", "likewise, the maximum"),
+      .text("source", "`sourceName`"),
+      .text("device_model", "the `model:` field of `device`"),
+      .boolean("indoor", "`HKIndoorWorkout`"),
+      .text("time_zone", "`HKTimeZone` as written"),
+      .number("elevation_ascended_m", unit: "m", "`HKElevationAscended`"),
+      .number("weather_temperature_c", unit: "degC", "`HKWeatherTemperature`"),
+      .number("weather_humidity", "`HKWeatherHumidity` as a fraction 0–1"),
+      .text("events", "`type=count` pairs in HKWorkoutEventType order (`pause=2;resume=2;lap=40`)"),
+      .integer("activities", "number of `WorkoutActivity` children"),
+      .text("route", "the route files referenced, `;`-separated"),
+      .number("pool_length_m", unit: "m", "`HKLapLength`"),
+      .text("location", "`pool`, `open_water` or empty (`HKSwimmingLocationType`)"),
+    ]
+      + SwimStrokeStyle.allCases.map { style in
+        .number("strokes_" + style.name, "strokes swum in \(style.name) lengths; empty without lengths")
+      })
+
+  /// `workout_records.json`: the server records. Seven strings: the server contract has no numbers.
+  public static let records = TableSchema(
+    "records", rows: "one record per distinct workout, in the order of the workouts table",
+    defaultFile: "workout_records.json",
+    columns: [
+      .text("recordDate", "local date of the workout's end, `yyyyMMdd`"),
+      .text("execTypeCode", "the activity type's server code (`workout-codes.json`)"),
+      .text("execStartTime", "local start, `yyyyMMddHHmmss`"),
+      .text("execEndTime", "local end, `yyyyMMddHHmmss`"),
+      .text("execRuntime", "whole seconds of `duration` (end − start without one)"),
+      .text("deviceTypeCode", "`WATCH`, `PHONE` or `ETC`"),
+      .text("recordUuid", "the workout's `id`"),
+    ])
+
+  /// `swim_laps.csv`: one row per pool length.
+  public static let laps = TableSchema(
+    "laps", rows: "one row per length of a swimming workout, in start order", defaultFile: "swim_laps.csv",
+    columns: [
+      .text("workout_id", "the workout's `id`"),
+      .integer("lap", "1-based, in start order"),
+      .instant("start", "the stroke sample's start"),
+      .instant("end", "the stroke sample's end"),
+      .integer("duration_s", unit: "s", "end − start"),
+      .number("strokes", "the stroke sample's count"),
+      .text(
+        "style", "`HKSwimmingStrokeStyle`: unknown, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard"),
+      .number("distance_m", unit: "m", "the overlapping `DistanceSwimming` samples, pro rata by time"),
+      .number("swolf", "`HKSWOLFScore` of the sample, else of its Lap event"),
+    ])
+
+  public static let all = [workouts, records, laps]
+}

@@ -1,0 +1,169 @@
+import Foundation
+public import HealthExtract
+import HealthModel
+
+/// The jobs of the command line, over one streaming parse each.
+public enum ExportRun {
+  public struct RunOptions: Sendable {
+    public var input: InputSource
+    public var outputDirectory: String = "out"
+    public var zone: RunZone.Request = .auto
+    public var strict = false
+    public var allowTruncated = false
+    public var quiet = false
+    /// What to compute and write; its settings apply unless overridden (`--tz` via `zone`).
+    public var plan: RunPlan
+    public var csvByteOrderMark = false
+    /// Set by the nightly batch, which holds the folder's lock itself and delivers per export.
+    public var nightlyEntry: DeliveryState.Processed?
+
+    public init(input: InputSource, plan: RunPlan) {
+      self.input = input
+      self.plan = plan
+    }
+  }
+
+  /// Reads the export and counts what it holds (`inspect`, `validate`).
+  public static func inspect(
+    _ source: InputSource, zone request: RunZone.Request, allowTruncated: Bool = true, quiet: Bool = true
+  ) throws(ETLError) -> ExportInventory {
+    do { try RunZone.validate(request) } catch { throw .zone(error) }
+    let normalizer = RecordNormalizer(stages: [])
+    let parse = try parse(source, into: normalizer, allowTruncated: allowTruncated, quiet: quiet)
+    let zone: RunZone
+    do { zone = try RunZone.resolve(request, facts: normalizer.facts) } catch { throw .zone(error) }
+    return ExportInventory(
+      input: parse.info, normalizer: normalizer, read: parse.summary, zone: zone, seconds: parse.seconds)
+  }
+
+  /// Runs the jobs and writes the outputs atomically, with `run.json`.
+  public static func run(_ options: RunOptions) throws(ETLError) -> RunReport {
+    let started = ContinuousClock.now
+    do { try RunZone.validate(options.zone) } catch { throw .zone(error) }
+    var lock: OutputLock?
+    if options.nightlyEntry == nil {
+      do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
+    }
+    defer { lock?.release() }
+    let transaction: OutputTransaction
+    do { transaction = try OutputTransaction(outputDirectory: options.outputDirectory) } catch { throw .output(error) }
+    var committed = false
+    defer { if !committed { transaction.abandon() } }
+
+    let stages: [any OutputStage]
+    do { stages = try StageFactory.stages(for: options.plan, transaction: transaction) } catch {
+      throw .pipeline(error)
+    }
+    var settings = options.plan.settings
+    settings.csvByteOrderMark = options.csvByteOrderMark
+    let normalizer = RecordNormalizer(stages: stages)
+    var digest: InputDigest?
+    // On every way out (a bad export, a full disk) the hashing thread is stopped before returning.
+    defer { digest?.cancel() }
+    let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet)
+    {
+      info in
+      // The file as given (the zip itself; for a folder, its export XML); stdin is not hashed.
+      switch info.form {
+      case .xml, .zip: digest = InputDigest(path: info.path)
+      case .directory: digest = InputDigest(path: info.memberName)
+      case .standardInput, .memory: digest = nil
+      }
+    }
+    if options.strict, normalizer.rejections.total > 0 {
+      let (reason, examples) = normalizer.rejections.examples.min { $0.value[0].line < $1.value[0].line }!
+      throw .strictRejection(count: normalizer.rejections.total, first: examples[0], reason: reason)
+    }
+    let zone: RunZone
+    do { zone = try RunZone.resolve(options.zone, facts: normalizer.facts) } catch { throw .zone(error) }
+    let inventory = ExportInventory(
+      input: parse.info, normalizer: normalizer, read: parse.summary, zone: zone, seconds: parse.seconds)
+
+    let loadStarted = ContinuousClock.now
+    var report = RunReport(inventory: inventory, inputSHA256: digest?.wait())
+    report.pipelines = options.plan.pipelines.map { ["name": $0.name, "path": $0.path] }
+    report.jobs = options.plan.jobs.count
+    do {
+      let context = StageContext(
+        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
+      var finishSeconds: [String: Double] = [:]
+      for stage in stages {
+        let stageStarted = ContinuousClock.now
+        for output in try stage.finish(context) {
+          report.outputs.append(
+            .init(path: output.path, rows: output.rows, bytes: fileSize(transaction.stagedPath(output.path))))
+        }
+        finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
+          ProgressReporter.seconds(ContinuousClock.now - stageStarted)
+      }
+      var delivery = try DeliveryState.load(from: transaction.outputDirectory)
+      if let entry = options.nightlyEntry {
+        report.newWorkoutRecords = try delivery.deliverNightlyExport(transaction, processed: entry)
+      } else {
+        report.newWorkoutRecords = try delivery.deliverRun(transaction)
+      }
+      // Stages consume samples while the export streams (inside "extract+transform"), then
+      // compute and write in their own finish; "load" is all of the latter plus the commit.
+      report.stageSeconds = finishSeconds.merging([
+        "extract+transform": parse.seconds, "load": ProgressReporter.seconds(ContinuousClock.now - loadStarted),
+      ]) { $1 }
+      report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
+      report.peakMemoryMB = peakMemoryMB()
+      let reportFile = try transaction.create(ToolFiles.runReport)
+      try reportFile.write(report.json())
+      try reportFile.close()
+      try transaction.commit()
+      committed = true
+    } catch {
+      throw .output(error)
+    }
+    return report
+  }
+
+  struct Parse {
+    var info: InputInfo
+    var summary: ReadSummary
+    var seconds: Double
+  }
+
+  /// One streaming parse of `source` into `normalizer`, libxml2 on a reader thread.
+  static func parse(
+    _ source: InputSource, into normalizer: RecordNormalizer, allowTruncated: Bool, quiet: Bool,
+    opened: (InputInfo) -> Void = { _ in }
+  ) throws(ETLError) -> Parse {
+    let progress = ProgressReporter(quiet: quiet)
+    let started = ContinuousClock.now
+    var info: InputInfo?
+    let summary: ReadSummary
+    do {
+      // The only read of the export in a run: every job of every pipeline is fed from it.
+      summary = try ExportStream(source: source, allowTruncated: allowTruncated).read(
+        into: normalizer,
+        opened: {
+          opened($0); info = $0
+        },
+        progress: { progress.update($0) })
+    } catch {
+      progress.done()
+      throw .extract(error)
+    }
+    progress.done()
+    if let failure = normalizer.deduplicationFailure {
+      throw .output(.ioError(path: NSTemporaryDirectory(), reason: failure))
+    }
+    normalizer.noteExportVersion(summary.exportVersion)
+    return Parse(info: info!, summary: summary, seconds: ProgressReporter.seconds(ContinuousClock.now - started))
+  }
+
+  static func fileSize(_ path: String) -> Int64 {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+  }
+
+  /// Peak resident set size of this process so far, in MB.
+  public static func peakMemoryMB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+  }
+}

@@ -1,0 +1,18 @@
+/// The files HealthETL keeps in an output folder for itself. No pipeline output may take one of
+/// these names: a table written over the delivery state or the lock would silently break the
+/// next run (Pipelines/README.md, "Output files").
+public enum ToolFiles {
+  /// `flock`ed by every run into the folder.
+  public static let lock = ".healthetl.lock"
+  /// What the folder has delivered: workout records emitted, exports processed.
+  public static let state = ".healthetl-state.json"
+  /// The run report.
+  public static let runReport = "run.json"
+  /// The workout records no earlier run into the folder emitted.
+  public static let newRecords = "workout_records.new.json"
+  /// Scratch files of a run, inside its staging folder; never committed.
+  public static let scratch = ".scratch"
+
+  /// Names reserved at the top of the output folder.
+  public static let reserved = [lock, state, runReport, newRecords, scratch]
+}

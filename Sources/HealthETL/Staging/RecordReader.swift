@@ -1,0 +1,190 @@
+import HealthExtract
+import HealthModel
+
+/// The `Record` family: every record becomes one typed sample, checked, de-duplicated and handed
+/// to the stages (Pipelines/README.md, "Samples" and "Duplicates").
+///
+/// This is the per-record path, so it allocates nothing: strings are interned, dates and numbers
+/// are parsed from bytes, and the record's value and metadata live in reused scratch buffers.
+final class RecordReader {
+  /// Per type id: records read (valid or not), distinct valid samples, duplicates.
+  private(set) var recordsRead: [Int] = []
+  private(set) var distinctSamples: [Int] = []
+  private(set) var duplicateSamples: [Int] = []
+  private(set) var beatsRead = 0
+  /// Whether a record is being read (its metadata comes next).
+  private(set) var isOpen = false
+
+  private let catalog: SampleCatalog
+  private let ledger: StagingLedger
+  private let stages: [any SampleStage]
+  private var seenSamples: SampleDeduplicator
+  /// `SampleKind` per type id, so the per-record path never copies a `SampleTypeInfo`.
+  private var typeKinds: [SampleKind] = []
+  private let timeZoneKey: Int32
+  private let userEnteredKey: Int32
+
+  private var rejected = false
+  private var sample = Sample()
+  private var scratch: [UInt8] = []
+  private var metadataKeys: [Int32] = []
+  private var metadataRanges: [Range<Int>] = []
+  private var rawValueRange: Range<Int> = 0..<0
+
+  init(catalog: SampleCatalog, ledger: StagingLedger, stages: [any SampleStage], deduplicationBudget: Int) {
+    self.catalog = catalog
+    self.ledger = ledger
+    self.stages = stages
+    seenSamples = SampleDeduplicator(budget: deduplicationBudget)
+    timeZoneKey = catalog.metadataKeys.intern("HKTimeZone")
+    userEnteredKey = catalog.metadataKeys.intern("HKWasUserEntered")
+    scratch.reserveCapacity(4096)
+  }
+
+  /// Why de-duplication stopped being exact (its scratch file failed), if it did.
+  var deduplicationFailure: String? { seenSamples.failure }
+
+  /// De-duplication groups written to and read back from its scratch file.
+  var deduplicationSpills: (evictions: Int, revivals: Int) { (seenSamples.evictions, seenSamples.revivals) }
+
+  func start(_ attributes: ElementAttributes, line: Int, inCorrelation: Bool) {
+    isOpen = true
+    rejected = false
+    sample = Sample()
+    sample.line = line
+    sample.inCorrelation = inCorrelation
+    scratch.removeAll(keepingCapacity: true)
+    metadataKeys.removeAll(keepingCapacity: true)
+    metadataRanges.removeAll(keepingCapacity: true)
+
+    guard let type = attributes.value(.type), type.count > 0 else {
+      return reject("missing attribute", line: line, detail: "no type attribute")
+    }
+    sample.type = catalog.internType(type)
+    let typeIndex = Int(sample.type)
+    if typeIndex == recordsRead.count {
+      typeKinds.append(catalog.typeInfo(sample.type).kind)
+      recordsRead.append(0)
+      distinctSamples.append(0)
+      duplicateSamples.append(0)
+    }
+    recordsRead[typeIndex] += 1
+    guard let source = attributes.value(.sourceName) else {
+      return reject("missing attribute", line: line, detail: "no sourceName attribute")
+    }
+    sample.source = catalog.sources.intern(source)
+    guard let startBytes = attributes.value(.startDate), let endBytes = attributes.value(.endDate) else {
+      return reject("missing attribute", line: line, detail: "no startDate or endDate attribute")
+    }
+    guard let start = HealthDateParser.parse(startBytes) else {
+      return reject("unparseable date", line: line, detail: "startDate=\"\(ElementAttributes.text(startBytes))\"")
+    }
+    guard let end = HealthDateParser.parse(endBytes) else {
+      return reject("unparseable date", line: line, detail: "endDate=\"\(ElementAttributes.text(endBytes))\"")
+    }
+    sample.start = start.instant
+    sample.end = end.instant
+    if ledger.facts.firstRecordOffset == nil { ledger.facts.firstRecordOffset = start.offsetSeconds }
+    if let createdBytes = attributes.value(.creationDate) {
+      guard let created = HealthDateParser.parse(createdBytes) else {
+        return reject(
+          "unparseable date", line: line, detail: "creationDate=\"\(ElementAttributes.text(createdBytes))\"")
+      }
+      sample.created = created.instant
+    }
+    if let version = attributes.value(.sourceVersion) { sample.sourceVersion = catalog.versions.intern(version) }
+    if let device = attributes.value(.device) { sample.device = catalog.internDevice(device) }
+    if let unit = attributes.value(.unit) { sample.rawUnit = catalog.internUnit(unit) }
+    if let value = attributes.value(.value) {
+      scratch.append(contentsOf: value)
+      rawValueRange = 0..<value.count
+      sample.hasRawValue = true
+    } else {
+      rawValueRange = 0..<0
+    }
+  }
+
+  /// A `MetadataEntry` of the open record.
+  func addMetadata(_ attributes: ElementAttributes) {
+    guard !rejected, let key = attributes.value(.key) else { return }
+    let keyID = catalog.metadataKeys.intern(key)
+    let value = attributes.value(.value) ?? UnsafeRawBufferPointer(start: nil, count: 0)
+    let from = scratch.count
+    scratch.append(contentsOf: value)
+    metadataKeys.append(keyID)
+    metadataRanges.append(from..<scratch.count)
+  }
+
+  /// An `InstantaneousBeatsPerMinute` entry (of an HRV record, when one is open).
+  func addBeat() {
+    beatsRead += 1
+    if isOpen { sample.beatCount += 1 }
+  }
+
+  func end() {
+    isOpen = false
+    guard !rejected, sample.type >= 0 else { return }
+    sample.kind = typeKinds[Int(sample.type)]
+    let rawValue = scratch.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[rawValueRange]) }
+    switch sample.kind {
+    case .quantity:
+      guard sample.hasRawValue else {
+        return reject("missing attribute", line: sample.line, detail: "\(self.typeName) has no value")
+      }
+      guard let raw = DecimalParser.parse(rawValue) else {
+        return reject(
+          "non-numeric value", line: sample.line,
+          detail: "\(self.typeName) value=\"\(ElementAttributes.text(rawValue))\"")
+      }
+      sample.value = catalog.canonicalValue(raw, unit: sample.rawUnit)
+    case .category:
+      if sample.hasRawValue { sample.categoryValue = catalog.categoryValues.intern(rawValue) }
+    case .other:
+      if sample.hasRawValue, let raw = DecimalParser.parse(rawValue) {
+        sample.value = catalog.canonicalValue(raw, unit: sample.rawUnit)
+      }
+    }
+    if sample.end < sample.start {
+      return reject(
+        "end before start", line: sample.line,
+        detail: "\(self.typeName) ends \(self.sample.start.seconds - self.sample.end.seconds) s before it starts")
+    }
+    var fingerprint = FastHash.hash(rawValue, seed: UInt64(UInt32(bitPattern: sample.type)))
+    fingerprint = FastHash.combine(fingerprint, UInt64(UInt32(bitPattern: sample.source)))
+    fingerprint = FastHash.combine(fingerprint, UInt64(bitPattern: sample.start.seconds))
+    fingerprint = FastHash.combine(fingerprint, UInt64(bitPattern: sample.end.seconds))
+    fingerprint = FastHash.combine(
+      fingerprint, UInt64(UInt32(bitPattern: sample.rawUnit)) | (sample.hasRawValue ? 1 << 32 : 0))
+    sample.fingerprint = fingerprint
+    guard seenSamples.insert(type: sample.type, start: sample.start, fingerprint: fingerprint) else {
+      duplicateSamples[Int(sample.type)] += 1
+      return
+    }
+    distinctSamples[Int(sample.type)] += 1
+    ledger.facts.include(start: sample.start, end: sample.end)
+    scratch.withUnsafeBytes { bytes in
+      metadataKeys.withUnsafeBufferPointer { keys in
+        metadataRanges.withUnsafeBufferPointer { ranges in
+          sample.rawValue = UnsafeRawBufferPointer(rebasing: bytes[rawValueRange])
+          sample.metadata = MetadataList(keys: keys, valueRanges: ranges, valueBytes: bytes)
+          if let entered = sample.metadata.value(forKey: userEnteredKey) {
+            sample.userEntered = entered.count == 1 && entered[0] == UInt8(ascii: "1")
+          }
+          if let zone = sample.metadata.value(forKey: timeZoneKey) {
+            ledger.vote(forZone: ElementAttributes.text(zone))
+          }
+          for stage in stages { stage.consume(sample, catalog: catalog) }
+          sample.metadata = MetadataList()
+          sample.rawValue = UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+      }
+    }
+  }
+
+  private var typeName: String { catalog.typeInfo(sample.type).shortName }
+
+  private func reject(_ reason: String, line: Int, detail: @autoclosure () -> String) {
+    rejected = true
+    ledger.rejections.reject(reason: reason, line: line, element: "Record", detail: detail())
+  }
+}

@@ -1,0 +1,21 @@
+import HealthModel
+
+/// What every element family of the staging layer reports into: the export's facts about
+/// itself, the zone votes and the rejected elements.
+final class StagingLedger {
+  var facts = ExportFacts()
+  var rejections = RejectionLog()
+  /// Position of each `HKTimeZone` value in `facts.timeZoneVotes`.
+  private var voteIndex: [String: Int] = [:]
+
+  /// One vote for the run's zone (Pipelines/README.md, "Time zone"): one per distinct Record,
+  /// Workout or Correlation that carries the key.
+  func vote(forZone name: String) {
+    if let index = voteIndex[name] {
+      facts.timeZoneVotes[index].votes += 1
+    } else {
+      voteIndex[name] = facts.timeZoneVotes.count
+      facts.timeZoneVotes.append((name, 1))
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import HealthExtract
+import HealthModel
+
+/// The `Workout` family: a workout with its activities, events, statistics, routes and metadata,
+/// collected as written, de-duplicated by its identity (Pipelines/README.md, "Workouts") and
+/// handed to the stages. Workouts are few, so this is ordinary values and strings.
+final class WorkoutReader {
+  private(set) var copies = 0
+  private let ledger: StagingLedger
+  private let stages: [any SampleStage]
+  private var seen = Set<String>()
+
+  private var workout: WorkoutElement?
+  private var rejected = false
+  private var activity: WorkoutElement.Activity?
+  private var event: WorkoutElement.Event?
+  private var eventInActivity = false
+  private var route: WorkoutElement.Route?
+
+  init(ledger: StagingLedger, stages: [any SampleStage]) {
+    self.ledger = ledger
+    self.stages = stages
+  }
+
+  /// Whether a workout, or a part of one, is being read (its metadata comes here).
+  var isOpen: Bool { workout != nil || activity != nil || event != nil || route != nil }
+
+  func start(_ attributes: ElementAttributes, line: Int) {
+    var element = WorkoutElement()
+    element.line = line
+    rejected = false
+    defer { workout = element }
+    guard let activityType = attributes.string(.workoutActivityType), let source = attributes.string(.sourceName),
+      let startBytes = attributes.value(.startDate), let endBytes = attributes.value(.endDate)
+    else {
+      rejected = true
+      ledger.rejections.reject(
+        reason: "missing attribute", line: line, element: "Workout",
+        detail: "needs workoutActivityType, sourceName, startDate and endDate")
+      return
+    }
+    guard let start = HealthDateParser.parse(startBytes), let end = HealthDateParser.parse(endBytes) else {
+      rejected = true
+      ledger.rejections.reject(
+        reason: "unparseable date", line: line, element: "Workout",
+        detail: "startDate=\"\(ElementAttributes.text(startBytes))\" endDate=\"\(ElementAttributes.text(endBytes))\"")
+      return
+    }
+    element.activityType = activityType
+    element.sourceName = source
+    element.start = start.instant
+    element.end = end.instant
+    element.sourceVersion = attributes.string(.sourceVersion)
+    element.device = attributes.string(.device).map(DeviceDescription.init(parsing:))
+    element.created = attributes.date(.creationDate)
+    element.duration = attributes.quantity(.duration, unit: .durationUnit)
+    element.totalDistance = attributes.quantity(.totalDistance, unit: .totalDistanceUnit)
+    element.totalEnergyBurned = attributes.quantity(.totalEnergyBurned, unit: .totalEnergyBurnedUnit)
+  }
+
+  /// A child element of the open workout (at any depth).
+  func startChild(_ element: ExportElement, _ attributes: ElementAttributes) {
+    switch element {
+    case .workoutActivity:
+      activity = WorkoutElement.Activity(
+        uuid: attributes.string(.uuid), start: attributes.date(.startDate), end: attributes.date(.endDate),
+        duration: attributes.quantity(.duration, unit: .durationUnit))
+    case .workoutEvent:
+      eventInActivity = activity != nil
+      event = WorkoutElement.Event(
+        type: attributes.string(.type) ?? "", date: attributes.date(.date),
+        duration: attributes.quantity(.duration, unit: .durationUnit), metadata: [])
+    case .workoutStatistics:
+      let statistics = WorkoutElement.Statistics(
+        type: attributes.string(.type) ?? "", start: attributes.date(.startDate), end: attributes.date(.endDate),
+        average: attributes.number(.average), minimum: attributes.number(.minimum),
+        maximum: attributes.number(.maximum), sum: attributes.number(.sum), unit: attributes.string(.unit))
+      if activity != nil { activity!.statistics.append(statistics) } else { workout?.statistics.append(statistics) }
+    case .workoutRoute:
+      route = WorkoutElement.Route(
+        sourceName: attributes.string(.sourceName), start: attributes.date(.startDate),
+        end: attributes.date(.endDate))
+    case .fileReference:
+      if route != nil { route!.filePath = attributes.string(.path) }
+    case .location:
+      if route != nil { route!.locationCount += 1 }
+    default:
+      break
+    }
+  }
+
+  /// A `MetadataEntry` of the innermost open part: event, route, activity, else the workout.
+  func addMetadata(key: String, value: String) {
+    if event != nil {
+      event!.metadata.append((key, value))
+    } else if route != nil {
+      route!.metadata.append((key, value))
+    } else if activity != nil {
+      activity!.metadata.append((key, value))
+    } else {
+      workout?.metadata.append((key, value))
+    }
+  }
+
+  func endChild(_ element: ExportElement) {
+    switch element {
+    case .workoutActivity:
+      if let finished = activity { workout?.activities.append(finished) }
+      activity = nil
+    case .workoutEvent:
+      if let finished = event {
+        if eventInActivity, activity != nil {
+          activity!.events.append(finished)
+        } else {
+          workout?.events.append(finished)
+        }
+      }
+      event = nil
+    case .workoutRoute:
+      if let finished = route { workout?.routes.append(finished) }
+      route = nil
+    default:
+      break
+    }
+  }
+
+  func end() {
+    defer {
+      workout = nil
+      activity = nil
+      event = nil
+      route = nil
+    }
+    guard !rejected, let finished = workout else { return }
+    let key = "\(finished.sourceName)|\(finished.activityType)|\(finished.start.seconds)|\(finished.end.seconds)"
+    guard seen.insert(key).inserted else {
+      copies += 1
+      return
+    }
+    ledger.facts.include(start: finished.start, end: finished.end)
+    if let zone = finished.metadataValue("HKTimeZone") { ledger.vote(forZone: zone) }
+    for stage in stages { stage.consume(finished) }
+  }
+}

@@ -1,0 +1,361 @@
+"""Report data (Pipelines/report/DATA.md) made from a run's own outputs, in Python.
+
+This is an independent second implementation of the data contract: it reads only what a run
+already wrote (CSV, run.json, the samples and ActivitySummary tables) plus the route GPX files
+of the export, and applies the rounding rules of DATA.md. It made `example-data.json` from the
+bundled sample, and the Swift report stage's data for the same export can be compared with it.
+
+    healthetl run --pipeline Pipelines/default.json --pipeline Tests/EndToEnd/report-extra.json \\
+        --out /tmp/sample-out SampleData/export.zip
+    python3 Tests/EndToEnd/report_reference.py /tmp/sample-out SampleData/export.zip > example-data.json
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import datetime as dt
+import json
+import math
+import sys
+import zipfile
+from collections import defaultdict
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from xml.etree import ElementTree
+from zoneinfo import ZoneInfo
+
+HR_DAYS = 14
+ROUTE_POINTS = 300
+# Types whose values add up (Apple's cumulative aggregation style): the priority merge applies.
+CUMULATIVE = {
+    "StepCount", "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
+    "DistanceDownhillSnowSports", "ActiveEnergyBurned", "BasalEnergyBurned", "FlightsClimbed", "SwimmingStrokeCount",
+    "PushCount", "AppleExerciseTime", "AppleStandTime", "AppleMoveTime", "NikeFuel", "DietaryWater", "DietaryEnergyConsumed",
+}
+
+
+def rnd(text_or_number, places: int):
+    """Half away from zero, on the decimal text the CSV wrote; None for an empty field."""
+    if text_or_number in ("", None):
+        return None
+    d = Decimal(str(text_or_number)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return int(d) if d == d.to_integral_value() else float(d)  # 56, not 56.0: the same JSON number
+
+
+def hours(seconds_text: str):
+    """Whole seconds to hours with two decimals, in integers: hundredths = (s + 18) // 36."""
+    if seconds_text in ("", None):
+        return None
+    hundredths = (int(seconds_text) + 18) // 36
+    return hundredths / 100 if hundredths % 100 else hundredths // 100
+
+
+def minute_text(iso: str):
+    return iso[:16].replace("T", " ") if iso else None
+
+
+def read_csv(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def stats(out: Path, name: str, column: str) -> dict[str, str]:
+    return {row["bucket_start"][:10]: row[column] for row in read_csv(out / "stats" / f"{name}.csv") if row[column] != ""}
+
+
+def simplify(points: list[tuple[float, float]], limit: int = ROUTE_POINTS) -> list[tuple[float, float]]:
+    """Douglas–Peucker in local metres, the tolerance doubled from 1 m until at most `limit` points."""
+    if len(points) <= 2:
+        return points
+    lat0 = points[0][0]
+    k = math.cos(math.radians(lat0)) * 111_320
+    xy = [((lon - points[0][1]) * k, (lat - lat0) * 111_320) for lat, lon in points]
+
+    def keep(tolerance: float) -> list[int]:
+        marked = {0, len(xy) - 1}
+        stack = [(0, len(xy) - 1)]
+        while stack:
+            a, b = stack.pop()
+            (ax, ay), (bx, by) = xy[a], xy[b]
+            length = math.hypot(bx - ax, by - ay)
+            far, at = -1.0, -1
+            for i in range(a + 1, b):
+                px, py = xy[i]
+                d = (abs((bx - ax) * (ay - py) - (ax - px) * (by - ay)) / length) if length else math.hypot(px - ax, py - ay)
+                if d > far:
+                    far, at = d, i
+            if at >= 0 and far > tolerance:
+                marked.add(at)
+                stack += [(a, at), (at, b)]
+        return sorted(marked)
+
+    tolerance = 1.0
+    while True:
+        kept = keep(tolerance)
+        if len(kept) <= limit:
+            return [points[i] for i in kept]
+        tolerance *= 2
+
+
+def route(export_zip: Path | None, path: str):
+    if not export_zip or not path:
+        return None
+    first = path.split(";")[0]
+    with zipfile.ZipFile(export_zip) as z:
+        member = next((n for n in z.namelist() if n.endswith(first)), None)
+        if member is None:
+            return None
+        tree = ElementTree.fromstring(z.read(member))
+    pts = [(float(p.get("lat")), float(p.get("lon"))) for p in tree.iter() if p.tag.endswith("trkpt")]
+    if len(pts) < 2:
+        return None
+    return [[rnd(repr(lat), 5), rnd(repr(lon), 5)] for lat, lon in simplify(pts)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Data quality: per-source counts, overlap across sources, and the priority merge's shares
+
+
+def parse_instant(text: str) -> float:
+    return dt.datetime.fromisoformat(text).timestamp()
+
+
+def group_rank(name: str, manual: bool, model: str):
+    cls = {"Watch": 1, "iPhone": 2}.get(model) if model else (1 if "Watch" in name else 2 if "iPhone" in name else 3)
+    return (0 if manual else cls or 3, name.encode())
+
+
+def quality_type(rows: list[dict], cumulative: bool) -> tuple[int, list[dict]]:
+    samples = []
+    group_model: dict[tuple[str, bool], str] = {}
+    for row in rows:
+        manual = json.loads(row["metadata"] or "{}").get("HKWasUserEntered") in ("1", 1, True)
+        key = (row["source"], manual)
+        if row["device_model"] and key not in group_model:
+            group_model[key] = row["device_model"]
+        group_model.setdefault(key, "")
+        try:
+            value = float(row["value"])
+        except ValueError:
+            value = 0.0
+        samples.append((parse_instant(row["start"]), parse_instant(row["end"]), value, key))
+    # Overlap: a positive-length sample sharing a positive stretch of time with another source's.
+    by_source: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for s, e, _, (name, _) in samples:
+        if e > s:
+            by_source[name].append((s, e))
+    index = {}
+    for name, spans in by_source.items():
+        spans.sort()
+        starts = [s for s, _ in spans]
+        prefix, best = [], -math.inf
+        for _, e in spans:
+            best = max(best, e)
+            prefix.append(best)
+        index[name] = (starts, prefix)
+    overlapping = 0
+    for s, e, _, (name, _) in samples:
+        if e <= s:
+            continue
+        for other, (starts, prefix) in index.items():
+            if other == name:
+                continue
+            i = bisect.bisect_left(starts, e)
+            if i and prefix[i - 1] > s:
+                overlapping += 1
+                break
+    # Merge: time cut at every boundary; a piece counts from the best-ranked group covering it.
+    counted: dict[str, float] = defaultdict(float)
+    total: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    rank = {key: group_rank(key[0], key[1], model) for key, model in group_model.items()}
+    events = []
+    for n, (s, e, v, key) in enumerate(samples):
+        total[key[0]] += v
+        count[key[0]] += 1
+        if e <= s:
+            counted[key[0]] += v  # an instant is never merged away
+        else:
+            events.append((s, 1, n))
+            events.append((e, 0, n))
+    events.sort()
+    active: set[int] = set()
+    last = None
+    for t, kind, n in events:
+        if last is not None and t > last and active:
+            best = min(rank[samples[i][3]] for i in active)
+            for i in active:
+                s, e, v, key = samples[i]
+                if rank[key] == best:
+                    counted[key[0]] += v * (t - last) / (e - s)
+        if kind:
+            active.add(n)
+        else:
+            active.discard(n)
+        last = t
+    sources = []
+    for name in sorted(count, key=lambda n: (-count[n], n)):
+        share = None
+        if cumulative:
+            share = rnd(repr(counted[name] / total[name]), 3) if total[name] else None
+        sources.append({"name": name, "samples": count[name], "counted_share": share})
+    return overlapping, sources
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    zone = ZoneInfo(run["timeZone"])
+
+    steps = stats(out, "steps-per-day", "sum")
+    kcal = stats(out, "active-energy-per-day", "sum")
+    rhr = stats(out, "resting-heart-rate-per-day", "avg")
+    hrv = stats(out, "hrv-per-day", "avg")
+    walk = stats(out, "walking-heart-rate-per-day", "avg")
+    rings = {}
+    for row in read_csv(out / "elements" / "ActivitySummary.csv"):
+        factor = Decimal(1) / Decimal("4.184") if row.get("activeEnergyBurnedUnit") == "kJ" else Decimal(1)
+        energy = lambda v: None if v in ("", None) else str(Decimal(v) * factor)  # noqa: E731
+        rings[row["dateComponents"]] = {
+            "move_kcal": rnd(energy(row.get("activeEnergyBurned")), 1),
+            "move_goal_kcal": rnd(energy(row.get("activeEnergyBurnedGoal")), 1),
+            "exercise_min": rnd(row.get("appleExerciseTime"), 0),
+            "exercise_goal_min": rnd(row.get("appleExerciseTimeGoal"), 0),
+            "stand_h": rnd(row.get("appleStandHours"), 0),
+            "stand_goal_h": rnd(row.get("appleStandHoursGoal"), 0),
+        }
+    dates = sorted(set(steps) | set(kcal) | set(rhr) | set(hrv) | set(walk) | set(rings))
+    days = {"date": dates}
+    days["steps"] = [rnd(steps.get(d), 0) for d in dates]
+    days["active_kcal"] = [rnd(kcal.get(d), 1) for d in dates]
+    for key in ("move_kcal", "move_goal_kcal", "exercise_min", "exercise_goal_min", "stand_h", "stand_goal_h"):
+        days[key] = [rings.get(d, {}).get(key) for d in dates]
+    days["resting_hr"] = [rnd(rhr.get(d), 1) for d in dates]
+    days["hrv_sdnn_ms"] = [rnd(hrv.get(d), 1) for d in dates]
+    days["walking_hr"] = [rnd(walk.get(d), 1) for d in dates]
+
+    # Bedtime and wake-up are the main sleep's: the date's session with the most time asleep
+    # (the first of equals), so a nap does not stretch the night into the afternoon.
+    main_session: dict[str, dict] = {}
+    for row in read_csv(out / "sleep_sessions.csv"):
+        best = main_session.get(row["date"])
+        if best is None or int(row["asleep_s"]) > int(best["asleep_s"]):
+            main_session[row["date"]] = row
+    nights = defaultdict(list)
+    for row in read_csv(out / "sleep_daily.csv"):
+        nights["date"].append(row["date"])
+        for key in ("core", "deep", "rem", "awake", "unspecified", "asleep", "in_bed"):
+            nights[f"{key}_h"].append(hours(row[f"{key}_s"]))
+        main = main_session.get(row["date"], {})
+        nights["bedtime"].append(minute_text(main.get("sleep_start")))
+        nights["wake"].append(minute_text(main.get("sleep_end")))
+
+    per_day = defaultdict(list)
+    for row in read_csv(out / "stats" / "heart-rate-per-minute.csv"):
+        if row["max"] != "":
+            per_day[row["bucket_start"][:10]].append(row)
+    hr = []
+    for date in sorted(per_day)[-HR_DAYS:]:
+        midnight = dt.datetime.combine(dt.date.fromisoformat(date), dt.time(), zone)
+        offsets = [[0, int(midnight.utcoffset().total_seconds() // 60)]]
+        minutes, bpm = [], []
+        for row in per_day[date]:
+            start = dt.datetime.fromisoformat(row["bucket_start"])
+            minute = int((start - midnight).total_seconds() // 60)
+            offset = int(start.utcoffset().total_seconds() // 60)
+            if offset != offsets[-1][1]:
+                offsets.append([minute, offset])
+            minutes.append(minute)
+            bpm.append(rnd(row["max"], 1))
+        hr.append({"date": date, "minute": minutes, "bpm_max": bpm, "utc_offsets": offsets})
+
+    laps = defaultdict(lambda: defaultdict(list))
+    for row in read_csv(out / "swim_laps.csv"):
+        lap = laps[row["workout_id"]]
+        lap["duration_s"].append(rnd(row["duration_s"], 0))
+        lap["distance_m"].append(rnd(row["distance_m"], 1))
+        lap["strokes"].append(rnd(row["strokes"], 0))
+        lap["style"].append(row["style"] or None)
+        lap["swolf"].append(rnd(row["swolf"], 1))
+    workouts = defaultdict(list)
+    workout_rows = read_csv(out / "workouts.csv")
+    for row in workout_rows:
+        workouts["id"].append(row["id"])
+        workouts["type"].append(row["activity_type"])
+        workouts["start"].append(minute_text(row["start"]))
+        workouts["duration_s"].append(rnd(row["duration_s"], 0))
+        workouts["distance_m"].append(rnd(row["distance_m"], 1))
+        workouts["energy_kcal"].append(rnd(row["energy_kcal"], 1))
+        workouts["hr_avg"].append(rnd(row["hr_avg"], 1))
+        workouts["hr_max"].append(rnd(row["hr_max"], 1))
+        workouts["laps"].append({k: v for k, v in laps[row["id"]].items()} if row["id"] in laps else None)
+        workouts["route"].append(route(export_zip, row["route"]))
+
+    types = []
+    for name, distinct in run["types"].items():
+        rows = read_csv(out / "samples" / f"{name}.csv")
+        overlapping, sources = quality_type(rows, name in CUMULATIVE) if rows else (None, [])
+        types.append({
+            "type": name, "samples": distinct, "duplicates": run["duplicates"].get(name, 0),
+            "overlapping": overlapping, "merged": name in CUMULATIVE, "sources": sources,
+        })
+    types.sort(key=lambda t: (-t["samples"], t["type"]))
+    rejected = [
+        {"reason": reason, "count": count, "examples": run["rejectedExamples"].get(reason, [])[:5]}
+        for reason, count in sorted(run["rejected"].items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    version = run.get("exportVersion")
+    return {
+        "report_version": 1,
+        "export": {
+            "export_date": run.get("exportDate"),
+            "export_version": None if version is None else str(version),
+            "locale": run.get("locale"),
+            "first_date": (run.get("first") or "")[:10] or None,
+            "last_date": (run.get("last") or "")[:10] or None,
+            "time_zone": run["timeZone"],
+            "time_zone_reason": run["timeZoneReason"],
+            "sources": run["sources"],
+            "devices": run["deviceModels"],
+            "records": sum(run["types"].values()),
+            "records_read": sum(run["typesRead"].values()),
+            "duplicates": sum(run["duplicates"].values()),
+            "workouts": len(workout_rows),
+            "workout_copies": run["workoutCopies"],
+            "rejected": sum(run["rejected"].values()),
+        },
+        "days": days,
+        "nights": dict(nights),
+        "heart_rate": {"days_limit": HR_DAYS, "days": hr},
+        "workouts": dict(workouts),
+        "quality": {"types": types, "rejected": rejected},
+    }
+
+
+def pretty(data: dict) -> str:
+    """Readable JSON for the example file: objects indented, arrays of scalars on one line."""
+    def fmt(value, indent: int) -> str:
+        pad = "  " * (indent + 1)
+        if isinstance(value, dict):
+            if not value:
+                return "{}"
+            return "{\n" + ",\n".join(f"{pad}{json.dumps(k)}: {fmt(v, indent + 1)}" for k, v in value.items()) + "\n" + "  " * indent + "}"
+        if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+            if all(isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v) for v in value):
+                return "[" + ", ".join(json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in value) + "]"
+            return "[\n" + ",\n".join(pad + fmt(v, indent + 1) for v in value) + "\n" + "  " * indent + "]"
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    return fmt(data, 0) + "\n"
+
+
+if __name__ == "__main__":
+    out_dir = Path(sys.argv[1])
+    export = Path(sys.argv[2]) if len(sys.argv) > 2 else None
+    sys.stdout.write(pretty(from_outputs(out_dir, export)))
