@@ -9,6 +9,7 @@
 #   make sample                                            regenerate SampleData/export.zip
 #   make lint / make format                                layer check + swift format
 #   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
+#   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n] [CONFIG="key=value ..."]
 
 EXPORT   ?= SampleData/export.zip
 OUT      ?= out
@@ -21,7 +22,7 @@ PACKAGES := libxml2-dev libarchive-dev libssl-dev pkg-config tzdata python3
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: docs deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
-	clean
+	clean cohort cohort-venv e2e-venv test-cohort slurm-packages
 
 # Installs only what is missing, so a provisioned machine pays nothing.
 deps:
@@ -59,6 +60,7 @@ validate: release
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	$(MAKE) test-e2e
 
 sample: release
 	$(RELEASE_BIN) sample --days 28 --seed 1 --zip --out SampleData/export.zip
@@ -90,10 +92,53 @@ format:
 clean:
 	rm -rf .build $(OUT)
 
+# ---- Cohorts (Pipelines/cohort) and what the end-to-end tests need ----------------------------
+# `make cohort` runs the Snakemake workflow of Pipelines/cohort over every export of COHORT (a
+# folder, or a manifest CSV `participant,export`) into OUT; EXECUTOR=slurm submits the jobs to
+# Slurm. The workflow's pinned environment lives in .build/cohort-venv, the tests' in .build/venv.
+EXECUTOR ?= local
+JOBS     ?= 0
+COHORT_VENV := .build/cohort-venv
+E2E_VENV    := .build/venv
+VENV_PACKAGES  := python3-venv
+
+$(COHORT_VENV)/.installed: Pipelines/cohort/requirements.txt
+	@python3 -c "import ensurepip" 2>/dev/null || $(MAKE) deps PACKAGES="$(VENV_PACKAGES)"
+	python3 -m venv $(COHORT_VENV)
+	$(COHORT_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	@touch $@
+
+$(E2E_VENV)/.installed: Tests/EndToEnd/requirements.txt
+	@python3 -c "import ensurepip" 2>/dev/null || $(MAKE) deps PACKAGES="$(VENV_PACKAGES)"
+	python3 -m venv $(E2E_VENV)
+	$(E2E_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	@touch $@
+
+cohort-venv: $(COHORT_VENV)/.installed
+e2e-venv: $(E2E_VENV)/.installed
+
+cohort: release cohort-venv
+	@test -n "$(COHORT)" || { echo "make cohort: set COHORT=folder-or-manifest.csv and OUT=folder"; exit 64; }
+	@test "$(origin OUT)" = "command line" || test "$(origin OUT)" = environment || \
+	  { echo "make cohort: set OUT=folder (the output of many participants, not ./out)"; exit 64; }
+	$(COHORT_VENV)/bin/python Pipelines/cohort/launch.py --cohort "$(COHORT)" --out "$(OUT)" \
+	  --executor $(EXECUTOR) --jobs $(JOBS) $(if $(CONFIG),--config $(CONFIG))
+
+# Slurm and munge for the cohort test's one-node cluster, only where no Slurm is configured.
+slurm-packages:
+	@sh Tests/EndToEnd/install-slurm.sh
+
+test-cohort: release cohort-venv e2e-venv slurm-packages
+	HEALTHETL_BIN=$(RELEASE_BIN) COHORT_PYTHON=$(COHORT_VENV)/bin/python \
+	  timeout -k 30 900 $(E2E_VENV)/bin/python -m unittest -v Tests/EndToEnd/test_cohort.py
+
 # --- end-to-end tests (Python, stdlib unittest) ---------------------------------------------
+# Run by .build/venv's python: the standard library plus Tests/EndToEnd/requirements.txt. The
+# cohort test also needs the release binary, the workflow's venv and, for its Slurm part, Slurm.
 .PHONY: test-e2e
-test-e2e:
-	python3 -m unittest discover -s Tests/EndToEnd -v
+test-e2e: release e2e-venv cohort-venv slurm-packages
+	HEALTHETL_BIN=$(RELEASE_BIN) COHORT_PYTHON=$(COHORT_VENV)/bin/python \
+	  timeout -k 30 1800 $(E2E_VENV)/bin/python -m unittest discover -s Tests/EndToEnd -v
 
 # --- report page in a real browser (headless Chromium; stdlib Python only) -------------------
 #   make test-report-page      report.html with the example and a 10-year synthetic data file

@@ -1,0 +1,207 @@
+"""Wall times of the cohort workflow against bare `healthetl run`, and per-GB costs.
+
+    .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py small [--exports 8] [--mb 100] [--slurm | --slurm-only]
+    .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py big --export FILE [--copies 4]
+    .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py dag [--participants 1000]
+
+`small`: N generated exports (cached in .build/bench/cohort/), each run by a bare `healthetl run`
+one at a time and two at a time, then by the workflow with 1 and 2 concurrent jobs, locally and
+(with --slurm, as root on a machine without Slurm) through a one-node Slurm started for it.
+`big`: one large export for per-GB figures: a bare run's wall, CPU and peak memory, then the
+workflow over N links to it and the merge alone, with its CPU and peak memory.
+`dag`: the time the submitting process needs to plan N participants (a dry run).
+Run it through /work/tools/locked (or on an otherwise idle machine): it measures CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BINARY = REPO / ".build" / "release" / "healthetl"
+LAUNCH = REPO / "Pipelines" / "cohort" / "launch.py"
+MERGE = REPO / "Pipelines" / "cohort" / "merge.py"
+CACHE = REPO / ".build" / "bench" / "cohort"
+sys.path.insert(0, str(REPO / "Tests" / "EndToEnd"))
+
+
+def timed(command, **kwargs) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak resident MB of one command (GNU time)."""
+    with tempfile.NamedTemporaryFile("r") as report:
+        started = time.monotonic()
+        subprocess.run(
+            ["/usr/bin/time", "-o", report.name, "-f", "%U %S %M", *command],
+            check=True, stdout=subprocess.DEVNULL, **kwargs,
+        )  # fmt: skip
+        wall = time.monotonic() - started
+        user, system, rss_kb = report.read().split()[-3:]
+    return wall, float(user) + float(system), int(rss_kb) // 1024
+
+
+def generate(count: int, megabytes: int) -> list[Path]:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    exports = []
+    for n in range(1, count + 1):
+        target = CACHE / f"e{megabytes}mb-{n:02d}.xml"
+        if not target.exists():
+            scratch = Path(tempfile.mkdtemp(dir=CACHE))
+            subprocess.run(
+                [str(BINARY), "sample", "--target-mb", str(megabytes), "--seed", str(100 + n), "--out", str(scratch / "x.xml")],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            (scratch / "x.xml").rename(target)
+            shutil.rmtree(scratch)
+        exports.append(target)
+    return exports
+
+
+def bare(exports: list[Path], parallel: int, work: Path) -> float:
+    def one(export: Path) -> None:
+        out = work / f"bare-{parallel}" / export.stem
+        subprocess.run([str(BINARY), "run", "--quiet", "--out", str(out), str(export)], check=True)
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(parallel) as pool:
+        list(pool.map(one, exports))
+    return time.monotonic() - started
+
+
+def workflow(cohort: Path, out: Path, executor: str, jobs: int, extra: list[str] = ()) -> dict:
+    command = [sys.executable, str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--executor", executor]
+    command += ["--jobs", str(jobs), *extra]
+    started = time.monotonic()
+    result = subprocess.run(["timeout", "-s", "KILL", "1800", *command], capture_output=True, text=True)
+    wall = time.monotonic() - started
+    if result.returncode != 0:
+        raise SystemExit(f"workflow failed ({result.returncode}):\n{result.stderr[-4000:]}")
+    summary = json.loads((out / "cohort" / "run.json").read_text())
+    jobs_seconds = sum(p["seconds"] for p in summary["participants"])
+    return {"wall": wall, "merge": summary["seconds"], "healthetl_in_jobs": jobs_seconds}
+
+
+def small(args) -> None:
+    exports = generate(args.exports, args.mb)
+    work = Path(tempfile.mkdtemp(prefix="cohort-bench-"))
+    try:
+        cohort = work / "cohort"
+        cohort.mkdir()
+        for export in exports:
+            os.symlink(export, cohort / export.name)
+        xml_mb = sum(e.stat().st_size for e in exports) / 1e6
+        print(f"{len(exports)} exports, {xml_mb:.0f} MB of XML in all")
+        rows = []
+        if not args.slurm_only:
+            rows.append(("bare healthetl run, 1 at a time", bare(exports, 1, work), None))
+            rows.append(("bare healthetl run, 2 at a time", bare(exports, 2, work), None))
+            for jobs in (1, 2):
+                result = workflow(cohort, work / f"local-{jobs}", "local", jobs)
+                rows.append((f"workflow, local, {jobs} job(s)", result["wall"], result))
+            again = workflow(cohort, work / "local-1", "local", 1)
+            rows.append(("workflow, local, nothing to do", again["wall"], None))
+        if args.slurm or args.slurm_only:
+            from slurm_cluster import SlurmCluster
+
+            reason = SlurmCluster.unavailable_reason()
+            if reason:
+                print(f"Slurm skipped: {reason}")
+            else:
+                with SlurmCluster() as cluster:
+                    slurm = ["--slurm-account", "root", "--slurm-partition", cluster.partition, "--"]
+                    slurm += ["--slurm-init-seconds-before-status-checks", "1"]
+                    for jobs, threads in ((1, 2), (2, 2), (2, 1)):
+                        extra = slurm + (["--set-threads", f"participant={threads}"] if threads != 2 else [])
+                        result = workflow(cohort, work / f"slurm-{jobs}-{threads}", "slurm", jobs, extra)
+                        rows.append((f"workflow, Slurm, {jobs} job(s), {threads} CPU(s) each", result["wall"], result))
+        for label, wall, detail in rows:
+            extra = ""
+            if detail:
+                extra = f"  (merge {detail['merge']:.2f} s; healthetl inside the jobs {detail['healthetl_in_jobs']:.2f} s)"
+            print(f"{label:<48} {wall:7.2f} s{extra}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def big(args) -> None:
+    export = Path(args.export).resolve()
+    work = Path(tempfile.mkdtemp(prefix="cohort-bench-big-"))
+    try:
+        gb = export.stat().st_size / 1e9
+        wall, cpu, rss = timed([str(BINARY), "run", "--quiet", "--out", str(work / "bare"), str(export)])
+        outputs = sum(p.stat().st_size for p in (work / "bare").rglob("*") if p.is_file()) / 1e6
+        print(f"bare run of {gb:.3f} GB: wall {wall:.2f} s, CPU {cpu:.2f} s, peak RSS {rss} MB, outputs {outputs:.1f} MB")
+        cohort = work / "cohort"
+        cohort.mkdir()
+        for n in range(args.copies):
+            os.symlink(export, cohort / f"big{n:02d}.xml")
+        result = workflow(cohort, work / "out", "local", 1)
+        print(
+            f"workflow over {args.copies} links, 1 job: wall {result['wall']:.2f} s, healthetl inside the jobs "
+            f"{result['healthetl_in_jobs']:.2f} s, merge {result['merge']:.2f} s"
+        )
+        out = work / "out"
+        tables = json.dumps(
+            {
+                "sleep_daily": "sleep_daily.csv", "sleep_sessions": "sleep_sessions.csv", "workouts": "workouts.csv",
+                "workout_records": "workout_records.json", "swim_laps": "swim_laps.csv", "stats/{name}": "stats/*.csv",
+            }
+        )  # fmt: skip
+        for threads in (1, 2):
+            wall, cpu, rss = timed(
+                [sys.executable, str(MERGE), "--participants", ".cohort/participants.txt", "--tables", tables,
+                 "--marker", ".cohort/merged.json", "--threads", str(threads), "--memory-mb", "4096"],
+                cwd=out,
+            )  # fmt: skip
+            merged = sum(p.stat().st_size for p in (out / "cohort").resolve().rglob("*.parquet")) / 1e6
+            print(
+                f"merge alone, {threads} thread(s): wall {wall:.2f} s, CPU {cpu:.2f} s, peak RSS {rss} MB "
+                f"({args.copies * outputs:.0f} MB of participant outputs -> {merged:.1f} MB of Parquet)"
+            )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def dag(args) -> None:
+    """How long the submitting process takes to plan N participants: parse, content keys, DAG."""
+    work = Path(tempfile.mkdtemp(prefix="cohort-bench-dag-"))
+    try:
+        cohort = work / "cohort"
+        cohort.mkdir()
+        for n in range(args.participants):
+            (cohort / f"p{n:05d}.xml").write_text("<HealthData/>\n")
+        for attempt in ("first plan (no participant run yet)", "second plan"):
+            started = time.monotonic()
+            command = [sys.executable, str(LAUNCH), "--cohort", str(cohort), "--out", str(work / "out"), "--", "--dry-run", "--quiet", "all"]
+            subprocess.run(command, check=True, capture_output=True)
+            print(f"{args.participants} participants, {attempt}: {time.monotonic() - started:.1f} s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="mode", required=True)
+    s = sub.add_parser("small")
+    s.add_argument("--exports", type=int, default=8)
+    s.add_argument("--mb", type=int, default=100)
+    s.add_argument("--slurm", action="store_true", help="also through a one-node Slurm")
+    s.add_argument("--slurm-only", action="store_true", help="only through a one-node Slurm")
+    b = sub.add_parser("big")
+    b.add_argument("--export", required=True)
+    b.add_argument("--copies", type=int, default=4)
+    d = sub.add_parser("dag")
+    d.add_argument("--participants", type=int, default=1000)
+    args = parser.parse_args()
+    {"small": small, "big": big, "dag": dag}[args.mode](args)
+
+
+if __name__ == "__main__":
+    main()
