@@ -77,11 +77,11 @@ bench: release
 	@BIN=$(RELEASE_BIN) FLOOR=.build/release/xmlfloor FILE=$(BENCH_DIR)/export-$(BENCH_MB)mb.xml \
 	  SMALL=$(BENCH_DIR)/export-$$(($(BENCH_MB) / 10))mb.xml OUTDIR=$(BENCH_DIR)/out sh Tests/Benchmarks/bench.sh
 
-# The layer check is pure Python and takes well under a second, so it runs first.
 # The column tables of Pipelines/README.md, from the tables' declarations.
 docs: build
 	python3 Tests/Tools/update_column_docs.py .build/debug/healthetl Pipelines/README.md
 
+# The layer check is pure Python and takes well under a second, so it runs first.
 lint:
 	python3 Tests/Tools/check_layers.py Sources/HealthETL
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
@@ -136,7 +136,7 @@ test-cohort: release cohort-venv e2e-venv slurm-packages
 # Run by .build/venv's python: the standard library plus Tests/EndToEnd/requirements.txt. The
 # cohort test also needs the release binary, the workflow's venv and, for its Slurm part, Slurm.
 .PHONY: test-e2e
-test-e2e: release e2e-venv cohort-venv slurm-packages
+test-e2e: release e2e-venv cohort-venv slurm-packages report-page-deps
 	HEALTHETL_BIN=$(RELEASE_BIN) COHORT_PYTHON=$(COHORT_VENV)/bin/python \
 	  timeout -k 30 1800 $(E2E_VENV)/bin/python -m unittest discover -s Tests/EndToEnd -v
 

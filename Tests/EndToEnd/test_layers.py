@@ -238,11 +238,6 @@ class LayerCheckerTests(unittest.TestCase):
             lines[1].startswith(f"{loose}: file is outside every layer folder"), lines[1]
         )
 
-    @unittest.skipIf(
-        os.environ.get("LAYERS_ALLOW_VIOLATIONS") == "1",
-        "LAYERS_ALLOW_VIOLATIONS=1: Sources/HealthETL is being restructured into the layer order "
-        "and still has backward references (run Tests/Tools/check_layers.py to list them)",
-    )
     def test_the_real_module_is_a_one_way_graph(self):
         result = run_checker(str(REPO / "Sources" / "HealthETL"))
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
