@@ -140,7 +140,7 @@ struct WorkoutRowBuilder {
       id: id, activityType: name, activityTypeRaw: WorkoutActivityTypeTable.rawValue(for: name),
       start: workout.start, end: workout.end,
       durationSeconds: workout.duration.flatMap { duration in
-        WorkoutDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
+        ExactDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
       },
       elapsedSeconds: workout.end - workout.start,
       distanceMeters: Self.distance(statistics) ?? Self.legacy(workout.totalDistance, .length),
@@ -185,10 +185,10 @@ struct WorkoutRowBuilder {
 
   /// Sum of the `Distance*` statistics, in m; nil when none has a sum in a length unit.
   static func distance(_ statistics: [String: WorkoutElement.Statistics]) -> Double? {
-    var total: WorkoutDecimal?
+    var total: ExactDecimal?
     for (type, statistic) in statistics.sorted(by: { $0.key < $1.key })
     where type.hasPrefix(typePrefix + "Distance") {
-      guard let sum = statistic.sum.flatMap(WorkoutDecimal.init), let unit = statistic.unit,
+      guard let sum = statistic.sum.flatMap(ExactDecimal.init), let unit = statistic.unit,
         let meters = WorkoutUnits.exactlyConverted(sum, unit: unit, to: .length)
       else { continue }
       // Exact conversion and sum, then one rounding: several types add up without binary noise.
@@ -213,7 +213,7 @@ struct WorkoutRowBuilder {
   /// `totalDistance` / `totalEnergyBurned` from their text, so `3.40897998046875 km` converts
   /// exactly.
   static func legacy(_ quantity: WorkoutElement.Quantity?, _ dimension: WorkoutUnits.Dimension) -> Double? {
-    guard let quantity, let value = WorkoutDecimal(quantity.text) else { return nil }
+    guard let quantity, let value = ExactDecimal(quantity.text) else { return nil }
     return WorkoutUnits.convert(value, unit: quantity.unit, to: dimension)
   }
 
@@ -232,7 +232,7 @@ struct WorkoutRowBuilder {
     guard let (value, unit) = WorkoutUnits.parseQuantity(text), unit == nil || unit == "%", !value.isNegative else {
       return nil
     }
-    let hundredth = WorkoutDecimal("0.01")!
+    let hundredth = ExactDecimal("0.01")!
     let percent = value.doubleValue > 100 ? value * hundredth : value
     return (percent * hundredth).doubleValue
   }

@@ -63,10 +63,10 @@ public struct WorkoutServerRecord: Sendable, Hashable {
 
   /// As `runtimeSeconds(duration:start:end:)`, from the `duration` and `durationUnit` texts.
   public static func runtimeSeconds(durationText: String?, unit: String?, start: Instant, end: Instant) -> Int64 {
-    if let durationText, let value = WorkoutDecimal(durationText), !value.isNegative,
+    if let durationText, let value = ExactDecimal(durationText), !value.isNegative,
       let seconds = WorkoutUnits.seconds(value, unit: unit),
       // For x ≥ 0, floor(round_half_up(x, 3 decimals)) = floor(x + 0.0005).
-      let whole = (seconds + WorkoutDecimal("0.0005")!).integerPart
+      let whole = (seconds + ExactDecimal("0.0005")!).integerPart
     {
       return whole
     }

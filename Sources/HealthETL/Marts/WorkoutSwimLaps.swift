@@ -45,7 +45,7 @@ extension WorkoutRowBuilder {
     workout.events.compactMap { event in
       guard event.type == eventPrefix + "Lap", let date = event.date else { return nil }
       let seconds = event.duration.flatMap { duration in
-        WorkoutDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
+        ExactDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
       }
       let start = Double(date.seconds)
       return LapEvent(

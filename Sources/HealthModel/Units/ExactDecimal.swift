@@ -1,15 +1,16 @@
-/// An exact decimal number for the few workout values whose digits matter: `execRuntime` must be
-/// computed from the `duration` text without binary rounding (SPEC §7), and unit conversions by
-/// exact factors (`mi` = 1609.344 m, `cm` = 0.01 m) should give the correctly rounded result
-/// (`217 cm` → 2.17, not 2.1700000000000004). Workouts are few, so a digit array is fast enough.
-struct WorkoutDecimal: Equatable, CustomStringConvertible {
+/// An exact decimal number for the few values whose digits matter: a workout's `execRuntime` is
+/// computed from the `duration` text without binary rounding, and unit conversions by exact
+/// factors (`mi` = 1609.344 m, `cm` = 0.01 m) give the correctly rounded result (`217 cm` → 2.17,
+/// not 2.1700000000000004). Workouts are few, so a digit array is fast enough; the per-record path
+/// never uses this.
+public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
   /// Base-10 digits of the magnitude, most significant first, no leading zeros; empty for zero.
   private(set) var digits: [UInt8]
   /// The value is `digits × 10^exponent`.
   private(set) var exponent: Int
-  private(set) var isNegative: Bool
+  public private(set) var isNegative: Bool
 
-  static let zero = WorkoutDecimal(digits: [], exponent: 0, isNegative: false)
+  public static let zero = ExactDecimal(digits: [], exponent: 0, isNegative: false)
 
   private init(digits: [UInt8], exponent: Int, isNegative: Bool) {
     var digits = digits
@@ -27,7 +28,7 @@ struct WorkoutDecimal: Equatable, CustomStringConvertible {
 
   /// Parses `[+-]digits[.digits][e[+-]digits]` (what `DecimalParser` accepts, and what
   /// `Double.description` writes); nil for anything else.
-  init?(_ text: some StringProtocol) {
+  public init?(_ text: some StringProtocol) {
     let bytes = Array(text.utf8)
     var index = 0
     var negative = false
@@ -77,15 +78,15 @@ struct WorkoutDecimal: Equatable, CustomStringConvertible {
   }
 
   /// The exact decimal of a finite Double's shortest round-trip text (`1.402` stays 1.402).
-  init?(_ value: Double) {
+  public init?(_ value: Double) {
     guard value.isFinite else { return nil }
     self.init(value.description)
   }
 
-  var isZero: Bool { digits.isEmpty }
+  public var isZero: Bool { digits.isEmpty }
 
   /// Plain positional text (`2050.8405044078826`, `0.01`, `1000`), never an exponent.
-  var description: String {
+  public var description: String {
     guard !digits.isEmpty else { return "0" }
     var text = isNegative ? "-" : ""
     let digitText = String(decoding: digits.map { $0 + 0x30 }, as: UTF8.self)
@@ -101,9 +102,9 @@ struct WorkoutDecimal: Equatable, CustomStringConvertible {
   }
 
   /// The Double nearest to the exact value (one correctly rounded conversion).
-  var doubleValue: Double { Double(description) ?? .nan }
+  public var doubleValue: Double { Double(description) ?? .nan }
 
-  static func * (lhs: WorkoutDecimal, rhs: WorkoutDecimal) -> WorkoutDecimal {
+  public static func * (lhs: ExactDecimal, rhs: ExactDecimal) -> ExactDecimal {
     guard !lhs.isZero, !rhs.isZero else { return .zero }
     var product = [Int](repeating: 0, count: lhs.digits.count + rhs.digits.count)
     for (i, a) in lhs.digits.reversed().enumerated() {
@@ -115,32 +116,32 @@ struct WorkoutDecimal: Equatable, CustomStringConvertible {
       product[index] = total % 10
       carry = total / 10
     }
-    return WorkoutDecimal(
+    return ExactDecimal(
       digits: product.reversed().map { UInt8($0) }, exponent: lhs.exponent + rhs.exponent,
       isNegative: lhs.isNegative != rhs.isNegative)
   }
 
-  static func + (lhs: WorkoutDecimal, rhs: WorkoutDecimal) -> WorkoutDecimal {
+  public static func + (lhs: ExactDecimal, rhs: ExactDecimal) -> ExactDecimal {
     let exponent = min(lhs.exponent, rhs.exponent)
     let a = lhs.aligned(to: exponent)
     let b = rhs.aligned(to: exponent)
     if lhs.isNegative == rhs.isNegative {
-      return WorkoutDecimal(digits: addMagnitudes(a, b), exponent: exponent, isNegative: lhs.isNegative)
+      return ExactDecimal(digits: addMagnitudes(a, b), exponent: exponent, isNegative: lhs.isNegative)
     }
     if compareMagnitudes(a, b) >= 0 {
-      return WorkoutDecimal(digits: subtractMagnitudes(a, b), exponent: exponent, isNegative: lhs.isNegative)
+      return ExactDecimal(digits: subtractMagnitudes(a, b), exponent: exponent, isNegative: lhs.isNegative)
     }
-    return WorkoutDecimal(digits: subtractMagnitudes(b, a), exponent: exponent, isNegative: rhs.isNegative)
+    return ExactDecimal(digits: subtractMagnitudes(b, a), exponent: exponent, isNegative: rhs.isNegative)
   }
 
-  static prefix func - (value: WorkoutDecimal) -> WorkoutDecimal {
-    WorkoutDecimal(digits: value.digits, exponent: value.exponent, isNegative: !value.isNegative)
+  public static prefix func - (value: ExactDecimal) -> ExactDecimal {
+    ExactDecimal(digits: value.digits, exponent: value.exponent, isNegative: !value.isNegative)
   }
 
-  static func - (lhs: WorkoutDecimal, rhs: WorkoutDecimal) -> WorkoutDecimal { lhs + (-rhs) }
+  public static func - (lhs: ExactDecimal, rhs: ExactDecimal) -> ExactDecimal { lhs + (-rhs) }
 
   /// The integer part (truncated toward zero); nil when it does not fit in an Int64.
-  var integerPart: Int64? {
+  public var integerPart: Int64? {
     let integerDigits = digits.count + exponent
     guard integerDigits > 0 else { return 0 }
     guard integerDigits <= 18 else { return nil }
