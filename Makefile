@@ -16,7 +16,7 @@ INBOX    ?= inbox
 BENCH_MB ?= 1000
 BENCH_DIR := .build/bench
 SWIFT    ?= swift
-PACKAGES := libxml2-dev libarchive-dev libssl-dev pkg-config tzdata python3
+PACKAGES := libxml2-dev libarchive-dev libssl-dev libxlsxwriter-dev pkg-config tzdata python3
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
