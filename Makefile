@@ -82,3 +82,15 @@ format:
 
 clean:
 	rm -rf .build $(OUT)
+
+# --- Workbook round trip (libxlsxwriter) --------------------------------------------------------
+# Opens a workbook written through libxlsxwriter in a real spreadsheet program. Gnumeric's
+# ssconvert is installed when missing (without recommends: 19 MB download, 53 MB on disk, against
+# 90 MB / 276 MB for libreoffice-calc-nogui); WORKBOOK_TOOL=soffice uses LibreOffice instead.
+.PHONY: test-workbook
+test-workbook: deps
+	@command -v ssconvert >/dev/null 2>&1 || { \
+	  echo "Installing Debian package: gnumeric"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends gnumeric; }
+	SWIFT=$(SWIFT) python3 -m unittest -v Tests/EndToEnd/test_workbook_roundtrip.py

@@ -10,7 +10,10 @@ import HealthModel
 /// widths from the header and the first rows. Rows must be appended in order (constant-memory
 /// mode cannot go back). A sheet holds at most `rowsPerSheet` rows including its header; when a
 /// table reaches that, `appendRow` throws `.sheetFull` and the caller decides: continue on a new
-/// sheet `<name> (2)` or stop writing that table to the workbook.
+/// sheet `<name> (2)` or stop writing that table to the workbook. Checking first reads best:
+///
+///     if sheet.remainingRows == 0 { try sheet.continueOnNewSheet() }  // or stop, and say so
+///     try sheet.appendRow(cells)
 ///
 /// Not thread-safe: one task writes a workbook.
 public final class Workbook {
@@ -191,15 +194,14 @@ public final class Workbook {
       switch (cell, column.kind) {
       case (.blank, _):
         continue
-      case (.text(let text), .text):
+      case (.text(var text), .text):
+        if text.utf8.contains(where: Self.isControlByte) { text = Self.removingControlCharacters(text) }
         if text.isEmpty { continue }
         if text.utf8.count > Self.maximumTextLength, text.utf16.count > Self.maximumTextLength {
           table.truncatedTexts += 1
-          status = worksheet_write_string(
-            sheet, row, col, SheetNamer.truncate(text, toUTF16: Self.maximumTextLength), nil)
-        } else {
-          status = worksheet_write_string(sheet, row, col, text, nil)
+          text = SheetNamer.truncate(text, toUTF16: Self.maximumTextLength)
         }
+        status = worksheet_write_string(sheet, row, col, text, nil)
       case (.number(let value), .number), (.number(let value), .integer), (.number(let value), .decimal):
         // libxlsxwriter would write "NAN" into the file, which Excel rejects as corrupt.
         guard value.isFinite else { continue }
@@ -238,6 +240,15 @@ public final class Workbook {
 
   /// Excel's limit on the characters of one cell.
   static let maximumTextLength = 32_767
+
+  /// C0 controls other than tab, line feed and carriage return. XML cannot carry them, and the
+  /// `_x0001_` escape libxlsxwriter would write is decoded by Excel, dropped by LibreOffice and
+  /// shown literally by Gnumeric; removing them gives every program the same text.
+  static func isControlByte(_ byte: UInt8) -> Bool { byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D }
+
+  static func removingControlCharacters(_ text: String) -> String {
+    String(decoding: text.utf8.filter { !isControlByte($0) }, as: UTF8.self)
+  }
 
   // MARK: - libxlsxwriter plumbing
 

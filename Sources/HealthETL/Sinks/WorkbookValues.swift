@@ -85,7 +85,8 @@ public struct WorkbookColumn: Hashable, Sendable {
 /// every column and is what a missing value is.
 public enum WorkbookCell: Hashable, Sendable {
   case blank
-  /// `.text`. Empty text is written as a blank cell; text past Excel's 32 767 characters is cut there.
+  /// `.text`. Empty text is written as a blank cell; control characters other than tab and line
+  /// breaks are dropped; text past Excel's 32 767 characters is cut there.
   case text(String)
   /// `.number`, `.integer`, `.decimal`. NaN and infinities have no spreadsheet form and are blank.
   case number(Double)
@@ -241,6 +242,9 @@ public enum ExcelSerialDate {
 
 /// Excel's sheet-name rules: at most 31 characters, none of `[ ] : * ? / \`, no apostrophe at
 /// either end, not empty, not "History" (reserved by English Excel), unique ignoring case.
+/// Apostrophes become typographic ones (’) anywhere: Excel allows them inside a name, but a
+/// reference to such a sheet doubles them (`'Bob''s'!A1`), which Gnumeric cannot parse, so its
+/// charts would lose their data.
 struct SheetNamer {
   static let maximumLength = 31
   private var used: Set<String> = []
@@ -271,15 +275,13 @@ struct SheetNamer {
     for scalar in requested.unicodeScalars {
       switch scalar {
       case "[", "]", ":", "*", "?", "/", "\\": scalars.append("_")
+      case "'": scalars.append("\u{2019}")
       // Control characters cannot be written in a sheet name.
       case _ where scalar.value < 0x20 || scalar.value == 0x7F: scalars.append("_")
       default: scalars.append(scalar)
       }
     }
-    var name = String(scalars)
-    while name.hasPrefix("'") { name.removeFirst() }
-    name = truncate(name, toUTF16: maximumLength)
-    while name.hasSuffix("'") { name.removeLast() }
+    var name = truncate(String(scalars), toUTF16: maximumLength)
     if name.trimmingSpaces.isEmpty { name = "Sheet" }
     if name.lowercased() == "history" { name += "_" }
     return name
