@@ -23,6 +23,7 @@ let package = Package(
     .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
     .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
     // renameat2(RENAME_EXCHANGE), for swapping a finished output folder into place atomically.
     .target(name: "CFileSystem"),
 
@@ -32,7 +33,8 @@ let package = Package(
     .target(name: "HealthExtract", dependencies: ["CLibXML2", "CArchive"], swiftSettings: hotPathSettings),
     // Transform + load: staging, stages, sinks, pipelines, run report.
     .target(
-      name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem"], swiftSettings: hotPathSettings),
+      name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem", "CXLSXWriter"],
+      swiftSettings: hotPathSettings),
     // The synthetic export generator behind `healthetl sample`.
     .target(name: "SyntheticExport", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),
     // Commands, option parsing, exit codes; a library so it can be tested.
@@ -49,7 +51,9 @@ let package = Package(
     .testTarget(
       name: "HealthExtractTests", dependencies: ["HealthExtract", "SyntheticExport"], swiftSettings: strictSettings),
     .testTarget(
-      name: "HealthETLTests", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "SyntheticExport"],
+      name: "HealthETLTests",
+      // CArchive reads written workbooks back as zips, independently of libxlsxwriter.
+      dependencies: ["HealthETL", "HealthExtract", "HealthModel", "SyntheticExport", "CArchive"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "HealthETLCLITests", dependencies: ["HealthETLCLI", "HealthExtract"], exclude: ["Fixtures"],

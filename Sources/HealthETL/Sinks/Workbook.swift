@@ -1,0 +1,456 @@
+internal import CXLSXWriter
+import Foundation
+import HealthModel
+
+/// An `.xlsx` workbook written through libxlsxwriter in constant-memory mode: each row goes to a
+/// temporary file in `temporaryDirectory` as soon as the next one starts, so memory stays flat
+/// however long the tables are, and the file appears at `path` only when `close()` assembles it.
+///
+/// Every sheet has a bold, frozen header row, an autofilter over what was written and column
+/// widths from the header and the first rows. Rows must be appended in order (constant-memory
+/// mode cannot go back). A sheet holds at most `rowsPerSheet` rows including its header; when a
+/// table reaches that, `appendRow` throws `.sheetFull` and the caller decides: continue on a new
+/// sheet `<name> (2)` or stop writing that table to the workbook. Checking first reads best:
+///
+///     if sheet.remainingRows == 0 { try sheet.continueOnNewSheet() }  // or stop, and say so
+///     try sheet.appendRow(cells)
+///
+/// Not thread-safe: one task writes a workbook.
+public final class Workbook {
+  /// Excel's rows per sheet, header included.
+  public static let excelRowsPerSheet = 1_048_576
+
+  public let path: String
+  /// Rows per sheet including the header; `excelRowsPerSheet` except in tests.
+  public let rowsPerSheet: Int
+
+  private var handle: UnsafeMutablePointer<lxw_workbook>?
+  /// libxlsxwriter keeps the pointer it is given, so the copy lives as long as the workbook.
+  private let temporaryDirectoryCString: UnsafeMutablePointer<CChar>
+  private var namer = SheetNamer()
+  private var tables: [SheetTable] = []
+  private var numberFormats: [String: UnsafeMutablePointer<lxw_format>] = [:]
+  private let headerFormat: UnsafeMutablePointer<lxw_format>
+  private var chartsSheet: UnsafeMutablePointer<lxw_worksheet>?
+  private var chartsSheetName = ""
+  private var charts: [(chart: WorkbookChart, table: SheetTable, category: Int, values: [Int])] = []
+
+  /// - Parameters:
+  ///   - path: where `close()` writes the workbook (replacing a file there).
+  ///   - temporaryDirectory: an existing folder for libxlsxwriter's row files, e.g. the run's
+  ///     staging folder (they are unlinked as soon as they are opened, so nothing is left behind).
+  ///   - rowsPerSheet: rows per sheet including the header; only tests pass a smaller value.
+  public init(path: String, temporaryDirectory: String, rowsPerSheet: Int = Workbook.excelRowsPerSheet)
+    throws(WorkbookError)
+  {
+    precondition((2...Self.excelRowsPerSheet).contains(rowsPerSheet), "a sheet holds 2 ... 1,048,576 rows")
+    self.path = path
+    self.rowsPerSheet = rowsPerSheet
+    try Self.checkWritable(path: path, temporaryDirectory: temporaryDirectory)
+    guard let directory = strdup(temporaryDirectory) else {
+      throw .cannotCreate(path: path, reason: "out of memory")
+    }
+    var options = lxw_workbook_options()
+    options.constant_memory = 1
+    options.tmpdir = directory
+    // A sheet of 1,048,576 rows of a few dozen columns stays far below zip's 4 GB member
+    // limit, and Excel accepts only its own flavour of ZIP64, so plain zip is the safe choice.
+    options.use_zip64 = 0
+    guard let workbook = workbook_new_opt(path, &options), let bold = workbook_add_format(workbook) else {
+      free(directory)
+      throw .cannotCreate(path: path, reason: "libxlsxwriter could not allocate the workbook")
+    }
+    format_set_bold(bold)
+    handle = workbook
+    temporaryDirectoryCString = directory
+    headerFormat = bold
+  }
+
+  deinit {
+    // Abandoned without close(): free the memory and the row files without writing anything.
+    // libxlsxwriter frees a worksheet without closing its row file, so that is done here.
+    if let handle {
+      for table in tables {
+        for part in table.parts { Self.closeRowFile(of: part.sheet) }
+      }
+      if let chartsSheet { Self.closeRowFile(of: chartsSheet) }
+      lxw_workbook_free(handle)
+    }
+    free(temporaryDirectoryCString)
+  }
+
+  /// Adds a sheet for one table and writes its header row.
+  /// - Parameter name: made valid and unique (see `SheetNamer`); the summary lists the real name.
+  public func addSheet(name: String, columns: [WorkbookColumn]) throws(WorkbookError) -> WorkbookSheet {
+    let workbook = try live()
+    guard !columns.isEmpty, columns.count <= 16_384 else {
+      throw .invalidRow(sheet: name, detail: "a sheet needs 1 ... 16,384 columns, not \(columns.count)")
+    }
+    let formats = columns.map { $0.numberFormat.flatMap { numberFormat($0, in: workbook) } }
+    let table = SheetTable(requestedName: name, columns: columns, formats: formats)
+    let sheetName = namer.claim(name)
+    try table.parts.append(startPart(named: sheetName, of: table, in: workbook))
+    tables.append(table)
+    return WorkbookSheet(workbook: self, table: table)
+  }
+
+  /// Draws `chart` from columns of `sheet` on the workbook's Charts sheet, which the first chart
+  /// creates (so its tab comes after the sheets added before). A chart plots the first sheet of
+  /// a table that went on over several; the ranges are fixed when the workbook closes.
+  public func addChart(_ chart: WorkbookChart, of sheet: WorkbookSheet) throws(WorkbookError) {
+    let workbook = try live()
+    guard sheet.workbook === self else {
+      throw .invalidChart(title: chart.title, detail: "the sheet belongs to another workbook")
+    }
+    let columns = sheet.table.columns
+    func index(_ name: String) throws(WorkbookError) -> Int {
+      guard let index = columns.firstIndex(where: { $0.name == name }) else {
+        throw .invalidChart(title: chart.title, detail: "sheet '\(sheet.table.requestedName)' has no column '\(name)'")
+      }
+      return index
+    }
+    let category = try index(chart.categoryColumn)
+    guard !chart.series.isEmpty else { throw .invalidChart(title: chart.title, detail: "no series to plot") }
+    var values: [Int] = []
+    for series in chart.series {
+      let column = try index(series.column)
+      guard columns[column].isNumeric else {
+        throw .invalidChart(title: chart.title, detail: "column '\(series.column)' holds no numbers to plot")
+      }
+      values.append(column)
+    }
+    if chartsSheet == nil {
+      chartsSheetName = namer.claim("Charts")
+      guard let created = workbook_add_worksheet(workbook, chartsSheetName) else {
+        throw .library(path: path, operation: "adding sheet '\(chartsSheetName)'", message: "the sheet was refused")
+      }
+      chartsSheet = created
+    }
+    charts.append((chart, sheet.table, category, values))
+  }
+
+  /// Finishes every sheet and chart and writes the file. On failure nothing is left at `path`.
+  /// The workbook cannot be used afterwards either way.
+  @discardableResult
+  public func close() throws(WorkbookError) -> WorkbookSummary {
+    let workbook = try live()
+    handle = nil
+    var failure: WorkbookError?
+    for table in tables {
+      let widths = table.widths.widths
+      for part in table.parts {
+        for (column, width) in widths.enumerated() {
+          worksheet_set_column(part.sheet, lxw_col_t(column), lxw_col_t(column), width, nil)
+        }
+        let lastRow = lxw_row_t(part.dataRows)
+        let lastColumn = lxw_col_t(table.columns.count - 1)
+        let status = worksheet_autofilter(part.sheet, 0, 0, lastRow, lastColumn)
+        if status != LXW_NO_ERROR, failure == nil {
+          failure = .library(path: path, operation: "autofilter on '\(part.name)'", message: Self.message(status))
+        }
+      }
+    }
+    if let chartsSheet, failure == nil {
+      failure = drawCharts(on: chartsSheet, in: workbook)
+    }
+    let status = workbook_close(workbook)
+    if failure == nil, status != LXW_NO_ERROR {
+      failure = .library(path: path, operation: "closing", message: Self.message(status))
+    }
+    if let failure {
+      unlink(path)
+      throw failure
+    }
+    return WorkbookSummary(
+      path: path,
+      sheets: tables.map {
+        WorkbookSummary.Sheet(
+          requestedName: $0.requestedName,
+          parts: $0.parts.map { WorkbookSummary.Part(name: $0.name, dataRows: $0.dataRows) },
+          truncatedTexts: $0.truncatedTexts)
+      },
+      charts: charts.map(\.chart.title))
+  }
+
+  // MARK: - Rows
+
+  func append(_ cells: [WorkbookCell], to table: SheetTable) throws(WorkbookError) {
+    guard handle != nil else { throw .closed(path: path) }
+    guard cells.count == table.columns.count else {
+      throw .invalidRow(sheet: table.current.name, detail: "\(cells.count) cells for \(table.columns.count) columns")
+    }
+    guard table.current.dataRows < rowsPerSheet - 1 else {
+      throw .sheetFull(sheet: table.current.name, rowsPerSheet: rowsPerSheet)
+    }
+    let part = table.current
+    let sheet = part.sheet
+    let row = lxw_row_t(part.dataRows + 1)
+    let sampling = table.sampledRows < ColumnWidthEstimate.sampledRows
+    for (index, cell) in cells.enumerated() {
+      let column = table.columns[index]
+      let col = lxw_col_t(index)
+      let format = table.formats[index]
+      let status: lxw_error
+      switch (cell, column.kind) {
+      case (.blank, _):
+        continue
+      case (.text(var text), .text):
+        if text.utf8.contains(where: Self.isControlByte) { text = Self.removingControlCharacters(text) }
+        if text.isEmpty { continue }
+        if text.utf8.count > Self.maximumTextLength, text.utf16.count > Self.maximumTextLength {
+          table.truncatedTexts += 1
+          text = SheetNamer.truncate(text, toUTF16: Self.maximumTextLength)
+        }
+        status = worksheet_write_string(sheet, row, col, text, nil)
+      case (.number(let value), .number), (.number(let value), .integer), (.number(let value), .decimal):
+        // libxlsxwriter would write "NAN" into the file, which Excel rejects as corrupt.
+        guard value.isFinite else { continue }
+        status = worksheet_write_number(sheet, row, col, value, format)
+      case (.date(let date), .date):
+        status = writeSerial(ExcelSerialDate.serial(date), orText: date.description, sheet, row, col, format)
+      case (.dateTime(let dateTime), .dateTime), (.dateTime(let dateTime), .dateTimeMinutes):
+        status = writeSerial(
+          ExcelSerialDate.serial(dateTime), orText: Self.isoText(dateTime), sheet, row, col, format)
+      case (.timeOfDay(let seconds), .timeOfDay):
+        status = worksheet_write_number(sheet, row, col, Double(seconds) / 86_400, format)
+      case (.duration(let seconds), .duration):
+        guard seconds.isFinite else { continue }
+        status = worksheet_write_number(sheet, row, col, ExcelSerialDate.duration(seconds: seconds), format)
+      case (.boolean(let value), .boolean):
+        status = worksheet_write_boolean(sheet, row, col, value ? 1 : 0, nil)
+      default:
+        throw .invalidRow(
+          sheet: part.name, detail: "column '\(column.name)' (\(column.kind)) cannot hold a \(cell.kindName) value")
+      }
+      guard status == LXW_NO_ERROR else {
+        throw .library(path: path, operation: "writing row \(row + 1) of '\(part.name)'", message: Self.message(status))
+      }
+      if sampling { table.widths.observe(cell, column: index, kind: column.kind) }
+    }
+    part.dataRows += 1
+    if sampling { table.sampledRows += 1 }
+  }
+
+  func continueOnNewSheet(_ table: SheetTable) throws(WorkbookError) -> String {
+    let workbook = try live()
+    let name = namer.claimContinuation(of: table.parts[0].name, part: table.parts.count + 1)
+    try table.parts.append(startPart(named: name, of: table, in: workbook))
+    return name
+  }
+
+  /// Excel's limit on the characters of one cell.
+  static let maximumTextLength = 32_767
+
+  /// C0 controls other than tab, line feed and carriage return. XML cannot carry them, and the
+  /// `_x0001_` escape libxlsxwriter would write is decoded by Excel, dropped by LibreOffice and
+  /// shown literally by Gnumeric; removing them gives every program the same text.
+  static func isControlByte(_ byte: UInt8) -> Bool { byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D }
+
+  static func removingControlCharacters(_ text: String) -> String {
+    String(decoding: text.utf8.filter { !isControlByte($0) }, as: UTF8.self)
+  }
+
+  // MARK: - libxlsxwriter plumbing
+
+  private func live() throws(WorkbookError) -> UnsafeMutablePointer<lxw_workbook> {
+    guard let handle else { throw .closed(path: path) }
+    return handle
+  }
+
+  private func startPart(named name: String, of table: SheetTable, in workbook: UnsafeMutablePointer<lxw_workbook>)
+    throws(WorkbookError) -> SheetPart
+  {
+    guard let sheet = workbook_add_worksheet(workbook, name) else {
+      throw .library(path: path, operation: "adding sheet '\(name)'", message: "the sheet was refused")
+    }
+    worksheet_freeze_panes(sheet, 1, 0)
+    for (index, column) in table.columns.enumerated() {
+      let status = worksheet_write_string(sheet, 0, lxw_col_t(index), column.name, headerFormat)
+      guard status == LXW_NO_ERROR else {
+        throw .library(path: path, operation: "writing the header of '\(name)'", message: Self.message(status))
+      }
+    }
+    return SheetPart(name: name, sheet: sheet)
+  }
+
+  private func numberFormat(_ code: String, in workbook: UnsafeMutablePointer<lxw_workbook>)
+    -> UnsafeMutablePointer<lxw_format>?
+  {
+    if let format = numberFormats[code] { return format }
+    guard let format = workbook_add_format(workbook) else { return nil }
+    format_set_num_format(format, code)
+    numberFormats[code] = format
+    return format
+  }
+
+  /// Dates Excel cannot show (before 1900 or after 9999) keep their value as ISO text.
+  private func writeSerial(
+    _ serial: Double?, orText text: String, _ sheet: UnsafeMutablePointer<lxw_worksheet>, _ row: lxw_row_t,
+    _ col: lxw_col_t, _ format: UnsafeMutablePointer<lxw_format>?
+  ) -> lxw_error {
+    if let serial { return worksheet_write_number(sheet, row, col, serial, format) }
+    return worksheet_write_string(sheet, row, col, text, nil)
+  }
+
+  private func drawCharts(
+    on sheet: UnsafeMutablePointer<lxw_worksheet>, in workbook: UnsafeMutablePointer<lxw_workbook>
+  )
+    -> WorkbookError?
+  {
+    // Charts of 960 × 432 px (twice and one and a half times the default), one under another.
+    let rowsPerChart = 24
+    for (index, entry) in charts.enumerated() {
+      let (chart, table, category, values) = entry
+      let type: lxw_chart_type
+      switch chart.kind {
+      case .line: type = LXW_CHART_LINE
+      case .column: type = LXW_CHART_COLUMN
+      case .stackedColumn: type = LXW_CHART_COLUMN_STACKED
+      }
+      guard let drawn = workbook_add_chart(workbook, UInt8(type.rawValue)) else {
+        return .library(path: path, operation: "adding chart '\(chart.title)'", message: "out of memory")
+      }
+      let first = table.parts[0]
+      // An empty table still gets a (blank) one-row range: a chart needs a range to be valid.
+      let lastRow = lxw_row_t(max(first.dataRows, 1))
+      for (series, column) in zip(chart.series, values) {
+        guard let added = chart_add_series(drawn, nil, nil) else {
+          return .library(path: path, operation: "adding a series to '\(chart.title)'", message: "out of memory")
+        }
+        chart_series_set_categories(added, first.name, 1, lxw_col_t(category), lastRow, lxw_col_t(category))
+        chart_series_set_values(added, first.name, 1, lxw_col_t(column), lastRow, lxw_col_t(column))
+        var name = series.name ?? table.columns[column].name
+        // A leading "=" would make libxlsxwriter read the name as a cell reference.
+        if name.hasPrefix("=") { name = " " + name }
+        chart_series_set_name(added, name)
+      }
+      chart_title_set_name(drawn, chart.title)
+      if let axis = chart_axis_get(drawn, LXW_CHART_AXIS_TYPE_X) {
+        chart_axis_set_name(axis, chart.categoryAxisTitle)
+        if let code = table.columns[category].numberFormat { chart_axis_set_num_format(axis, code) }
+      }
+      if let axis = chart_axis_get(drawn, LXW_CHART_AXIS_TYPE_Y) {
+        chart_axis_set_name(axis, chart.valueAxisTitle)
+        if let code = table.columns[values[0]].numberFormat { chart_axis_set_num_format(axis, code) }
+      }
+      let legend = chart.series.count > 1 ? LXW_CHART_LEGEND_BOTTOM : LXW_CHART_LEGEND_NONE
+      chart_legend_set_position(drawn, UInt8(legend.rawValue))
+      var options = lxw_chart_options()
+      options.x_scale = 2
+      options.y_scale = 1.5
+      let status = worksheet_insert_chart_opt(sheet, lxw_row_t(1 + index * rowsPerChart), 1, drawn, &options)
+      if status != LXW_NO_ERROR {
+        return .library(path: path, operation: "placing chart '\(chart.title)'", message: Self.message(status))
+      }
+    }
+    return nil
+  }
+
+  private static func closeRowFile(of sheet: UnsafeMutablePointer<lxw_worksheet>) {
+    if let file = sheet.pointee.optimize_tmpfile {
+      fclose(file)
+      sheet.pointee.optimize_tmpfile = nil
+    }
+  }
+
+  private static func message(_ status: lxw_error) -> String {
+    lxw_strerror(status).map { String(cString: $0) } ?? "libxlsxwriter error \(status.rawValue)"
+  }
+
+  private static func isoText(_ dateTime: LocalDateTime) -> String {
+    let seconds = dateTime.secondsSinceMidnight
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(dateTime.date)T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
+  }
+
+  /// Fails early, with the reason, on what libxlsxwriter would only notice when closing (the
+  /// output) or never report at all (a missing temporary folder makes it drop the rows).
+  private static func checkWritable(path: String, temporaryDirectory: String) throws(WorkbookError) {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: temporaryDirectory, isDirectory: &isDirectory), isDirectory.boolValue
+    else {
+      throw .cannotCreate(path: path, reason: "temporary folder \(temporaryDirectory) does not exist")
+    }
+    guard access(temporaryDirectory, W_OK | X_OK) == 0 else {
+      throw .cannotCreate(
+        path: path, reason: "temporary folder \(temporaryDirectory): \(String(cString: strerror(errno)))")
+    }
+    if let reason = probeCreate(path) { throw .cannotCreate(path: path, reason: reason) }
+  }
+}
+
+/// A handle on one table of a workbook: append its rows in order.
+public final class WorkbookSheet {
+  let workbook: Workbook
+  let table: SheetTable
+
+  init(workbook: Workbook, table: SheetTable) {
+    self.workbook = workbook
+    self.table = table
+  }
+
+  /// The sheet rows are going to now (the first sheet's name until the table continues).
+  public var currentSheetName: String { table.current.name }
+
+  /// Data rows the current sheet can still take.
+  public var remainingRows: Int { workbook.rowsPerSheet - 1 - table.current.dataRows }
+
+  /// Data rows written over all of the table's sheets.
+  public var dataRows: Int { table.parts.reduce(0) { $0 + $1.dataRows } }
+
+  /// Writes the next row: one cell per column, `.blank` for missing values.
+  /// - Throws: `.sheetFull` when `remainingRows` is 0 (nothing is written; the caller continues on
+  ///   a new sheet or stops), `.invalidRow` for a cell that does not fit its column.
+  public func appendRow(_ cells: [WorkbookCell]) throws(WorkbookError) {
+    try workbook.append(cells, to: table)
+  }
+
+  /// Starts the next sheet of this table, `<first sheet name> (2)`, `(3)`, …, with the same
+  /// header, widths and formats; later rows go there. Returns its name.
+  @discardableResult
+  public func continueOnNewSheet() throws(WorkbookError) -> String {
+    try workbook.continueOnNewSheet(table)
+  }
+}
+
+/// The state of one table: its columns and formats, and the sheets it has filled.
+final class SheetTable {
+  let requestedName: String
+  let columns: [WorkbookColumn]
+  let formats: [UnsafeMutablePointer<lxw_format>?]
+  var parts: [SheetPart] = []
+  var widths: ColumnWidthEstimate
+  var sampledRows = 0
+  var truncatedTexts = 0
+
+  init(requestedName: String, columns: [WorkbookColumn], formats: [UnsafeMutablePointer<lxw_format>?]) {
+    self.requestedName = requestedName
+    self.columns = columns
+    self.formats = formats
+    widths = ColumnWidthEstimate(columns: columns)
+  }
+
+  var current: SheetPart { parts[parts.count - 1] }
+}
+
+final class SheetPart {
+  let name: String
+  let sheet: UnsafeMutablePointer<lxw_worksheet>
+  var dataRows = 0
+
+  init(name: String, sheet: UnsafeMutablePointer<lxw_worksheet>) {
+    self.name = name
+    self.sheet = sheet
+  }
+}
+
+/// Opens (creating if need be) `path` for writing and closes it again, removing it if it did not
+/// exist; the reason when that fails. Outside the class, whose `close()` would shadow the call.
+private func probeCreate(_ path: String) -> String? {
+  let existed = access(path, F_OK) == 0
+  let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+  guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+  close(descriptor)
+  if !existed { unlink(path) }
+  return nil
+}

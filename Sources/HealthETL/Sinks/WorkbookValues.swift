@@ -1,0 +1,357 @@
+public import HealthModel
+
+// The plain-Swift half of the workbook writer: cell and column vocabulary, Excel's serial dates,
+// sheet names and column widths. `Workbook.swift` holds every libxlsxwriter call.
+
+/// A local wall-clock date and time: what a clock on the wall showed, not an instant. The caller
+/// converts instants with the offset that applied (`instant.seconds + offsetSeconds`), because a
+/// spreadsheet cell has no time zone.
+public struct LocalDateTime: Hashable, Sendable {
+  public var date: CivilDate
+  /// 0 ..< 86 400.
+  public var secondsSinceMidnight: Int
+
+  public init(date: CivilDate, hour: Int, minute: Int, second: Int = 0) {
+    self.date = date
+    self.secondsSinceMidnight = hour * 3600 + minute * 60 + second
+  }
+
+  /// `seconds` counted from 1970-01-01 00:00 on the local clock, i.e. `instant.seconds + offsetSeconds`.
+  public init(localSecondsSinceEpoch seconds: Int64) {
+    let days = floorDiv(seconds, 86_400)
+    date = CivilDate(daysSinceEpoch: days)
+    secondsSinceMidnight = Int(seconds - days * 86_400)
+  }
+}
+
+/// A column of a workbook sheet: its header and how its cells are typed and shown.
+public struct WorkbookColumn: Hashable, Sendable {
+  public enum Kind: Hashable, Sendable {
+    case text
+    /// A number shown with Excel's General format.
+    case number
+    /// A number shown rounded to a whole number (`0`); the cell keeps the full value.
+    case integer
+    /// A number shown with a fixed number of decimals (`0.0`, `0.00`, …, at most 10).
+    case decimal(places: Int)
+    /// `yyyy-mm-dd`.
+    case date
+    /// `yyyy-mm-dd hh:mm:ss`.
+    case dateTime
+    /// `yyyy-mm-dd hh:mm`.
+    case dateTimeMinutes
+    /// `hh:mm`, a time of day without a date.
+    case timeOfDay
+    /// `[h]:mm`: hours past 24 keep counting, so a 30-hour total shows `30:00`.
+    case duration
+    /// TRUE / FALSE.
+    case boolean
+  }
+
+  public var name: String
+  public var kind: Kind
+
+  public init(_ name: String, _ kind: Kind) {
+    self.name = name
+    self.kind = kind
+  }
+
+  /// Excel's number format for the kind; nil is General.
+  var numberFormat: String? {
+    switch kind {
+    case .text, .number, .boolean: return nil
+    case .integer: return "0"
+    case .decimal(let places):
+      let places = min(max(places, 0), 10)
+      return places == 0 ? "0" : "0." + String(repeating: "0", count: places)
+    case .date: return "yyyy-mm-dd"
+    case .dateTime: return "yyyy-mm-dd hh:mm:ss"
+    case .dateTimeMinutes: return "yyyy-mm-dd hh:mm"
+    case .timeOfDay: return "hh:mm"
+    case .duration: return "[h]:mm"
+    }
+  }
+
+  /// Whether a chart can plot the column as values.
+  var isNumeric: Bool {
+    switch kind {
+    case .number, .integer, .decimal, .duration: return true
+    case .text, .date, .dateTime, .dateTimeMinutes, .timeOfDay, .boolean: return false
+    }
+  }
+}
+
+/// One cell of a row. Each kind of value fits the column kinds named on its case; `.blank` fits
+/// every column and is what a missing value is.
+public enum WorkbookCell: Hashable, Sendable {
+  case blank
+  /// `.text`. Empty text is written as a blank cell; control characters other than tab and line
+  /// breaks are dropped; text past Excel's 32 767 characters is cut there.
+  case text(String)
+  /// `.number`, `.integer`, `.decimal`. NaN and infinities have no spreadsheet form and are blank.
+  case number(Double)
+  /// `.date`.
+  case date(CivilDate)
+  /// `.dateTime`, `.dateTimeMinutes`.
+  case dateTime(LocalDateTime)
+  /// `.timeOfDay`: seconds after local midnight.
+  case timeOfDay(secondsSinceMidnight: Int)
+  /// `.duration`.
+  case duration(seconds: Double)
+  /// `.boolean`.
+  case boolean(Bool)
+
+  var kindName: String {
+    switch self {
+    case .blank: return "blank"
+    case .text: return "text"
+    case .number: return "number"
+    case .date: return "date"
+    case .dateTime: return "date-time"
+    case .timeOfDay: return "time of day"
+    case .duration: return "duration"
+    case .boolean: return "boolean"
+    }
+  }
+}
+
+/// Why a workbook could not be written; `description` is one line for the user.
+public enum WorkbookError: Error, Equatable, CustomStringConvertible {
+  /// The workbook file or its temporary folder cannot be created.
+  case cannotCreate(path: String, reason: String)
+  /// libxlsxwriter reported an error (its own message, from `lxw_strerror`).
+  case library(path: String, operation: String, message: String)
+  /// The sheet part being written holds as many rows as a sheet can; the caller either calls
+  /// `continueOnNewSheet()` or stops writing this table to the workbook.
+  case sheetFull(sheet: String, rowsPerSheet: Int)
+  /// A row that does not match its sheet's columns (a programming error of the caller).
+  case invalidRow(sheet: String, detail: String)
+  /// A chart that names a missing column or cannot plot one.
+  case invalidChart(title: String, detail: String)
+  /// The workbook was already closed (or failed to close).
+  case closed(path: String)
+
+  public var description: String {
+    switch self {
+    case .cannotCreate(let path, let reason): return "cannot create workbook \(path): \(reason)"
+    case .library(let path, let operation, let message):
+      return "cannot write workbook \(path) (\(operation)): \(message)"
+    case .sheetFull(let sheet, let rows):
+      return
+        "sheet '\(sheet)' is full: a spreadsheet sheet holds \(rows) rows including the header; continue on a new sheet or leave the rest to the CSV"
+    case .invalidRow(let sheet, let detail): return "sheet '\(sheet)': \(detail)"
+    case .invalidChart(let title, let detail): return "chart '\(title)': \(detail)"
+    case .closed(let path): return "workbook \(path) is already closed"
+    }
+  }
+}
+
+/// A native chart drawn from columns of one sheet, placed on the workbook's Charts sheet.
+public struct WorkbookChart: Hashable, Sendable {
+  public enum Kind: Hashable, Sendable {
+    case line
+    case column
+    /// Columns whose series stack on each other (sleep stages adding up to a night).
+    case stackedColumn
+  }
+
+  public struct Series: Hashable, Sendable {
+    /// A numeric or duration column of the sheet.
+    public var column: String
+    /// The legend entry; the column's header when nil.
+    public var name: String?
+
+    public init(_ column: String, name: String? = nil) {
+      self.column = column
+      self.name = name
+    }
+  }
+
+  public var kind: Kind
+  public var title: String
+  /// The column along the horizontal axis (usually a date).
+  public var categoryColumn: String
+  public var series: [Series]
+  /// Axis titles, with units, e.g. "Night" and "Sleep (h:mm)".
+  public var categoryAxisTitle: String
+  public var valueAxisTitle: String
+
+  public init(
+    _ kind: Kind, title: String, categoryColumn: String, series: [Series], categoryAxisTitle: String,
+    valueAxisTitle: String
+  ) {
+    self.kind = kind
+    self.title = title
+    self.categoryColumn = categoryColumn
+    self.series = series
+    self.categoryAxisTitle = categoryAxisTitle
+    self.valueAxisTitle = valueAxisTitle
+  }
+}
+
+/// What a closed workbook holds, for the run report.
+public struct WorkbookSummary: Hashable, Sendable {
+  public struct Sheet: Hashable, Sendable {
+    /// The name the caller asked for.
+    public var requestedName: String
+    /// The sheets holding the table, in order, with their data rows (header not counted). More
+    /// than one when the table went on past a sheet's capacity.
+    public var parts: [Part]
+    /// Text cells cut at Excel's 32 767-character limit.
+    public var truncatedTexts: Int
+    public var dataRows: Int { parts.reduce(0) { $0 + $1.dataRows } }
+  }
+
+  public struct Part: Hashable, Sendable {
+    public var name: String
+    public var dataRows: Int
+  }
+
+  public var path: String
+  public var sheets: [Sheet]
+  /// Names of the charts drawn, in order.
+  public var charts: [String]
+}
+
+/// Excel's serial date-times (the 1900 date system): days since 1899-12-30 plus the fraction of
+/// the day. Excel counts a 1900-02-29 that never existed (a Lotus 1-2-3 compatibility bug), so
+/// for 1900-01-01 … 1900-02-28 the serial is one less than that count; dates outside
+/// 1900-01-01 … 9999-12-31 have no serial.
+public enum ExcelSerialDate {
+  /// 1970-01-01 is serial 25 569.
+  static let unixEpochSerial: Int64 = 25_569
+  static let firstDate = CivilDate(year: 1900, month: 1, day: 1)
+  static let lastDate = CivilDate(year: 9999, month: 12, day: 31)
+  static let firstRealLeapDayFix = CivilDate(year: 1900, month: 3, day: 1)
+
+  /// The serial of midnight starting `date`; nil outside Excel's range.
+  public static func serial(_ date: CivilDate) -> Double? {
+    guard date >= firstDate, date <= lastDate else { return nil }
+    let days = date.daysSinceEpoch + unixEpochSerial
+    return Double(date < firstRealLeapDayFix ? days - 1 : days)
+  }
+
+  public static func serial(_ dateTime: LocalDateTime) -> Double? {
+    guard let day = serial(dateTime.date) else { return nil }
+    return day + Double(dateTime.secondsSinceMidnight) / 86_400
+  }
+
+  /// A duration as Excel stores one: a number of days.
+  public static func duration(seconds: Double) -> Double { seconds / 86_400 }
+}
+
+/// Excel's sheet-name rules: at most 31 characters, none of `[ ] : * ? / \`, no apostrophe at
+/// either end, not empty, not "History" (reserved by English Excel), unique ignoring case.
+/// Apostrophes become typographic ones (’) anywhere: Excel allows them inside a name, but a
+/// reference to such a sheet doubles them (`'Bob''s'!A1`), which Gnumeric cannot parse, so its
+/// charts would lose their data.
+struct SheetNamer {
+  static let maximumLength = 31
+  private var used: Set<String> = []
+
+  /// A valid name not used before, as close to `requested` as the rules allow; a clash gets
+  /// " (2)", " (3)", … (the base shortened to make room).
+  mutating func claim(_ requested: String) -> String {
+    let base = Self.sanitize(requested)
+    var candidate = base
+    var number = 2
+    while used.contains(candidate.lowercased()) {
+      let suffix = " (\(number))"
+      candidate = Self.truncate(base, toUTF16: Self.maximumLength - suffix.utf16.count) + suffix
+      number += 1
+    }
+    used.insert(candidate.lowercased())
+    return candidate
+  }
+
+  /// The name for part `part` (2, 3, …) of a table whose first sheet is `first`.
+  mutating func claimContinuation(of first: String, part: Int) -> String {
+    let suffix = " (\(part))"
+    return claim(Self.truncate(first, toUTF16: Self.maximumLength - suffix.utf16.count) + suffix)
+  }
+
+  static func sanitize(_ requested: String) -> String {
+    var scalars = String.UnicodeScalarView()
+    for scalar in requested.unicodeScalars {
+      switch scalar {
+      case "[", "]", ":", "*", "?", "/", "\\": scalars.append("_")
+      case "'": scalars.append("\u{2019}")
+      // Control characters cannot be written in a sheet name.
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F: scalars.append("_")
+      default: scalars.append(scalar)
+      }
+    }
+    var name = truncate(String(scalars), toUTF16: maximumLength)
+    if name.trimmingSpaces.isEmpty { name = "Sheet" }
+    if name.lowercased() == "history" { name += "_" }
+    return name
+  }
+
+  /// The longest prefix of whole Unicode scalars that is at most `limit` UTF-16 units (Excel
+  /// counts UTF-16 units, libxlsxwriter counts scalars; this satisfies both).
+  static func truncate(_ text: String, toUTF16 limit: Int) -> String {
+    guard text.utf16.count > limit else { return text }
+    var scalars = String.UnicodeScalarView()
+    var units = 0
+    for scalar in text.unicodeScalars {
+      units += scalar.utf16.count
+      if units > limit { break }
+      scalars.append(scalar)
+    }
+    return String(scalars)
+  }
+}
+
+extension String {
+  fileprivate var trimmingSpaces: Substring {
+    var slice = self[...]
+    while slice.first == " " { slice.removeFirst() }
+    while slice.last == " " { slice.removeLast() }
+    return slice
+  }
+}
+
+/// Column widths in Excel's units (about one digit of the default font each), from the header and
+/// the first rows of a sheet: enough to show a typical value, never absurdly wide.
+struct ColumnWidthEstimate {
+  static let sampledRows = 1000
+  static let minimum = 6.0
+  static let maximum = 60.0
+  private(set) var characters: [Int]
+
+  init(columns: [WorkbookColumn]) {
+    // The header is bold and carries the autofilter button, about three characters more.
+    characters = columns.map { $0.name.count + 3 }
+  }
+
+  mutating func observe(_ cell: WorkbookCell, column: Int, kind: WorkbookColumn.Kind) {
+    let shown: Int
+    switch cell {
+    case .blank: return
+    case .text(let text): shown = text.utf8.count > 200 ? 200 : text.count
+    case .number(let value):
+      guard value.isFinite else { return }
+      shown = Self.numberWidth(value, kind: kind)
+    case .date: shown = 10
+    case .dateTime: shown = kind == .dateTimeMinutes ? 16 : 19
+    case .timeOfDay: shown = 5
+    case .duration(let seconds):
+      guard seconds.isFinite else { return }
+      shown = String(Int(abs(seconds) / 3600)).count + 3 + (seconds < 0 ? 1 : 0)
+    case .boolean: shown = 5
+    }
+    characters[column] = max(characters[column], shown + 1)
+  }
+
+  var widths: [Double] { characters.map { min(max(Double($0), Self.minimum), Self.maximum) } }
+
+  static func numberWidth(_ value: Double, kind: WorkbookColumn.Kind) -> Int {
+    let sign = value < 0 ? 1 : 0
+    let whole = abs(value) < 1e15 ? String(Int64(abs(value).rounded(.down))).count : 16
+    switch kind {
+    case .integer: return sign + whole
+    case .decimal(let places): return sign + whole + (places > 0 ? 1 + min(places, 10) : 0)
+    default: return min(String(value).count, 11)
+    }
+  }
+}
