@@ -321,13 +321,33 @@ struct ExportWriter: ~Copyable {
     let weather = WorkoutWeather(
       temperature: r.double(41, 64), temperatureDigits: r.chance(0.5) ? 0 : 4, humidity: r.int(45...92) * 100,
       elevation: r.int(600...6500), mets: r.double(kind.averageMETs.lowerBound, kind.averageMETs.upperBound))
+    workoutStartTag(workout, totals, pointer: pointer, &r)
+    workoutMetadata(kind, weather)
+    if kind == .legacyRunning {
+      out.put(" </Workout>\n")
+      return
+    }
+    let (events, segments) = plannedEvents(workout, &r)
+    for event in events { workoutEvent(event, indent: "  ") }
+    if kind == .poolSwim { swimEvents(workout) }
+    if kind == .running { workoutActivity(workout, totals, segments: segments, &r) }
+    workoutStatistics(workout, totals, indent: "  ")
+    if let route = model.route(plan) { workoutRoute(route, of: workout, &r) }
+    // Real exports repeat the workout's metadata after its other children.
+    workoutMetadata(kind, weather)
+    out.put(" </Workout>\n")
+  }
 
+  /// `<Workout …>` with its attributes; legacy runs carry the old total attributes.
+  private mutating func workoutStartTag(
+    _ workout: PlannedWorkout, _ totals: WorkoutTotals, pointer: UInt32, _ r: inout SplitMix64
+  ) {
     out.put(" <Workout workoutActivityType=\"")
-    out.put(kind.activityType)
+    out.put(workout.kind.activityType)
     out.put("\" duration=\"")
     out.decimal(workout.movingSeconds / 60, digits: 12)
     out.put("\" durationUnit=\"min")
-    if kind == .legacyRunning {
+    if workout.kind == .legacyRunning {
       out.put("\" totalDistance=\"")
       out.decimal(totals.meters / 1609.344, digits: 2)
       out.put("\" totalDistanceUnit=\"mi\" totalEnergyBurned=\"")
@@ -349,20 +369,18 @@ struct ExportWriter: ~Copyable {
     out.date(workout.end)
     out.put("\">\n")
     count(.workout)
+  }
 
-    workoutMetadata(kind, weather)
-    if kind == .legacyRunning {
-      out.put(" </Workout>\n")
-      return
-    }
-
+  /// The workout's events in date order (pause and resume, two manual laps, a segment per
+  /// kilometre for runs and walks), and the segments alone, which a run's activity repeats.
+  private func plannedEvents(_ workout: PlannedWorkout, _ r: inout SplitMix64) -> (all: [Event], segments: [Event]) {
     var events: [Event] = []
     if workout.hasPause {
       events.append(Event(date: workout.pause.start, type: .pause))
       events.append(Event(date: workout.pause.end, type: .resume))
     }
     var segments: [Event] = []
-    if kind == .running || kind == .walking {
+    if workout.kind == .running || workout.kind == .walking {
       // A segment per kilometre, as the Watch splits runs and walks.
       let kilometres = Int(workout.movingSeconds / workout.pace)
       var moving = 0.0
@@ -382,49 +400,49 @@ struct ExportWriter: ~Copyable {
     }
     events.append(contentsOf: segments)
     events.sort { $0.date < $1.date }
-    for event in events { workoutEvent(event, indent: "  ") }
-    if kind == .poolSwim { swimEvents(workout) }
+    return (events, segments)
+  }
 
-    if kind == .running {
-      out.put("  <WorkoutActivity uuid=\"")
-      uuid(&r)
-      out.put("\" startDate=\"")
-      out.date(workout.start)
-      out.put("\" endDate=\"")
-      out.date(workout.end)
-      out.put("\" duration=\"")
-      out.decimal(workout.movingSeconds / 60, digits: 12)
-      out.put("\" durationUnit=\"min\">\n")
-      count(.workoutActivity)
-      for event in segments { workoutEvent(event, indent: "   ") }
-      workoutStatistics(workout, totals, indent: "   ")
-      out.put("  </WorkoutActivity>\n")
-    }
-    workoutStatistics(workout, totals, indent: "  ")
-    if let route = model.route(plan) {
-      out.put("  <WorkoutRoute sourceName=\"")
-      out.put(SampleSource.watch.name)
-      out.put("\" sourceVersion=\"")
-      out.put(SampleSource.watch.version)
-      out.put("\" creationDate=\"")
-      out.date(workout.end + r.seconds(10...90))
-      out.put("\" startDate=\"")
-      out.date(route.start)
-      out.put("\" endDate=\"")
-      out.date(route.end)
-      out.put("\">\n   <MetadataEntry key=\"HKMetadataKeySyncVersion\" value=\"2\"/>\n")
-      out.put("   <MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"")
-      uuid(&r)
-      out.put("\"/>\n   <FileReference path=\"/workout-routes/")
-      out.put(route.fileName)
-      out.put("\"/>\n  </WorkoutRoute>\n")
-      count(.workoutRoute)
-      count(.metadataEntry, 2)
-      count(.fileReference)
-    }
-    // Real exports repeat the workout's metadata after its other children.
-    workoutMetadata(kind, weather)
-    out.put(" </Workout>\n")
+  /// A run's one `WorkoutActivity`, which repeats its segments and statistics.
+  private mutating func workoutActivity(
+    _ workout: PlannedWorkout, _ totals: WorkoutTotals, segments: [Event], _ r: inout SplitMix64
+  ) {
+    out.put("  <WorkoutActivity uuid=\"")
+    uuid(&r)
+    out.put("\" startDate=\"")
+    out.date(workout.start)
+    out.put("\" endDate=\"")
+    out.date(workout.end)
+    out.put("\" duration=\"")
+    out.decimal(workout.movingSeconds / 60, digits: 12)
+    out.put("\" durationUnit=\"min\">\n")
+    count(.workoutActivity)
+    for event in segments { workoutEvent(event, indent: "   ") }
+    workoutStatistics(workout, totals, indent: "   ")
+    out.put("  </WorkoutActivity>\n")
+  }
+
+  /// The `WorkoutRoute` that names the route's GPX file.
+  private mutating func workoutRoute(_ route: RouteSpec, of workout: PlannedWorkout, _ r: inout SplitMix64) {
+    out.put("  <WorkoutRoute sourceName=\"")
+    out.put(SampleSource.watch.name)
+    out.put("\" sourceVersion=\"")
+    out.put(SampleSource.watch.version)
+    out.put("\" creationDate=\"")
+    out.date(workout.end + r.seconds(10...90))
+    out.put("\" startDate=\"")
+    out.date(route.start)
+    out.put("\" endDate=\"")
+    out.date(route.end)
+    out.put("\">\n   <MetadataEntry key=\"HKMetadataKeySyncVersion\" value=\"2\"/>\n")
+    out.put("   <MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"")
+    uuid(&r)
+    out.put("\"/>\n   <FileReference path=\"/workout-routes/")
+    out.put(route.fileName)
+    out.put("\"/>\n  </WorkoutRoute>\n")
+    count(.workoutRoute)
+    count(.metadataEntry, 2)
+    count(.fileReference)
   }
 
   private mutating func workoutMetadata(_ kind: WorkoutKind, _ weather: WorkoutWeather) {

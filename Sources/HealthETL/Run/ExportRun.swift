@@ -54,15 +54,12 @@ public enum ExportRun {
     do { stages = try StageFactory.stages(for: options.plan, transaction: transaction) } catch {
       throw .pipeline(error)
     }
-    var settings = options.plan.settings
-    settings.csvByteOrderMark = options.csvByteOrderMark
     let normalizer = RecordNormalizer(stages: stages)
     var digest: InputDigest?
     // On every way out (a bad export, a full disk) the hashing thread is stopped before returning.
     defer { digest?.cancel() }
     let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet)
-    {
-      info in
+    { info in
       // The file as given (the zip itself; for a folder, its export XML); stdin is not hashed.
       switch info.form {
       case .xml, .zip: digest = InputDigest(path: info.path)
@@ -70,43 +67,19 @@ public enum ExportRun {
       case .standardInput, .memory: digest = nil
       }
     }
-    if options.strict, normalizer.rejections.total > 0 {
-      let (reason, examples) = normalizer.rejections.examples.min { $0.value[0].line < $1.value[0].line }!
-      throw .strictRejection(count: normalizer.rejections.total, first: examples[0], reason: reason)
-    }
+    if options.strict { try refuseRejections(normalizer.rejections) }
     let zone: RunZone
     do { zone = try RunZone.resolve(options.zone, facts: normalizer.facts) } catch { throw .zone(error) }
     let inventory = ExportInventory(
       input: parse.info, normalizer: normalizer, read: parse.summary, zone: zone, seconds: parse.seconds)
-
-    let loadStarted = ContinuousClock.now
     var report = RunReport(inventory: inventory, inputSHA256: digest?.wait())
     report.pipelines = options.plan.pipelines.map { ["name": $0.name, "path": $0.path] }
     report.jobs = options.plan.jobs.count
+    var settings = options.plan.settings
+    settings.csvByteOrderMark = options.csvByteOrderMark
+    let context = StageContext(zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
     do {
-      let context = StageContext(
-        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
-      var finishSeconds: [String: Double] = [:]
-      for stage in stages {
-        let stageStarted = ContinuousClock.now
-        for output in try stage.finish(context) {
-          report.outputs.append(
-            .init(path: output.path, rows: output.rows, bytes: fileSize(transaction.stagedPath(output.path))))
-        }
-        finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
-          ProgressReporter.seconds(ContinuousClock.now - stageStarted)
-      }
-      var delivery = try DeliveryState.load(from: transaction.outputDirectory)
-      if let entry = options.nightlyEntry {
-        report.newWorkoutRecords = try delivery.deliverNightlyExport(transaction, processed: entry)
-      } else {
-        report.newWorkoutRecords = try delivery.deliverRun(transaction)
-      }
-      // Stages consume samples while the export streams (inside "extract+transform"), then
-      // compute and write in their own finish; "load" is all of the latter plus the commit.
-      report.stageSeconds = finishSeconds.merging([
-        "extract+transform": parse.seconds, "load": ProgressReporter.seconds(ContinuousClock.now - loadStarted),
-      ]) { $1 }
+      try load(stages, context: context, parseSeconds: parse.seconds, nightlyEntry: options.nightlyEntry, into: &report)
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
       let reportFile = try transaction.create(ToolFiles.runReport)
@@ -118,6 +91,44 @@ public enum ExportRun {
       throw .output(error)
     }
     return report
+  }
+
+  /// `--strict`: the first rejected record in document order fails the run.
+  static func refuseRejections(_ rejections: RejectionLog) throws(ETLError) {
+    guard rejections.total > 0,
+      let (reason, examples) = rejections.examples.min(by: { $0.value[0].line < $1.value[0].line })
+    else { return }
+    throw .strictRejection(count: rejections.total, first: examples[0], reason: reason)
+  }
+
+  /// The load: every stage computes and writes its tables, then the delivery state takes this
+  /// run's workout records.
+  static func load(
+    _ stages: [any OutputStage], context: StageContext, parseSeconds: Double, nightlyEntry: DeliveryState.Processed?,
+    into report: inout RunReport
+  ) throws(OutputError) {
+    let started = ContinuousClock.now
+    var finishSeconds: [String: Double] = [:]
+    for stage in stages {
+      let stageStarted = ContinuousClock.now
+      for output in try stage.finish(context) {
+        report.outputs.append(
+          .init(path: output.path, rows: output.rows, bytes: fileSize(context.transaction.stagedPath(output.path))))
+      }
+      finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
+        ProgressReporter.seconds(ContinuousClock.now - stageStarted)
+    }
+    var delivery = try DeliveryState.load(from: context.transaction.outputDirectory)
+    if let entry = nightlyEntry {
+      report.newWorkoutRecords = try delivery.deliverNightlyExport(context.transaction, processed: entry)
+    } else {
+      report.newWorkoutRecords = try delivery.deliverRun(context.transaction)
+    }
+    // Stages consume samples while the export streams (inside "extract+transform"), then
+    // compute and write in their own finish; "load" is all of the latter plus the commit.
+    report.stageSeconds = finishSeconds.merging([
+      "extract+transform": parseSeconds, "load": ProgressReporter.seconds(ContinuousClock.now - started),
+    ]) { $1 }
   }
 
   struct Parse {
