@@ -3,8 +3,8 @@ public import HealthModel
 /// What a statistics job computes per bucket (Pipelines/README.md, "Interval statistics"): each
 /// becomes one CSV column of that name.
 public enum StatisticsOption: String, Sendable, Hashable, CaseIterable {
-  /// Cumulative types: the sum, sources merged by priority (Pipelines/README.md, "Source
-  /// priority") unless `separateBySource`.
+  /// Cumulative types: the sum, sources merged by priority unless `separateBySource`
+  /// (Pipelines/README.md, "Source priority").
   case sum
   /// Discrete types: the arithmetic mean of the samples starting in the bucket.
   case avg

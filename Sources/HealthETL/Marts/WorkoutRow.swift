@@ -115,8 +115,8 @@ struct WorkoutRowBuilder {
     "pause", "resume", "lap", "marker", "motionPaused", "motionResumed", "segment", "pauseOrResumeRequest",
   ]
 
-  /// The workout's id: UUID v5 (URL namespace) of the name of Pipelines/README.md, "Workout
-  /// identity", attribute values as written.
+  /// The workout's id: UUID v5 (URL namespace) of the name in Pipelines/README.md,
+  /// "Workout identity", attribute values as written.
   static func id(of workout: WorkoutElement) -> String {
     UUIDv5.url(
       "healthetl:workout:\(workout.sourceName)|\(workout.activityType)|\(workout.start.seconds)|\(workout.end.seconds)",
