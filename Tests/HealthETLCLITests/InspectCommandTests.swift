@@ -8,7 +8,8 @@ import Testing
     return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
   }
 
-  @Test func reportsTheSpecFields() throws {
+  /// The keys Pipelines/README.md, "`run.json` and `inspect --json`", promises, with real values.
+  @Test func reportsTheExportsFactsSourcesAndDataRange() throws {
     let report = try Self.inspectJSON(RunCommandTests.tiny)
     for key in [
       "exportVersion", "locale", "exportDate", "timeZone", "elements", "types", "rejected", "sources", "first", "last",

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// SPEC §10's nightly batch over a growing inbox: deltas with no duplicates and no gaps, a lock,
-/// and safety against being killed.
+/// The nightly batch (Pipelines/README.md, "Runs and the nightly batch") over a growing inbox:
+/// deltas with no duplicates and no gaps, a lock, and safety against being killed.
 @Suite(.serialized) struct NightlyTests {
   /// Three exports of one person, 10, 20 and 30 days from the same start: each contains the
   /// previous one's workouts (same seed, same days), as successive real exports do.

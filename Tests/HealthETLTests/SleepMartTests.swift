@@ -3,7 +3,8 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// `sleep_daily.csv` / `sleep_sessions.csv` end to end (SPEC §6), every number worked by hand.
+/// `sleep_daily.csv` / `sleep_sessions.csv` end to end (Pipelines/README.md, "Sleep jobs"), every
+/// number worked by hand.
 /// Records are written in UTC and the run uses `--tz UTC` unless a test is about zones.
 @Suite struct SleepNightAggregatorTests {
   typealias M = SleepTesting.Measures
@@ -78,7 +79,8 @@ import Testing
 
   @Test func byteIdenticalDuplicatesCountOnce() throws {
     // Every Watch record twice, byte for byte, plus a third copy of the first stage that differs
-    // only in creationDate (still the same sample by the SPEC §3 key). Same numbers as one copy.
+    // only in creationDate (still the same sample by the identity key of Pipelines/README.md,
+    // "Duplicates"). Same numbers as one copy.
     let copy = SleepTesting.sleep(
       "AsleepCore", "2024-03-04 23:10:00 +0000", "2024-03-05 00:40:00 +0000", created: "2024-03-05 08:00:00 +0000")
     let output = try SleepTesting.run(Self.watchNight + Self.watchNight + [copy])
@@ -181,8 +183,8 @@ import Testing
   @Test func aTripAbroadIsDatedInTheRunZoneNotTheSamplesOwn() throws {
     // Home is Berlin; a nap in Tokyo 19:00–20:00 JST on 03-05 carries HKTimeZone Asia/Tokyo and is
     // written at the export's +0100: 11:00–12:00 +0100. In Tokyo it would end after 18:00 and
-    // belong to 03-06; SPEC §4 dates sleep in the run's zone, where it ends at 12:00 → 03-05.
-    // Core 3600 s; instants in Berlin time.
+    // belong to 03-06; sleep is dated in the run's zone (Pipelines/README.md, "Time zone"), where
+    // it ends at 12:00 → 03-05. Core 3600 s; instants in Berlin time.
     let output = try SleepTesting.run(
       [
         SleepTesting.sleep(

@@ -4,9 +4,10 @@ import HealthExtract
 import SyntheticExport
 import Testing
 
-/// SPEC §6 invariants on generated exports: the project's SampleData/export.zip and exports of
-/// other seeds (Watch stages, iPhone in bed, AutoSleep overlapping some nights, repeated
-/// samples, naps, a DST change), whatever the numbers turn out to be.
+/// Sleep invariants (Pipelines/README.md, "Sleep jobs") on generated exports: the project's
+/// SampleData/export.zip and exports of other seeds (Watch stages, iPhone in bed, AutoSleep
+/// overlapping some nights, repeated samples, naps, a DST change), whatever the numbers turn out to
+/// be.
 @Suite struct SleepPropertyTests {
   static func check(_ source: InputSource) throws {
     let recorder = SleepSampleRecorder()

@@ -4,7 +4,7 @@ import HealthExtract
 import HealthModel
 import Testing
 
-/// Every real export under ../shared/fixtures/real with `SleepAnalysis` records: the SPEC §6
+/// Every real export under ../shared/fixtures/real with `SleepAnalysis` records: the sleep
 /// invariants, the raw-sample coverage check, and facts read off the XML by hand.
 @Suite(.enabled(if: StageHarness.realAvailable, "../shared/fixtures/real is not beside this checkout"))
 struct SleepRealFixtureTests {
@@ -83,7 +83,8 @@ struct SleepRealFixtureTests {
     // 2016-09-14 21:30:00 → 09-15 05:37:28 = 8 h 7 min 28 s = 29248 s. In local CEST: 22:30 → 06:30:15.
     // Mi Fit "Asleep", CET = the written +0100. Night 1: 23 samples 2017-01-13 23:25:00 →
     // 01-14 08:48:59, each ending one second before the next starts (22 uncovered seconds); the
-    // last one is written twice with different creationDates (one sample, SPEC §3).
+    // last one is written twice with different creationDates (one sample: Pipelines/README.md,
+    // "Duplicates").
     // 23:25:00 → 08:48:59 = 9 h 23 min 59 s = 33839 s, minus 22 = 33817 s.
     // Night 2: 15 samples 01-14 22:33:00 → 01-15 08:09:59 (14 gaps; last one also repeated):
     // 9 h 36 min 59 s = 34619 s, minus 14 = 34605 s.
@@ -178,7 +179,7 @@ struct SleepRealFixtureTests {
   }
 
   @Test func bwassimNaiveSummingOvercountsAndSplitsNights() throws {
-    // The mistakes SPEC §6 exists to avoid, measured on the multi-source export: summing raw
+    // The mistakes the sleep rules avoid, measured on the multi-source export: summing raw
     // in-bed durations of the iPhone, Clock and Connect per start date counts shared nights two
     // or three times, and a night that starts before midnight is split across two dates.
     let recorder = SleepSampleRecorder()

@@ -2,7 +2,8 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Sessions (SPEC §6.2) and their dates (§6.3). Times are offsets from a base instant, in minutes.
+/// Sessions and their dates (Pipelines/README.md, "Sleep jobs", steps 2–3). Times are offsets from
+/// a base instant, in minutes.
 @Suite struct SleepSessionizerTests {
   /// 2024-03-04T20:00:00Z.
   static let base: Int64 = 1_709_582_400

@@ -145,7 +145,7 @@ enum SleepTesting {
     return wall - offset
   }
 
-  /// The SPEC §6 invariants every output must satisfy, whatever the input. Returns the number of
+  /// The sleep invariants every output must satisfy, whatever the input. Returns the number of
   /// dates checked.
   @discardableResult
   static func checkInvariants(_ output: Output, gapSeconds: Int64 = 3600, boundaryHour: Int = 18) -> Int {

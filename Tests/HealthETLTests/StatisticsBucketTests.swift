@@ -2,9 +2,9 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Calendar buckets (SPEC §4, §8): half-open, in the run's zone, DST days of 23 and 25 hours,
-/// calendar weeks and months, anchors. Record times are written in UTC (`+0000`); the comments
-/// give the local wall time.
+/// Calendar buckets (Pipelines/README.md, "Days and buckets" and "Buckets"): half-open, in the
+/// run's zone, DST days of 23 and 25 hours, calendar weeks and months, anchors. Record times are
+/// written in UTC (`+0000`); the comments give the local wall time.
 @Suite struct StatisticsBucketTests {
   let newYork = RunZone.Request.named("America/New_York")
 

@@ -3,8 +3,9 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Discrete options (SPEC §8): avg/min/max/count over samples starting in the bucket, twavg,
-/// mostRecent and its ties, duration; and job validation before any input is read. Zone UTC.
+/// Discrete options (Pipelines/README.md, "Interval statistics"): avg/min/max/count over samples
+/// starting in the bucket, twavg, mostRecent and its ties, duration; and job validation before any
+/// input is read. Zone UTC.
 @Suite struct StatisticsDiscreteTests {
   @Test func heartRatePerMinuteLeavesAnEmptyMinuteOut() throws {
     // 10:00:10 → 60 (Watch), 10:00:40 → 80 (Watch), 10:00:50 → 90 (a chest strap app),
@@ -31,7 +32,7 @@ import Testing
         """)
   }
 
-  @Test func defaultJobsAreTheSpecsSet() {
+  @Test func defaultJobsAreHeartRatePerMinuteAndTheDailyTotalsAndAverages() {
     let jobs = StatsFixture.defaultQueries
     #expect(jobs.count == 9)
     let summary = jobs.map { "\($0.type.shortName) \($0.interval) \($0.options.map(\.rawValue))" }

@@ -1,8 +1,9 @@
 import HealthETL
 import Testing
 
-/// `sum` (SPEC §8 with the source priority of §5): every expected number is worked out by hand
-/// in the comments. Zone UTC unless said otherwise, so wall times are the instants written.
+/// `sum` (Pipelines/README.md, "Interval statistics", with "Source priority"): every expected
+/// number is worked out by hand in the comments. Zone UTC unless said otherwise, so wall times are
+/// the instants written.
 @Suite struct StatisticsSumTests {
   let watch = "Alex’s Apple Watch"
   let phone = "Alex’s iPhone"

@@ -3,7 +3,8 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// `Pipelines/workout-codes.json` and its strict loader (SPEC §7).
+/// `Pipelines/workout-codes.json` and its strict loader (Pipelines/README.md,
+/// "`workout-codes.json`").
 @Suite struct WorkoutCodeTableTests {
   static let shippedPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent(WorkoutCodeTable.defaultPath).path
@@ -21,7 +22,7 @@ import Testing
     }
   }
 
-  @Test func shippedFileHasEveryActivityTypeAndTheSpecDefaults() throws {
+  @Test func shippedFileHasEveryActivityTypeAndTheShippedCodes() throws {
     let table = try WorkoutCodeTable.load(path: Self.shippedPath)
     #expect(table == WorkoutCodeTable.shipped)
     #expect(Set(table.codes.keys) == Set(WorkoutActivityTypeTable.names))

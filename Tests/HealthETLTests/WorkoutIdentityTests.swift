@@ -2,9 +2,10 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// The workout id (SPEC §7) and the activity type table (reference §4.1).
+/// The workout id (Pipelines/README.md, "Workout identity") and the activity type table (Apple's
+/// `HKWorkoutActivityType.h`).
 @Suite struct WorkoutIdentityTests {
-  /// RFC 4122 §4.3 written out here, apart from `UUIDv5`: SHA-1 over the namespace's 16 bytes
+  /// RFC 4122 section 4.3 written out here, apart from `UUIDv5`: SHA-1 over the namespace's 16 bytes
   /// followed by the name's UTF-8, first 16 bytes, version nibble 5, variant bits 10.
   static func rfc4122Version5(_ name: String) -> String {
     // 6ba7b811-9dad-11d1-80b4-00c04fd430c8, the URL namespace of RFC 4122 appendix C.
@@ -21,10 +22,10 @@ import Testing
     return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
   }
 
-  @Test func specExampleId() throws {
+  @Test func documentedExampleId() throws {
     let name = "healthetl:workout:Jürgen’s Apple Watch|HKWorkoutActivityTypeRunning|1704175200|1704177030"
     // Python: uuid.uuid5(uuid.NAMESPACE_URL, name) → 289da714-c2da-5473-8c28-e278807a0917 (computed
-    // while writing this test), which is also SPEC §7's example.
+    // while writing this test), which is also the example in Pipelines/README.md, "Workout identity".
     #expect(Self.rfc4122Version5(name) == "289DA714-C2DA-5473-8C28-E278807A0917")
 
     // The same workout through the stage: 1704175200 = 2024-01-02T06:00:00Z, 1704177030 = +1830 s.
@@ -52,7 +53,8 @@ import Testing
   }
 
   @Test func activityTypeTable() {
-    // Reference §4.1: 1…80, then 82…84 (81 has no case), Rest 2998, Group 2999, Other 3000.
+    // Apple's HKWorkoutActivityType.h: 1…80, then 82…84 (81 has no case),
+    // Rest 2998, Group 2999, Other 3000.
     #expect(WorkoutActivityTypeTable.names.count == 80 + 3 + 3)
     #expect(WorkoutActivityTypeTable.rawValue(for: "AmericanFootball") == 1)
     #expect(WorkoutActivityTypeTable.rawValue(for: "Dance") == 14)

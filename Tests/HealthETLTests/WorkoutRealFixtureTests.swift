@@ -59,7 +59,7 @@ struct WorkoutRealFixtureTests {
     return days * 86_400 + time[0] * 3600 + time[1] * 60 + time[2] - sign * (hours * 3600 + minutes * 60)
   }
 
-  /// Distinct workouts by the SPEC §7 key (source, type, start, end), counted with a regex.
+  /// Distinct workouts by their identity (source, type, start, end), counted with a regex.
   static func distinctWorkouts(in text: String) -> Int {
     var keys = Set<String>()
     for tag in text.matches(of: /<Workout\s[^>]*>/) {
@@ -75,7 +75,8 @@ struct WorkoutRealFixtureTests {
   }
 
   @Test func epochHelper() {
-    // 2024-01-02 06:00:00 UTC is 1704175200 (SPEC §7's example); 07:00 at +0100 is the same instant.
+    // 2024-01-02 06:00:00 UTC is 1704175200, as in the documented id example (Pipelines/README.md,
+    // "Workout identity"); 07:00 at +0100 is the same instant.
     #expect(Self.epoch("2024-01-02 06:00:00 +0000") == 1_704_175_200)
     #expect(Self.epoch("2024-01-02 07:00:00 +0100") == 1_704_175_200)
     #expect(Self.epoch("2024-01-01 22:00:00 -0800") == 1_704_175_200)
@@ -196,7 +197,7 @@ struct WorkoutRealFixtureTests {
     #expect(row.heartRateAverage == 102.834)
     #expect(row.heartRateMinimum == 80)
     #expect(row.heartRateMaximum == 133)
-    // The fragment has Lap events but no SwimmingStrokeCount records: no lengths (SPEC §9).
+    // The fragment has Lap events but no SwimmingStrokeCount records: no lengths.
     #expect(row.laps.isEmpty)
     #expect(row.strokesByStyle == nil)
     // 15:39:17 / 16:18:24 +0100 are 16:39:17 / 17:18:24 in Luxembourg (CEST); 39.12815843423208 min

@@ -3,8 +3,8 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// `workouts.csv` fields and their fallback rules (SPEC §7). Expected values are worked out by
-/// hand in the comments.
+/// `workouts.csv` fields and their fallback rules (Pipelines/README.md, "Workouts"). Expected
+/// values are worked out by hand in the comments.
 @Suite struct WorkoutRowTests {
   typealias F = WorkoutFixture
 
@@ -160,7 +160,8 @@ import Testing
   }
 
   @Test func humidityScaling() throws {
-    // "6900 %" → 0.69 and "56 %" → 0.56 (SPEC §7); "5700 %" → 0.57; exactly 100 % stays 1.
+    // "6900 %" → 0.69 and "56 %" → 0.56 (Pipelines/README.md, "Workout edge cases");
+    // "5700 %" → 0.57; exactly 100 % stays 1.
     for (text, expected) in [("6900 %", 0.69), ("56 %", 0.56), ("5700 %", 0.57), ("100 %", 1.0), ("0 %", 0.0)] {
       let body = F.workout(
         "Walking", start: "2024-01-02 06:00:00 +0000", end: "2024-01-02 06:10:00 +0000",

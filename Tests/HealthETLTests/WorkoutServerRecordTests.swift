@@ -3,7 +3,8 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// `workout_records.json` (SPEC §7): local times, `execRuntime`, the exact seven fields.
+/// `workout_records.json` (Pipelines/README.md, "Server records"): local times, `execRuntime`, the
+/// exact seven fields.
 @Suite struct WorkoutServerRecordTests {
   static func runtime(_ text: String?, _ unit: String? = "min", elapsed: Int64 = 999) -> Int64 {
     WorkoutServerRecord.runtimeSeconds(

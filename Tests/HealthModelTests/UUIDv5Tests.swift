@@ -2,14 +2,15 @@ import HealthModel
 import Testing
 
 @Suite struct UUIDv5Tests {
-  /// RFC 4122's own example pair is for DNS; these two are SPEC §3 and §7's published values.
-  @Test func sampleIDFromTheSpec() {
+  /// RFC 4122's own example pair is for DNS; these two are the examples documented in
+  /// Pipelines/README.md, "Sample id" and "Workout identity".
+  @Test func sampleIDOfTheDocumentedExample() {
     #expect(
       UUIDv5.url("healthetl:sample:StepCount|김민수의 iPhone|1704175200|1704175500|152|count")
         == "075431b6-6e16-5cea-9869-e3389b10d2a3")
   }
 
-  @Test func workoutIDFromTheSpec() {
+  @Test func workoutIDOfTheDocumentedExample() {
     #expect(
       UUIDv5.url(
         "healthetl:workout:Jürgen’s Apple Watch|HKWorkoutActivityTypeRunning|1704175200|1704177030", uppercase: true)

@@ -1,7 +1,8 @@
 import HealthModel
 
-/// The ranking of SPEC §5: which group of samples wins a stretch of time when several sources
-/// recorded it. A group is a source name plus whether its samples were entered by hand.
+/// The ranking of Pipelines/README.md, "Source priority": which group of samples wins a stretch
+/// of time when several sources recorded it. A group is a source name plus whether its samples
+/// were entered by hand.
 ///
 /// Default order: entered by hand (`HKWasUserEntered` = 1), then Apple Watch, then iPhone, then
 /// every other source; within one rank by source name (UTF-8 byte order). A pipeline's

@@ -1,8 +1,10 @@
 public import HealthModel
 
-/// What a statistics job computes per bucket (SPEC §8): each becomes one CSV column of that name.
+/// What a statistics job computes per bucket (Pipelines/README.md, "Interval statistics"): each
+/// becomes one CSV column of that name.
 public enum StatisticsOption: String, Sendable, Hashable, CaseIterable {
-  /// Cumulative types: the sum, sources merged by priority (SPEC §5) unless `separateBySource`.
+  /// Cumulative types: the sum, sources merged by priority unless `separateBySource`
+  /// (Pipelines/README.md, "Source priority").
   case sum
   /// Discrete types: the arithmetic mean of the samples starting in the bucket.
   case avg

@@ -1,10 +1,10 @@
 import HealthModel
 
-/// The server code of every workout activity type (`Pipelines/workout-codes.json`, SPEC §7),
+/// The server code of every workout activity type (`Pipelines/workout-codes.json`),
 /// read strictly: the user edits this file, and a misspelt name must fail the run loudly
 /// rather than silently send `SERVER999`.
 ///
-/// File format (every key documented in `Pipelines/README.md`, "workout-codes.json"):
+/// File format (every key documented in `Pipelines/README.md`, "`workout-codes.json`"):
 /// ```json
 /// {
 ///   "version": 1,

@@ -1,4 +1,5 @@
-/// The source merge of SPEC §5 for sums (SPEC §8), as a sweep over samples in start order.
+/// The source merge for sums (Pipelines/README.md, "Source priority" and "Interval statistics"),
+/// as a sweep over samples in start order.
 ///
 /// Time is cut at every sample boundary. For each piece, the winner is the best-ranked group
 /// (smallest rank ordinal) among the samples covering it; every sample of that group covering

@@ -11,7 +11,8 @@ struct SpillRecord: Equatable {
   var created: Int64
   /// The statistics stream (one per distinct type the jobs ask for).
   var stream: Int32
-  /// The SPEC §5 group (source name + entered by hand) interned by the stage.
+  /// The sample's group (source name + entered by hand; Pipelines/README.md, "Source priority"),
+  /// interned by the stage.
   var group: Int32
 
   static let missingCreation = Int64.min

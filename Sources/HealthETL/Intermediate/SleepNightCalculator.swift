@@ -26,9 +26,10 @@ public struct SleepNightSummary: Sendable, Hashable {
   }
 }
 
-/// SPEC §6 from ranked samples to sessions and nights, with no I/O.
+/// Sleep per night (Pipelines/README.md, "Sleep jobs") from ranked samples to sessions and nights,
+/// with no I/O.
 public enum SleepNightCalculator {
-  /// What §6 makes of a run's sleep samples.
+  /// What the sleep rules make of a run's sleep samples.
   public struct Result: Sendable, Hashable {
     /// In start order.
     public var sessions: [SleepSessionSummary]
@@ -41,8 +42,8 @@ public enum SleepNightCalculator {
   /// - Parameters:
   ///   - intervals: the distinct sleep samples, groups already numbered by priority.
   ///   - rules: the run's zone, for the dates.
-  ///   - gapMinutes: SPEC `sessionGapMinutes`.
-  ///   - dayBoundaryMinutes: SPEC `dayBoundary`, minutes after local midnight.
+  ///   - gapMinutes: the pipeline's `sleep.sessionGapMinutes`.
+  ///   - dayBoundaryMinutes: the pipeline's `sleep.dayBoundary`, minutes after local midnight.
   public static func compute(
     _ intervals: inout [SleepInterval], rules: ZoneRules, gapMinutes: Int, dayBoundaryMinutes: Int
   ) -> Result {

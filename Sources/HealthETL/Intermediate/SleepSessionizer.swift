@@ -1,7 +1,7 @@
 public import HealthModel
 
-/// One sleep session (SPEC §6.2): a run of sleep samples of every source and value with no gap
-/// longer than the session gap between them.
+/// One sleep session (Pipelines/README.md, "Sleep jobs", step 2): a run of sleep samples of every
+/// source and value with no gap longer than the session gap between them.
 public struct SleepSession: Sendable, Hashable {
   /// The earliest start of its samples.
   public var start: Instant
@@ -17,7 +17,8 @@ public struct SleepSession: Sendable, Hashable {
   }
 }
 
-/// Splits sleep samples into sessions and gives each session its night's date (SPEC §6.2–§6.3).
+/// Splits sleep samples into sessions and gives each session its night's date (Pipelines/README.md,
+/// "Sleep jobs", steps 2–3).
 public enum SleepSessionizer {
   /// Sorts `intervals` by start and cuts them into sessions, in start order.
   ///
@@ -54,8 +55,8 @@ public enum SleepSessionizer {
     return sessions
   }
 
-  /// The date a session ending at `end` belongs to (SPEC §6.3): the local date of its end in
-  /// `rules`, or the next date when the end is at or after `dayBoundaryMinutes` local time.
+  /// The date a session ending at `end` belongs to ("Sleep jobs", step 3): the local date of its
+  /// end in `rules`, or the next date when the end is at or after `dayBoundaryMinutes` local time.
   ///
   /// The boundary is compared with the wall clock, so it stays at 18:00 on 23- and 25-hour days.
   /// A boundary of 0 (00:00) or of a whole day or more means "no boundary": the end's own date.

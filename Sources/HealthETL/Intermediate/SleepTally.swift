@@ -1,6 +1,7 @@
 public import HealthModel
 
-/// The measures of SPEC §6.5 for one session or one date, in whole seconds.
+/// The measures of one session or one date, in whole seconds (Pipelines/README.md, "Sleep jobs",
+/// steps 5–7).
 public struct SleepTally: Sendable, Hashable {
   public var core: Int64 = 0
   public var deep: Int64 = 0
@@ -47,7 +48,7 @@ public struct SleepTally: Sendable, Hashable {
     noteWinner(piece.group)
   }
 
-  /// Adds another session's tally (SPEC §6.5: a date sums its sessions).
+  /// Adds another session's tally (a date sums its sessions).
   public mutating func merge(_ other: SleepTally) {
     core += other.core
     deep += other.deep

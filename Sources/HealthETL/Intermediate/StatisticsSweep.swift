@@ -83,7 +83,7 @@ final class StatisticsSweep {
   private var bucket: StatisticsBucket
 
   /// - Parameters:
-  ///   - groupRanks: per group, its SPEC §5 position (0 = highest priority).
+  ///   - groupRanks: per group, its position by source priority (0 = highest priority).
   ///   - groupSources: per group, its source's position in source-name order.
   ///   - sourceNames: source names in that order.
   init(
@@ -186,8 +186,9 @@ final class StatisticsSweep {
     try flush(before: .max)
   }
 
-  /// The SPEC §8 tie-break for `mostRecent`: latest start, then latest end, then latest creation
-  /// (none counts as earliest), then the higher-priority group, then the larger value.
+  /// The tie-break for `mostRecent` (Pipelines/README.md, "Interval statistics"): latest start,
+  /// then latest end, then latest creation (none counts as earliest), then the higher-priority
+  /// group, then the larger value.
   private static func isMoreRecent(_ record: SpillRecord, rank: Int32, than row: Row) -> Bool {
     if record.start != row.recentStart { return record.start > row.recentStart }
     if record.end != row.recentEnd { return record.end > row.recentEnd }

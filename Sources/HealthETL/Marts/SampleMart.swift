@@ -1,8 +1,9 @@
 import Foundation
 import HealthModel
 
-/// Writes every distinct sample (SPEC §3) as a row: by default one CSV per type
-/// (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types, as the pipeline asks.
+/// Writes every distinct sample (Pipelines/README.md, "Samples" and "Sample jobs") as a row: by
+/// default one CSV per type (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types,
+/// as the pipeline asks.
 public final class SampleMart: OutputStage {
   /// The column names, in the order the row encoders below write them.
   static let columns = SampleTables.samples.columnNames

@@ -1,9 +1,10 @@
 import Foundation
 import HealthModel
 
-/// Sleep per night (SPEC §6): keeps the `SleepAnalysis` samples while the export streams by and,
-/// once the run's zone is known, writes the `daily` table (`sleep_daily.csv`) and the `sessions`
-/// table (`sleep_sessions.csv`), or whatever files and formats the pipeline's job lists.
+/// Sleep per night (Pipelines/README.md, "Sleep jobs"): keeps the `SleepAnalysis` samples while
+/// the export streams by and, once the run's zone is known, writes the `daily` table
+/// (`sleep_daily.csv`) and the `sessions` table (`sleep_sessions.csv`), or whatever files and
+/// formats the pipeline's job lists.
 ///
 /// Memory grows with the sleep samples only: one `SleepInterval` (32 bytes) per distinct sample,
 /// plus one entry per distinct source, device and manual-entry flag. The work at the end is
@@ -24,7 +25,7 @@ public final class SleepMart: OutputStage {
   /// One file a table is written to.
   public typealias Destination = TableDestination<Table>
 
-  /// Who wrote a sample: what SPEC §5 ranks, before the run's settings are known.
+  /// Who wrote a sample: what source priority ranks, before the run's settings are known.
   private struct GroupKey: Hashable {
     var source: Int32
     var device: Int32
@@ -147,8 +148,8 @@ public final class SleepMart: OutputStage {
 
   // MARK: - At the end
 
-  /// Renumbers every kept sample's group by SPEC §5 priority (0 = highest) under the run's
-  /// settings, and returns the source name of each numbered group.
+  /// Renumbers every kept sample's group by priority (Pipelines/README.md, "Source priority";
+  /// 0 = highest) under the run's settings, and returns the source name of each numbered group.
   ///
   /// Samples whose (source, device, manual) keys rank equal — the same source on several
   /// software versions of one device class — become one group.

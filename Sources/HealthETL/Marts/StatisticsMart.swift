@@ -1,11 +1,11 @@
 import HealthModel
 
-/// Interval statistics (SPEC §8): the offline HKStatisticsCollectionQuery, one table per job
-/// (`stats/<job name>.csv` by default; csv, json or ndjson files as the pipeline lists), all jobs
-/// served by one parse.
+/// Interval statistics (Pipelines/README.md, "Interval statistics"): the offline
+/// HKStatisticsCollectionQuery, one table per job (`stats/<job name>.csv` by default; csv, json or
+/// ndjson files as the pipeline lists), all jobs served by one parse.
 ///
 /// While the export streams, every sample of a type some job asks for is reduced to a 40-byte
-/// record (start, end, value, creation, type stream, SPEC §5 group) and handed to a `SampleSpill`:
+/// record (start, end, value, creation, type stream, priority group) and handed to a `SampleSpill`:
 /// a bounded buffer written to a scratch file as sorted runs. Nothing is aggregated yet, because
 /// the run's zone (`--tz auto`) is decided only at the end of the file and merging sources by
 /// priority needs all sources' samples of a stretch of time, which real exports list far apart
@@ -19,8 +19,8 @@ import HealthModel
 /// removed with it.
 ///
 /// Groups: a group is a source name plus whether its samples were entered by hand
-/// (`HKWasUserEntered` = 1); its device model — which decides its SPEC §5 class — is the model
-/// of the first of its samples that has a device with a model.
+/// (`HKWasUserEntered` = 1); its device model — which decides its class (Pipelines/README.md,
+/// "Source priority") — is the model of the first of its samples that has a device with a model.
 public final class StatisticsMart: OutputStage {
   /// 256 Ki records (10 MiB) per sorted run.
   public static let defaultBufferCapacity = 262_144
@@ -80,7 +80,7 @@ public final class StatisticsMart: OutputStage {
   /// Ranks the groups, merges the spilled runs and writes every job's files.
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     let catalog = context.catalog
-    // SPEC §5 ranks, worked out once per group.
+    // Source-priority ranks, worked out once per group.
     let ranks = groups.map { group in
       context.settings.sourcePriority.rank(
         sourceName: catalog.sourceName(group.source), deviceModel: catalog.device(group.device)?.model,

@@ -1,10 +1,10 @@
 import HealthModel
 
-/// Writes the workout outputs of SPEC §7 and §9: `workouts.csv` (+ `workouts.json`),
-/// `workout_records.json` (the server records) and `swim_laps.csv` — or whichever files and
-/// formats a pipeline's `workouts` job lists.
+/// Writes the workout outputs (Pipelines/README.md, "Workouts"): `workouts.csv` (+
+/// `workouts.json`), `workout_records.json` (the server records) and `swim_laps.csv` — or
+/// whichever files and formats a pipeline's `workouts` job lists.
 ///
-/// Workouts arrive de-duplicated (SPEC §7 key). The HeartRate, SwimmingStrokeCount and
+/// Workouts arrive de-duplicated ("Workout identity"). The HeartRate, SwimmingStrokeCount and
 /// DistanceSwimming samples are kept compactly while the export streams, since records come
 /// before workouts and in no time order; everything is computed in `finish`, once the run's
 /// zone is known.

@@ -1,7 +1,7 @@
 public import HealthModel
 
-/// Everything SPEC §7 and §9 derive from one workout: a row of `workouts.csv`, its swim lengths
-/// and its server record. Nil is "no data" (an empty field, JSON null), never 0.
+/// Everything derived from one workout (Pipelines/README.md, "Workouts"): a row of `workouts.csv`,
+/// its swim lengths and its server record. Nil is "no data" (an empty field, JSON null), never 0.
 public struct WorkoutRow: Sendable {
   /// UUID v5 of `healthetl:workout:<source>|<type>|<start>|<end>`, upper-case.
   public var id: String
@@ -53,13 +53,13 @@ public struct WorkoutRow: Sendable {
   public var location: String?
   /// Strokes per style in `SwimStrokeStyle.allCases` order; nil without stroke samples.
   public var strokesByStyle: [Double]?
-  /// The lengths of a swimming workout (SPEC §9), in order.
+  /// The lengths of a swimming workout (Pipelines/README.md, "Swimming"), in order.
   public var laps: [SwimLap]
   /// The workout in the server's record format.
   public var serverRecord: WorkoutServerRecord
 }
 
-/// One length of a swim (SPEC §9): one `SwimmingStrokeCount` sample.
+/// One length of a swim: one `SwimmingStrokeCount` sample.
 public struct SwimLap: Sendable, Equatable {
   /// 1-based, in start order.
   public var lap: Int
@@ -77,7 +77,7 @@ public struct SwimLap: Sendable, Equatable {
   public var swolf: Double?
 }
 
-/// `HKSwimmingStrokeStyle` (reference §5).
+/// `HKSwimmingStrokeStyle`, raw values as in HealthKit's `HKMetadata.h`.
 public enum SwimStrokeStyle: Int, Sendable, CaseIterable {
   case unknown = 0, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard
 
@@ -109,12 +109,14 @@ struct WorkoutRowBuilder {
 
   static let typePrefix = "HKQuantityTypeIdentifier"
   static let eventPrefix = "HKWorkoutEventType"
-  /// HKWorkoutEventType raw-value order (reference §4.3), the order of the `events` pairs.
+  /// HKWorkoutEventType raw-value order (HealthKit's `HKWorkout.h`: pause 1 …
+  /// pauseOrResumeRequest 8), the order of the `events` pairs.
   static let eventOrder = [
     "pause", "resume", "lap", "marker", "motionPaused", "motionResumed", "segment", "pauseOrResumeRequest",
   ]
 
-  /// The workout's id: UUID v5 (URL namespace) of the SPEC §7 name, attribute values as written.
+  /// The workout's id: UUID v5 (URL namespace) of the name in Pipelines/README.md,
+  /// "Workout identity", attribute values as written.
   static func id(of workout: WorkoutElement) -> String {
     UUIDv5.url(
       "healthetl:workout:\(workout.sourceName)|\(workout.activityType)|\(workout.start.seconds)|\(workout.end.seconds)",

@@ -189,7 +189,8 @@ struct WorkoutSampleIndex {
   }
 
   /// Heart rate over the samples whose start lies in `[start, end]`: arithmetic mean, minimum,
-  /// maximum (SPEC §7); nil when there are none. Call `summarizeHeartRate` first.
+  /// maximum (the heart-rate fallback of `workouts.csv`); nil when there are none. Call
+  /// `summarizeHeartRate` first.
   func heartRate(from start: Int64, through end: Int64) -> HeartRateSummary? {
     heartRateSummaries[Window(start: start, end: end)]
   }

@@ -1,6 +1,7 @@
 public import HealthModel
 
-/// One workout in the server's record format (SPEC §7): exactly seven string fields.
+/// One workout in the server's record format (Pipelines/README.md, "Server records"): exactly
+/// seven string fields.
 public struct WorkoutServerRecord: Sendable, Hashable {
   /// Local date of the workout's end, `yyyyMMdd`.
   public var recordDate: String
@@ -73,7 +74,8 @@ public struct WorkoutServerRecord: Sendable, Hashable {
     return end - start
   }
 
-  /// `WATCH` / `PHONE` / `ETC` by the SPEC §5 classes: the device's model, else the source name.
+  /// `WATCH` / `PHONE` / `ETC` by the classes of Pipelines/README.md, "Source priority": the
+  /// device's model, else the source name.
   public static func deviceTypeCode(deviceModel: String?, sourceName: String) -> String {
     switch SourceClass.classify(deviceModel: deviceModel, sourceName: sourceName) {
     case .appleWatch: return "WATCH"

@@ -1,6 +1,7 @@
 import HealthModel
 
-/// SPEC §9: the lengths of a swimming workout, from its `SwimmingStrokeCount` samples.
+/// The lengths of a swimming workout, from its `SwimmingStrokeCount` samples (Pipelines/README.md,
+/// "Swimming").
 extension WorkoutRowBuilder {
   static let swimmingType = WorkoutActivityTypeTable.prefix + "Swimming"
 

@@ -60,7 +60,8 @@ public struct ExportInventory {
     workoutCopies = normalizer.workoutCopies
   }
 
-  /// The `inspect --json` object (SPEC §11), also the `input`/`counts` part of `run.json`.
+  /// The `inspect --json` object, also the `input`/`counts` part of `run.json` (Pipelines/README.md,
+  /// "`run.json` and `inspect --json`").
   public func jsonObject() -> [String: Any] {
     func instant(_ value: Instant?) -> Any {
       value.map { LocalTimeFormatter.iso8601($0, offsetSeconds: zone.rules.offset(at: $0)) } ?? NSNull()

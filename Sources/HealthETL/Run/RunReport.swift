@@ -1,6 +1,7 @@
 import Foundation
 
-/// `run.json`: what was read, what was decided, what was written, and what it cost (SPEC §10).
+/// `run.json`: what was read, what was decided, what was written, and what it cost
+/// (Pipelines/README.md, "`run.json` and `inspect --json`").
 public struct RunReport {
   public struct Output: Sendable {
     public var path: String
@@ -35,7 +36,7 @@ public struct RunReport {
     object["peakMemoryMB"] = (peakMemoryMB * 10).rounded() / 10
     object["pipelines"] = pipelines
     object["jobs"] = jobs
-    // One run parses the export once, however many jobs it feeds (SPEC §10); `input.xmlBytes`
+    // One run parses the export once, however many jobs it feeds; `input.xmlBytes`
     // is what that parse read, so a second read would show as twice the XML's size.
     object["parses"] = 1
     object["newWorkoutRecords"] = newWorkoutRecords ?? NSNull()

@@ -1,4 +1,5 @@
-/// Rejected elements, counted per reason with the first few examples (SPEC §2).
+/// Rejected elements, counted per reason with the first few examples (Pipelines/README.md,
+/// "Bad input").
 public struct RejectionLog: Sendable {
   public struct Example: Sendable, Equatable {
     public var line: Int

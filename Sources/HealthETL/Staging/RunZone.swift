@@ -1,6 +1,7 @@
 public import HealthModel
 
-/// The one time zone a run uses for local dates and buckets (SPEC §4), and why it was chosen.
+/// The one time zone a run uses for local dates and buckets, and why it was chosen
+/// (Pipelines/README.md, "Time zone").
 public struct RunZone: Sendable {
   public let rules: ZoneRules
   /// A sentence for the report: `--tz Europe/Berlin`, `most frequent HKTimeZone (412 of 415 votes)`…

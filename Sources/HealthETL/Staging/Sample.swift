@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// One normalized `Record` (SPEC §3), handed to stages by the staging layer.
+/// One normalized `Record` (Pipelines/README.md, "Samples"), handed to stages by the staging layer.
 ///
 /// Strings are interned ids resolved through the `SampleCatalog`; `rawValue` and `metadata` are
 /// borrowed from the normalizer and valid only during the call that receives the sample.

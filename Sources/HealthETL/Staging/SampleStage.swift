@@ -23,7 +23,7 @@ public protocol OutputStage: SampleStage {
 
 /// What every stage needs at the end of a run.
 public struct StageContext {
-  /// The run's zone for local dates and buckets (SPEC §4).
+  /// The run's zone for local dates and buckets (Pipelines/README.md, "Time zone").
   public let zone: RunZone
   public let catalog: SampleCatalog
   public let transaction: OutputTransaction

@@ -1,4 +1,4 @@
-/// How `healthetl` ends: the sysexits codes the README's exit-code table documents. Every error
+/// How `healthetl` ends: the sysexits codes of README.md, "Exit codes". Every error
 /// type of the program maps to one of these; nothing else spells the numbers.
 public enum ExitCode: Int32, Sendable, CaseIterable {
   case success = 0

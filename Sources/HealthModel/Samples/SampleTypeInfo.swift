@@ -52,7 +52,8 @@ public struct SampleTypeInfo: Sendable, Hashable {
   /// The aggregation style of a known quantity type's short name.
   public static func aggregation(ofShortName shortName: String) -> AggregationStyle? { aggregationStyles[shortName] }
 
-  /// From Apple's HKTypeIdentifiers.h (reference §2.5).
+  /// From Apple's `HKTypeIdentifiers.h` (iOS 18.1 SDK), which annotates every quantity identifier
+  /// with its aggregation style (listed in Pipelines/README.md, "Which options apply").
   static let aggregationStyles: [String: AggregationStyle] = {
     var table: [String: AggregationStyle] = [:]
     let cumulative = [

@@ -1,4 +1,5 @@
-/// The default rank classes of SPEC §5: what kind of device a source is.
+/// The default rank classes of Pipelines/README.md, "Source priority": what kind of device a
+/// source is.
 public enum SourceClass: Int, Sendable, Comparable {
   case appleWatch = 0
   case iPhone = 1

@@ -1,5 +1,5 @@
 /// The `HKWorkoutActivityType` enumeration: every case name with its raw value, deprecated and
-/// internal cases included, as in Apple's `HKWorkoutActivityType.h` (reference §4.1). Old exports
+/// internal cases included, as in Apple's `HKWorkoutActivityType.h`. Old exports
 /// still carry deprecated names (`Dance`, `MixedMetabolicCardioTraining`), so they must resolve.
 public enum WorkoutActivityTypeTable {
   /// The prefix every export string carries: `HKWorkoutActivityTypeRunning`.
