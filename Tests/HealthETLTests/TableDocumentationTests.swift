@@ -2,7 +2,8 @@ import Foundation
 import HealthETL
 import Testing
 
-/// The column tables of `Pipelines/README.md` are the declarations rendered (`make docs`).
+/// The column tables and the unit table of `Pipelines/README.md` are the declarations rendered
+/// (`make docs`).
 @Suite struct TableDocumentationTests {
   static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Pipelines/README.md")
@@ -14,6 +15,13 @@ import Testing
     #expect(
       text.contains(TableDocumentation.markdown(id: id, schema: schema)),
       "Pipelines/README.md: the \(id) column table differs from its declaration; run `make docs`")
+  }
+
+  @Test func theReadmeShowsTheUnitTable() throws {
+    let text = try String(contentsOf: Self.readme, encoding: .utf8)
+    #expect(
+      text.contains(TableDocumentation.unitsMarkdown), "Pipelines/README.md: the unit table differs; run `make docs`")
+    #expect(TableDocumentation.unitsMarkdown.contains("| `degF` | `degC` | `degC` | − 32, × 5, ÷ 9 |"))
   }
 
   @Test func everyColumnHasAMeaningAndNumbersAUnitOrPrecision() {

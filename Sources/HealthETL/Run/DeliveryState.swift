@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an output folder has delivered of its workout server records (SPEC §7, §10), kept in
+/// What an output folder has delivered of its workout server records (Pipelines/README.md, "Runs and the nightly batch"), kept in
 /// `<out>/.healthetl-state.json` and written in the same atomic commit as the outputs it describes.
 ///
 /// `emitted` are record ids delivered by runs that completed; `pending` are records committed by

@@ -3,7 +3,7 @@ import HealthExtract
 import HealthModel
 
 /// `healthetl nightly`: every export in the inbox not processed yet (by content hash), oldest
-/// first, each as one atomic run into the output folder, under the folder's lock (SPEC §10).
+/// first, each as one atomic run into the output folder, under the folder's lock (Pipelines/README.md, "Runs and the nightly batch").
 ///
 /// Safe to kill at any moment: an export's outputs, the state recording it as processed, and
 /// the delta it adds to `workout_records.new.json` are committed together or not at all; the next

@@ -57,6 +57,22 @@ public struct UnitConversion: Sendable, Hashable {
     return (value + shift) * numerator
   }
 
+  /// Every unit HealthETL converts, by base unit then symbol (for the documentation).
+  public static var known: [(symbol: String, conversion: UnitConversion)] {
+    table.sorted { ($0.value.baseUnit, $0.key) < ($1.value.baseUnit, $1.key) }.map { ($0.key, $0.value) }
+  }
+
+  /// The conversion as a formula of decimal constants: `× 1609.344`, `+ -32, × 5 ÷ 9`.
+  public var formula: String {
+    var parts: [String] = []
+    if !shift.isZero {
+      parts.append((shift.isNegative ? "− " : "+ ") + (shift.isNegative ? (-shift) : shift).description)
+    }
+    if numerator != ExactDecimal("1")! { parts.append("× " + numerator.description) }
+    if denominator != ExactDecimal("1")! { parts.append("÷ " + denominator.description) }
+    return parts.isEmpty ? "× 1" : parts.joined(separator: ", ")
+  }
+
   /// The conversion for `unit` (the export's unit string, after XML unescaping).
   public static func forUnit(_ unit: String) -> UnitConversion {
     if let known = table[unit] { return known }
