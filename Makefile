@@ -8,6 +8,8 @@
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
 #   make sample                                            regenerate SampleData/export.zip
 #   make lint / make format                                swift format
+#   make fuzz     [FUZZ_SECONDS=60] [FUZZ_HARNESSES="xml …"]  libFuzzer + ASan on every reader of input
+#   make fuzz-smoke                                        replay the fuzz corpus and fuzz briefly (CI)
 
 EXPORT   ?= SampleData/export.zip
 OUT      ?= out
@@ -20,7 +22,7 @@ PACKAGES := libxml2-dev libarchive-dev libssl-dev pkg-config tzdata python3
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
-	clean
+	clean fuzz fuzz-build fuzz-smoke
 
 # Installs only what is missing, so a provisioned machine pays nothing.
 deps:
@@ -79,6 +81,23 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# --- Fuzzing (Tests/Fuzz/README.md) --------------------------------------------------------
+# A separate package builds the harnesses with -sanitize=fuzzer,address; found inputs are kept in
+# .build/fuzz-corpus/, crashes in .build/fuzz-artifacts/. The smoke exits non-zero on any crash.
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_HARNESSES     ?= xml run zip pipeline codes state
+
+fuzz-build: deps
+	SWIFT=$(SWIFT) bash Tests/Fuzz/fuzz.sh build
+
+fuzz: fuzz-build
+	bash Tests/Fuzz/fuzz.sh fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
+fuzz-smoke: fuzz-build
+	bash Tests/Fuzz/fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) $(FUZZ_HARNESSES)
+# --- end of fuzzing ---------------------------------------------------------------------------
 
 clean:
 	rm -rf .build $(OUT)
