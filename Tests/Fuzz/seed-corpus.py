@@ -232,6 +232,15 @@ def main():
             {"name": "t", "kind": "statistics", "type": "HeartRate", "interval": "90min", "anchor": "2024-01-01T00:00",
              "options": ["min", "max", "avg", "count"], "separateBySource": True},
         ]}, indent=1))
+    # null wherever a value is optional: material for crossover into the required places.
+    write("pipeline", "edge-nulls.json", json.dumps({
+        "version": 1, "name": "x", "description": None, "timezone": None, "sourcePriority": None,
+        "sleep": {"sessionGapMinutes": None, "dayBoundary": None},
+        "jobs": [
+            {"name": "t", "kind": "statistics", "type": "HeartRate", "interval": "1h", "anchor": None,
+             "options": ["avg"], "separateBySource": None, "outputs": [{"table": None, "file": "t.csv", "format": None}]},
+            {"name": "w", "kind": "workouts", "codes": None},
+        ]}))
     write("pipeline", "edge-wrong-types.json",
           '{"version": 1.5, "name": 7, "jobs": [{"name": "a b", "kind": "sleep", "outputs": [{"file": "../x"}]}], "x": true}')
 
