@@ -1,4 +1,5 @@
 import FuzzSupport
+import Glibc
 import HealthETL
 import HealthExtract
 
@@ -14,12 +15,15 @@ let plan: RunPlan = {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-  let out = FuzzDriver.scratchDirectory + "/out"
+  // The run stages its outputs in a sibling of the output folder: both go when `run/` does.
+  let folder = FuzzDriver.scratchDirectory + "/run"
+  let out = folder + "/out"
+  mkdir(folder, 0o700)
   var options = ExportJob.RunOptions(input: .bytes(FuzzDriver.bytes(data, size), name: "fuzz.xml"), plan: plan)
   options.outputDirectory = out
   options.quiet = true
   _ = try? ExportJob.run(options)
-  FuzzDriver.removeTree(out)
+  FuzzDriver.removeTree(folder)
   return 0
 }
 

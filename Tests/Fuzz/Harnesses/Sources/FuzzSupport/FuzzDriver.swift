@@ -32,10 +32,18 @@ public enum FuzzDriver {
 
   /// A folder of this process for readers that only take paths, in memory (`/dev/shm`) when the
   /// machine has it: writing the input there per execution costs a few microseconds.
+  /// Removed at exit; the folders of harnesses that crashed or were killed on a timeout are
+  /// removed by the next harness that starts.
   public static let scratchDirectory: String = {
     let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
-    let path = "\(base)/healthetl-fuzz-\(getpid())"
+    let prefix = "healthetl-fuzz-"
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] where name.hasPrefix(prefix) {
+      guard let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+      removeTree(base + "/" + name)
+    }
+    let path = "\(base)/\(prefix)\(getpid())"
     mkdir(path, 0o700)
+    atexit { FuzzDriver.removeTree(FuzzDriver.scratchDirectory) }
     return path
   }()
 
