@@ -10,6 +10,8 @@
 #   make lint / make format                                layer check + swift format
 #   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
 #   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n] [CONFIG="key=value ..."]
+#   make fuzz     [FUZZ_SECONDS=60] [FUZZ_HARNESSES="xml …"]  libFuzzer + ASan on every reader of input
+#   make fuzz-smoke                                        replay the fuzz corpus and fuzz briefly (CI)
 
 EXPORT   ?= SampleData/export.zip
 OUT      ?= out
@@ -22,7 +24,7 @@ PACKAGES := libxml2-dev libarchive-dev libssl-dev libxlsxwriter-dev pkg-config t
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: docs deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
-	clean cohort cohort-venv e2e-venv test-cohort slurm-packages
+	clean cohort cohort-venv e2e-venv test-cohort slurm-packages fuzz fuzz-build fuzz-smoke
 
 # Installs only what is missing, so a provisioned machine pays nothing.
 deps:
@@ -88,6 +90,23 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+# --- Fuzzing (Tests/Fuzz/README.md) --------------------------------------------------------
+# A separate package builds the harnesses with -sanitize=fuzzer,address; found inputs are kept in
+# .build/fuzz-corpus/, crashes in .build/fuzz-artifacts/. The smoke exits non-zero on any crash.
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_HARNESSES     ?= xml run zip pipeline codes state
+
+fuzz-build: deps
+	SWIFT=$(SWIFT) bash Tests/Fuzz/fuzz.sh build
+
+fuzz: fuzz-build
+	bash Tests/Fuzz/fuzz.sh fuzz $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
+fuzz-smoke: fuzz-build
+	bash Tests/Fuzz/fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) $(FUZZ_HARNESSES)
+# --- end of fuzzing ---------------------------------------------------------------------------
 
 clean:
 	rm -rf .build $(OUT)

@@ -17,6 +17,9 @@ let package = Package(
   products: [
     .executable(name: "healthetl", targets: ["healthetl"]),
     .executable(name: "xmlfloor", targets: ["xmlfloor"]),
+    // For the libFuzzer harnesses in Tests/Fuzz, a separate package that depends on this one by
+    // path and can only reach products.
+    .library(name: "HealthETLReaders", targets: ["HealthETL", "HealthExtract"]),
   ],
   targets: [
     // C libraries from Debian, each behind a one-header module map.

@@ -1,0 +1,30 @@
+import FuzzSupport
+import Glibc
+import HealthETL
+import HealthExtract
+
+// The whole run of the shipped default pipeline over an export given as bytes: parse, staging,
+// every stage's consume and finish (sleep nights, workouts and server records, swim laps, the
+// interval statistics), zone resolution, the output transaction and the delivery state. Written
+// to a fresh folder in memory per input. Thrown `ETLError`s are expected; a trap is a bug.
+let plan: RunPlan = {
+  do { return try RunPlanner.plan([PipelineDecoder.load(FuzzDriver.repository + "/Pipelines/default.json")]) } catch {
+    fatalError("the shipped default pipeline does not load: \(error)")
+  }
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+  // The run stages its outputs in a sibling of the output folder: both go when `run/` does.
+  let folder = FuzzDriver.scratchDirectory + "/run"
+  let out = folder + "/out"
+  mkdir(folder, 0o700)
+  var options = ExportJob.RunOptions(input: .bytes(FuzzDriver.bytes(data, size), name: "fuzz.xml"), plan: plan)
+  options.outputDirectory = out
+  options.quiet = true
+  _ = try? ExportJob.run(options)
+  FuzzDriver.removeTree(folder)
+  return 0
+}
+
+FuzzDriver.run(testOneInput)

@@ -1,0 +1,15 @@
+import FuzzSupport
+import HealthETL
+import HealthExtract
+
+// The export reader on bytes: libxml2 behind the DTD-blanking byte filter, on its reader thread,
+// feeding the staging layer (records, correlations, workouts, generic elements). Thrown
+// `ExtractError`s are expected; a trap, a hang or a sanitizer report is a bug.
+@_cdecl("LLVMFuzzerTestOneInput")
+func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+  let normalizer = RecordNormalizer(stages: [])
+  _ = try? ExportStream(source: .bytes(FuzzDriver.bytes(data, size), name: "fuzz.xml")).read(into: normalizer)
+  return 0
+}
+
+FuzzDriver.run(testOneInput)

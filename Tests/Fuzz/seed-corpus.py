@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Writes the seed inputs of Tests/Fuzz/Corpus/ (run from the repository root).
+
+Seeds are small on purpose (libFuzzer mutates small inputs fastest): slices of the bundled
+sample export, hand-written edge cases, the shipped pipelines and code table, and a few of the
+smallest real fixtures when /work/shared/fixtures/real is there (a user's clone does not have it;
+the committed copies are then kept as they are). Regression inputs (`regression-*`) are never
+touched. Deterministic: running it twice writes the same bytes.
+"""
+
+import io
+import json
+import os
+import re
+import sys
+import zipfile
+
+ROOT = os.getcwd()
+CORPUS = os.path.join(ROOT, "Tests", "Fuzz", "Corpus")
+REAL = "/work/shared/fixtures/real"
+STAMP = (2024, 4, 15, 9, 0, 0)
+
+
+def write(harness, name, data):
+    folder = os.path.join(CORPUS, harness)
+    os.makedirs(folder, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def sample_lines():
+    with zipfile.ZipFile(os.path.join(ROOT, "SampleData", "export.zip")) as z:
+        text = z.read("apple_health_export/export.xml").decode("utf-8")
+    return text.split("\n")
+
+
+def block(lines, start):
+    """The element starting at line `start`, through its closing tag when it has children."""
+    line = lines[start]
+    if line.rstrip().endswith("/>"):
+        return [line]
+    tag = re.match(r"\s*<(\w+)", line).group(1)
+    end = start
+    while lines[end].strip() != f"</{tag}>":
+        end += 1
+    return lines[start : end + 1]
+
+
+def find(lines, needle, nth=0, start=0):
+    hits = [i for i in range(start, len(lines)) if needle in lines[i]]
+    return hits[nth]
+
+
+def document(body, prolog='<?xml version="1.0" encoding="UTF-8"?>\n'):
+    return prolog + '<HealthData locale="en_DE">\n' + "\n".join(body) + "\n</HealthData>\n"
+
+
+def xml_seeds():
+    lines = sample_lines()
+    seeds = {}
+    root = find(lines, "<HealthData")
+    # The real prolog: the DTD with its HealthKit Export Version comment, then the first records.
+    seeds["sample-head.xml"] = "\n".join(lines[: root + 8]) + "\n</HealthData>\n"
+    steps = [l for l in lines if "StepCount" in l and l.startswith(" <Record ")][:6]
+    seeds["sample-steps.xml"] = document(steps + steps[:1])  # one byte-identical duplicate
+    hr = [l for l in lines if "HKQuantityTypeIdentifierHeartRate\"" in l][:3]
+    hrv = block(lines, find(lines, "HeartRateVariabilitySDNN", start=root))
+    seeds["sample-heart-rate-hrv.xml"] = document(hr + hrv[:6] + hrv[-2:])
+    night = find(lines, "HKCategoryValueSleepAnalysisInBed", start=root)
+    seeds["sample-sleep-night.xml"] = document(
+        block(lines, night) + [l for l in lines[night + 1 : night + 40] if "SleepAnalysis" in l][:14]
+    )
+    correlation = block(lines, find(lines, "<Correlation ", start=root))
+    seeds["sample-correlation.xml"] = document(correlation)
+    run = block(lines, find(lines, 'workoutActivityType="HKWorkoutActivityTypeRunning"', start=root))
+    seeds["sample-workout-run.xml"] = document(run)
+    swim = block(lines, find(lines, 'workoutActivityType="HKWorkoutActivityTypeSwimming"', start=root))
+    laps = [l for l in lines if "SwimmingStrokeCount" in l or "DistanceSwimming" in l][:4]
+    seeds["sample-workout-swim.xml"] = document(laps + swim[:30] + swim[-12:])
+    old_run = [i for i in range(root, len(lines)) if 'workoutActivityType="HKWorkoutActivityTypeRunning"' in lines[i]]
+    short = min(old_run, key=lambda i: len(block(lines, i)))
+    seeds["sample-workout-old-style.xml"] = document(block(lines, short))
+    summaries = [l for l in lines if l.startswith(" <ActivitySummary")][:2]
+    seeds["sample-activity-summary.xml"] = document(summaries + [lines[find(lines, "<Me ")]])
+
+    # Hand-written edge cases of the byte filter and the staging layer.
+    record = (
+        '<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" '
+        'creationDate="2024-03-18 08:00:00 +0100" startDate="2024-03-18 07:00:00 +0100" '
+        'endDate="2024-03-18 07:10:00 +0100" value="{value}"/>'
+    )
+    seeds["edge-minimal.xml"] = "<HealthData>" + record.format(value="12") + "</HealthData>"
+    seeds["edge-control-characters.xml"] = document([record.format(value="1\x0b2"), record.format(value="\x01")])
+    seeds["edge-entities-cdata.xml"] = document(
+        ['<Record type="A&amp;B" sourceName="&#x41;&#66;&lt;" startDate="2024-01-01 00:00:00 +0000" '
+         'endDate="2024-01-01 00:00:00 +0000"><![CDATA[x]]><!-- c --><?pi x?></Record>']
+    )
+    seeds["edge-doctype-ios16.xml"] = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE HealthData [\n'
+        "<!-- HealthKit Export Version: 12 -->\n<!ELEMENT HealthData (ExportDate,Me,(Record)*)>\n"
+        "<!ATTLIST VisionPrescription\n  type CDATA #REQUIRED\n<!ELEMENT RightEye EMPTY>\n"
+        '  device CDATA #IMPLIED\n>\n]>\n<HealthData locale="en_US">\n <ExportDate value="2022-12-01 10:00:00 -0800"/>\n '
+        + record.format(value="3")
+        + "\n</HealthData>\n"
+    )
+    seeds["edge-doctype-quotes-comments.xml"] = (
+        '<!DOCTYPE HealthData [ <!ENTITY x "]>"> <!-- ]> --> <!ATTLIST a b CDATA \']>\'> ]>'
+        "<HealthData>" + record.format(value="&x;") + "</HealthData>"
+    )
+    seeds["edge-wrong-root.xml"] = "<?xml version='1.0'?><gpx><trk/></gpx>"
+    seeds["edge-truncated.xml"] = document([record.format(value="5")])[:-40]
+    seeds["edge-dates-and-numbers.xml"] = document(
+        [
+            record.format(value="1e308").replace("2024-03-18 07:00:00 +0100", "0001-01-01 00:00:00 -2359"),
+            record.format(value="-0.0").replace("2024-03-18 07:10:00 +0100", "9999-12-31 23:59:59 +2359"),
+            record.format(value="NaN").replace("+0100", "+9999"),
+            record.format(value="12,5").replace("07:10:00", "06:59:59"),
+            '<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="W" startDate="2024-03-31 01:30:00 +0100" '
+            'endDate="2024-03-31 03:30:00 +0200" value="HKCategoryValueSleepAnalysisAsleepCore">'
+            '<MetadataEntry key="HKTimeZone" value="Europe/Berlin"/></Record>',
+        ]
+    )
+    seeds["edge-nested-unknown.xml"] = document(
+        ['<ClinicalRecord type="x" identifier="1"><Foo a="1"><Bar/></Foo></ClinicalRecord>',
+         '<Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-03-18 07:00:00 +0100" '
+         'endDate="2024-03-18 07:30:00 +0100"><WorkoutActivity uuid="u" startDate="2024-03-18 07:00:00 +0100">'
+         '<WorkoutEvent type="HKWorkoutEventTypeLap" date="2024-03-18 07:01:00 +0100"/>'
+         '<WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" average="150" unit="count/min"/>'
+         "</WorkoutActivity><WorkoutRoute><FileReference path=\"/workout-routes/r.gpx\"/></WorkoutRoute></Workout>"]
+    )
+    return seeds
+
+
+def scrub(data):
+    """Dates of birth and initials in source names are not needed to reach any code."""
+    data = re.sub(rb'(DateOfBirth=")[0-9-]*"', rb'\g<1>1970-01-01"', data)
+    return data.replace(b'sourceName="NJR ', b'sourceName="')
+
+
+def real_xml_seeds():
+    """The smallest real exports (authors' public test data; see SOURCES.md there)."""
+    picks = {
+        "real-tdda-hk3.xml": "tdda__applehealthdata/testdata/export6s3sample.xml",
+        "real-aleksi.xml": "AlekSi__applehealth/testdata/testdata.xml",
+        "real-resting-heart-rate.xml": "NicolasReyrolle__apple-health-analyzer/tests/fixtures/exports/record_resting_heart_rate.xml",
+        "real-workout-swimming.xml": "NicolasReyrolle__apple-health-analyzer/tests/fixtures/exports/workout_swimming.xml",
+        "real-opendroid-anonymised.xml": "opendroid__hk/public/sampleexport.xml",
+    }
+    seeds = {name: scrub(open(os.path.join(REAL, path), "rb").read()) for name, path in picks.items()}
+    # Apple's broken iOS 16 DTD (jshrake's export, trimmed to the prolog and the first lines after it).
+    with zipfile.ZipFile(os.path.join(REAL, "jshrake__healthkit-to-sqlite/example/export.zip")) as z:
+        name = next(n for n in z.namelist() if n.endswith("export.xml") and "__MACOSX" not in n)
+        text = z.read(name)
+    head = text[: text.index(b"<HealthData")]
+    seeds["real-ios16-broken-dtd.xml"] = head + b'<HealthData locale="en_US">\n</HealthData>\n'
+    # A DTD missing one '>' (k0rventen's test-export3), prolog only.
+    with zipfile.ZipFile(os.path.join(REAL, "k0rventen__apple-health-grafana/tests/test-export3.zip")) as z:
+        name = next(n for n in z.namelist() if n.endswith(".xml") and "cda" not in n)
+        text = z.read(name)
+    head = text[: text.index(b"<HealthData")]
+    seeds["real-dtd-missing-bracket.xml"] = head + b'<HealthData locale="en_FR">\n</HealthData>\n'
+    return seeds
+
+
+def zip_bytes(members, compression=zipfile.ZIP_DEFLATED, stream=False, zip64=False):
+    buffer = io.BytesIO()
+
+    class Unseekable(io.RawIOBase):
+        # zipfile writes data descriptors (flag bit 3) when it cannot seek back, as phones do.
+        def writable(self):
+            return True
+
+        def write(self, b):
+            return buffer.write(b)
+
+    target = Unseekable() if stream else buffer
+    with zipfile.ZipFile(target, "w", compression=compression) as z:
+        for name, data in members:
+            info = zipfile.ZipInfo(name, STAMP)
+            info.compress_type = compression
+            with z.open(info, "w", force_zip64=zip64) as f:
+                f.write(data)
+    return buffer.getvalue()
+
+
+def zip_seeds(xml):
+    tiny = xml["edge-minimal.xml"].encode()
+    steps = xml["sample-steps.xml"].encode()
+    cda = b'<?xml version="1.0"?><ClinicalDocument/>'
+    gpx = b'<?xml version="1.0"?><gpx version="1.1"><trk><trkseg><trkpt lat="0" lon="0"/></trkseg></trk></gpx>'
+    return {
+        "layout-iphone.zip": zip_bytes(
+            [("apple_health_export/export.xml", steps), ("apple_health_export/export_cda.xml", cda),
+             ("apple_health_export/workout-routes/route_2024-03-18_6.36pm.gpx", gpx)]),
+        "stored.zip": zip_bytes([("export.xml", tiny)], compression=zipfile.ZIP_STORED),
+        "data-descriptors.zip": zip_bytes([("apple_health_export/export.xml", steps)], stream=True),
+        "zip64.zip": zip_bytes([("apple_health_export/export.xml", tiny)], zip64=True),
+        "cda-first-macosx.zip": zip_bytes(
+            [("apple_health_export/export_cda.xml", cda), ("__MACOSX/apple_health_export/._export.xml", b"\0\5\26\7"),
+             ("apple_health_export/导出.xml", tiny)]),
+        "no-export.zip": zip_bytes([("apple_health_export/notes.txt", b"hello")]),
+        "empty.zip": zip_bytes([]),
+        "plain.xml": tiny,
+    }
+
+
+def main():
+    xml = xml_seeds()
+    for name, data in xml.items():
+        write("xml", name, data)
+    # The run harness starts from the seeds that reach the stages.
+    for name in ["sample-sleep-night.xml", "sample-steps.xml", "sample-heart-rate-hrv.xml", "sample-workout-run.xml",
+                 "sample-workout-swim.xml", "sample-workout-old-style.xml", "sample-correlation.xml",
+                 "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml"]:
+        write("run", name, xml[name])
+    for name, data in zip_seeds(xml).items():
+        write("zip", name, data)
+
+    pipelines = os.path.join(ROOT, "Pipelines")
+    for name in sorted(os.listdir(pipelines)):
+        if name.endswith(".json") and name != "workout-codes.json":
+            write("pipeline", "shipped-" + name, open(os.path.join(pipelines, name), "rb").read())
+    write("pipeline", "edge-all-keys.json", json.dumps({
+        "version": 1, "name": "x", "description": "d", "timezone": "Europe/Berlin", "sourcePriority": ["Watch"],
+        "sleep": {"sessionGapMinutes": 0, "dayBoundary": "23:59"},
+        "jobs": [
+            {"name": "s", "kind": "samples", "types": ["StepCount"], "outputs": [{"file": "a.ndjson"}]},
+            {"name": "e", "kind": "elements", "names": ["ActivitySummary"]},
+            {"name": "w", "kind": "workouts", "codes": "workout-codes.json", "outputs": [{"table": "laps", "file": "l.csv"}]},
+            {"name": "t", "kind": "statistics", "type": "HeartRate", "interval": "90min", "anchor": "2024-01-01T00:00",
+             "options": ["min", "max", "avg", "count"], "separateBySource": True},
+        ]}, indent=1))
+    # null wherever a value is optional: material for crossover into the required places.
+    write("pipeline", "edge-nulls.json", json.dumps({
+        "version": 1, "name": "x", "description": None, "timezone": None, "sourcePriority": None,
+        "sleep": {"sessionGapMinutes": None, "dayBoundary": None},
+        "jobs": [
+            {"name": "t", "kind": "statistics", "type": "HeartRate", "interval": "1h", "anchor": None,
+             "options": ["avg"], "separateBySource": None, "outputs": [{"table": None, "file": "t.csv", "format": None}]},
+            {"name": "w", "kind": "workouts", "codes": None},
+        ]}))
+    write("pipeline", "edge-wrong-types.json",
+          '{"version": 1.5, "name": 7, "jobs": [{"name": "a b", "kind": "sleep", "outputs": [{"file": "../x"}]}], "x": true}')
+
+    codes = open(os.path.join(pipelines, "workout-codes.json"), "rb").read()
+    write("codes", "shipped-workout-codes.json", codes)
+    write("codes", "edge-minimal.json", '{"version": 1, "codes": {}}')
+    write("codes", "edge-escapes.json",
+          '{"version": 1, "description": "\\u00e9\\ud83d\\ude00\\n", "default": "S\\u0041", "codes": {"Running": "SERVER02"}}\n')
+    write("codes", "edge-errors.json", '{"version": 1e0, "codes": {"HKWorkoutActivityTypeRunning": "a b"}, "x": [1, -0.5e+3, null]}')
+
+    write("state", "delivered.json", json.dumps({
+        "version": 1, "emitted": ["3f1c2a9e-0000-5000-8000-000000000001"],
+        "pending": [{"recordUuid": "3f1c2a9e-0000-5000-8000-000000000002", "workoutType": "SERVER02"}],
+        "processed": [{"sha256": "ab" * 32, "name": "export.zip", "bytes": 579364}]}, indent=2))
+    write("state", "empty-object.json", "{}")
+    write("state", "wrong-types.json", '{"emitted": [1, null], "pending": [{"a": 1}], "processed": [{"sha256": "x", "name": "y", "bytes": 1e300}]}')
+
+    if os.path.isdir(REAL):
+        for name, data in real_xml_seeds().items():
+            write("xml", name, data)
+        write("zip", "real-alxdrcirilo.zip", open(os.path.join(REAL, "alxdrcirilo__apple-health-parser/tests/data/export.zip"), "rb").read())
+    else:
+        print(f"{REAL} is absent: the committed real seeds are kept as they are", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
