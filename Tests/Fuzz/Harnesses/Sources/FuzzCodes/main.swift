@@ -1,7 +1,7 @@
 import FuzzSupport
 import HealthETL
 
-// The workout code table (its own strict JSON reader): `WorkoutCodeTableError` or a table,
+// The workout code table (its own strict JSON reader): `ConfigFileError` or a table,
 // never a trap.
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {

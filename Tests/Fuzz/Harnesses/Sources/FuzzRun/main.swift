@@ -19,10 +19,10 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   let folder = FuzzDriver.scratchDirectory + "/run"
   let out = folder + "/out"
   mkdir(folder, 0o700)
-  var options = ExportJob.RunOptions(input: .bytes(FuzzDriver.bytes(data, size), name: "fuzz.xml"), plan: plan)
+  var options = ExportRun.RunOptions(input: .bytes(FuzzDriver.bytes(data, size), name: "fuzz.xml"), plan: plan)
   options.outputDirectory = out
   options.quiet = true
-  _ = try? ExportJob.run(options)
+  _ = try? ExportRun.run(options)
   FuzzDriver.removeTree(folder)
   return 0
 }

@@ -8,7 +8,7 @@ let directory = FuzzDriver.scratchDirectory
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-  FuzzDriver.write(FuzzDriver.bytes(data, size), to: directory + "/" + DeliveryState.fileName)
+  FuzzDriver.write(FuzzDriver.bytes(data, size), to: directory + "/" + ToolFiles.state)
   _ = try? DeliveryState.load(from: directory)
   return 0
 }
