@@ -12,6 +12,7 @@ public enum HealthETLCommand {
     ("validate", "Check an export and report every problem, writing nothing.", ValidateCommand.main),
     ("sample", "Write a realistic synthetic export.", SampleCommand.main),
     ("nightly", "Process new exports from an inbox; emit only new workouts.", NightlyCommand.main),
+    ("deliver", "POST the workout records an output folder has not delivered yet to a server.", DeliverCommand.main),
     ("pipelines", "List, explain or check pipeline files.", PipelinesCommand.main),
   ]
 
@@ -24,7 +25,8 @@ public enum HealthETLCommand {
     }
     lines.append("")
     lines.append("Run 'healthetl <command> --help' for a command's options. Exit codes: 0 success, 64 usage,")
-    lines.append("65 bad input data, 66 input not found, 73 cannot create output, 74 I/O error, 75 locked.")
+    lines.append("65 bad input data, 66 input not found, 73 cannot create output, 74 I/O error, 75 locked or")
+    lines.append("try again later.")
     return lines.joined(separator: "\n") + "\n"
   }
 

@@ -9,6 +9,8 @@ public enum ETLError: Error, CustomStringConvertible {
   case pipeline(ConfigFileError)
   /// The output folder's delivery state cannot be used.
   case state(ConfigFileError)
+  /// A delivery's URL, token, CA file or option cannot be used.
+  case delivery(DeliveryError)
   /// `--strict` and at least one record was rejected.
   case strictRejection(count: Int, first: RejectionLog.Example, reason: String)
 
@@ -19,6 +21,7 @@ public enum ETLError: Error, CustomStringConvertible {
     case .output(let error): return error.description
     case .pipeline(let error): return error.description
     case .state(let error): return error.description
+    case .delivery(let error): return error.description
 
     case .strictRejection(let count, let first, let reason):
       return
@@ -40,6 +43,8 @@ public enum ETLError: Error, CustomStringConvertible {
     case .strictRejection: return .dataError
     case .pipeline: return .usage
     case .state: return .dataError
+    case .delivery(.unreadable): return .noInput
+    case .delivery: return .usage
     }
   }
 }
