@@ -9,9 +9,12 @@ public enum DeliveryError: Error, CustomStringConvertible, Sendable {
   case unreadable(path: String, what: String, reason: String)
   case badToken(source: String, reason: String)
   case badOption(String)
+  /// The delivery configuration file (`--delivery-config`) cannot be used.
+  case config(ConfigFileError)
 
   public var description: String {
     switch self {
+    case .config(let error): return error.description
     case .badURL(let url, let reason): return "--url \(url): \(reason)"
     case .insecureHTTP(let host):
       return
@@ -44,10 +47,18 @@ public struct BearerToken: Sendable, CustomStringConvertible {
     return try BearerToken(String(decoding: bytes, as: UTF8.self), source: "--token-file \(file)")
   }
 
-  /// The token of `$HEALTHETL_TOKEN`, or nil when it is unset or empty.
-  public static func fromEnvironment(_ environment: [String: String]) throws(DeliveryError) -> BearerToken? {
-    guard let text = environment[environmentVariable], !text.isEmpty else { return nil }
-    return try BearerToken(text, source: "$\(environmentVariable)")
+  /// The token of `variable`, or nil when it is unset or empty. A variable the configuration
+  /// names (`required`) must be set.
+  public static func fromEnvironment(
+    _ environment: [String: String], variable: String = environmentVariable, required: Bool = false
+  ) throws(DeliveryError) -> BearerToken? {
+    guard let text = environment[variable], !text.isEmpty else {
+      if required {
+        throw .badToken(source: "$\(variable)", reason: "is not set, or empty (tokenEnvironment names it)")
+      }
+      return nil
+    }
+    return try BearerToken(text, source: "$\(variable)")
   }
 
   init(_ text: String, source: String) throws(DeliveryError) {
@@ -131,21 +142,128 @@ public struct DeliverySettings: Sendable {
     return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
   }
 
+  public static let batchRange = 1...10_000
+  public static let timeoutRange = 0.001...3600
+  public static let attemptsRange = 1...100
+  public static let backoffRange = 0.0...3600
+  public static let maxTimeRange = 0.001...86_400
+
   /// Checks the numbers and that the CA file can be read.
   public func validate() throws(DeliveryError) {
-    guard (1...10_000).contains(batchSize) else { throw .badOption("--batch must be between 1 and 10000") }
-    guard timeout > 0, timeout <= 3600 else {
-      throw .badOption("--timeout must be more than 0 and at most 3600 seconds")
+    guard Self.batchRange.contains(batchSize) else { throw .badOption("--batch must be between 1 and 10000") }
+    guard Self.timeoutRange.contains(timeout) else {
+      throw .badOption("--timeout must be between 0.001 and 3600 seconds")
     }
-    guard (1...100).contains(attempts) else { throw .badOption("--attempts must be between 1 and 100") }
-    guard backoff >= 0, backoff <= 3600 else { throw .badOption("--backoff must be between 0 and 3600 seconds") }
-    guard maxTime > 0, maxTime <= 86_400 else {
-      throw .badOption("--max-time must be more than 0 and at most 86400 seconds")
+    guard Self.attemptsRange.contains(attempts) else { throw .badOption("--attempts must be between 1 and 100") }
+    guard Self.backoffRange.contains(backoff) else {
+      throw .badOption("--backoff must be between 0 and 3600 seconds")
+    }
+    guard Self.maxTimeRange.contains(maxTime) else {
+      throw .badOption("--max-time must be between 0.001 and 86400 seconds")
     }
     if let caFile {
       guard FileManager.default.isReadableFile(atPath: caFile) else {
         throw .unreadable(path: caFile, what: "--ca-file", reason: "no such file, or not readable")
       }
     }
+  }
+}
+
+/// A delivery configuration file (`--delivery-config FILE`): where and how to deliver, so a
+/// crontab line stays short and the token's location is written down once (Pipelines/README.md,
+/// "Delivering to a server"). Read strictly: an unknown key, a wrong type or a value out of
+/// range is reported with the file, line and key. The token itself is never in it — only where
+/// to find it — so the file can be shown, diffed and backed up. Paths are relative to the file's
+/// folder. A command-line option wins over the file's key of the same meaning.
+public struct DeliveryConfig: Sendable, Equatable {
+  public var url: String?
+  public var tokenFile: String?
+  /// The environment variable holding the token (instead of `$HEALTHETL_TOKEN`).
+  public var tokenEnvironment: String?
+  public var caFile: String?
+  public var batch: Int?
+  public var timeout: Double?
+  public var attempts: Int?
+  public var backoff: Double?
+  public var maxTime: Double?
+  public var allowInsecureHTTP: Bool?
+
+  public init() {}
+
+  /// The keys of the file, in the order the documentation lists them.
+  public static let keys = [
+    "url", "tokenFile", "tokenEnvironment", "caFile", "batch", "timeout", "attempts", "backoff", "maxTime",
+    "allowInsecureHTTP",
+  ]
+
+  public static func read(_ path: String) throws(DeliveryError) -> DeliveryConfig {
+    let bytes: [UInt8]
+    do { bytes = try ConfigFile.read(path, limit: 64 << 10) } catch {
+      throw .unreadable(path: path, what: "--delivery-config", reason: error.message)
+    }
+    do throws(ConfigFileError) {
+      return try parse(bytes, file: path)
+    } catch {
+      throw .config(error)
+    }
+  }
+
+  static func parse(_ bytes: [UInt8], file: String) throws(ConfigFileError) -> DeliveryConfig {
+    let root = try ConfigFile.parse(bytes, file: file)
+    // Named before the unknown-key check, so the message says why rather than "unknown key".
+    for secret in ["token", "bearerToken", "authorization", "password"] {
+      if let node = try root.peek(secret) {
+        throw node.error(
+          "a token is never kept in this file (it would travel with every copy of it); put it in a file named by tokenFile, or in $\(BearerToken.environmentVariable)"
+        )
+      }
+    }
+    let object = try root.object(allowed: keys)
+    let folder = (file as NSString).deletingLastPathComponent
+    func path(_ node: ConfigNode) throws(ConfigFileError) -> String {
+      let text = try node.nonEmptyString()
+      return text.hasPrefix("/") || folder.isEmpty ? text : folder + "/" + text
+    }
+    var config = DeliveryConfig()
+    config.allowInsecureHTTP = try object["allowInsecureHTTP"]?.bool()
+    if let node = object["url"] {
+      let url = try node.nonEmptyString()
+      do {
+        _ = try DeliverySettings(url: url, allowInsecureHTTP: config.allowInsecureHTTP ?? false)
+      } catch {
+        switch error {
+        case .insecureHTTP(let host):
+          throw node.error(
+            "plain http:// to \(host) would send the records and the token unencrypted; use https://, or set \"allowInsecureHTTP\": true if the network is trusted"
+          )
+        case .badURL(_, let reason): throw node.error(reason)
+        default: throw node.error(error.description)
+        }
+      }
+      config.url = url
+    }
+    if let node = object["tokenFile"] { config.tokenFile = try path(node) }
+    if let node = object["tokenEnvironment"] {
+      let name = try node.nonEmptyString()
+      guard let first = name.utf8.first, !(0x30...0x39).contains(first),
+        name.utf8.allSatisfy({
+          $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+        })
+      else {
+        throw node.error(
+          "must be the name of an environment variable (letters, digits, _), not \(ConfigNode.excerpt(name))")
+      }
+      config.tokenEnvironment = name
+    }
+    guard config.tokenFile == nil || config.tokenEnvironment == nil else {
+      throw try object.required("tokenEnvironment").error("and tokenFile name two tokens; keep one")
+    }
+    if let node = object["caFile"] { config.caFile = try path(node) }
+    config.batch = try object["batch"]?.integer(in: DeliverySettings.batchRange)
+    config.timeout = try object["timeout"]?.number(in: DeliverySettings.timeoutRange)
+    config.attempts = try object["attempts"]?.integer(in: DeliverySettings.attemptsRange)
+    config.backoff = try object["backoff"]?.number(in: DeliverySettings.backoffRange)
+    config.maxTime = try object["maxTime"]?.number(in: DeliverySettings.maxTimeRange)
+    return config
   }
 }

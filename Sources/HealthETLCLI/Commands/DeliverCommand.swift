@@ -5,6 +5,9 @@ enum DeliverCommand {
   /// The options of a delivery, shared with `nightly --deliver`.
   static let deliveryOptions = [
     OptionSpec(
+      name: "delivery-config", valueName: "FILE",
+      help: "JSON file with the URL, where the token is, and the options below; an option given here wins."),
+    OptionSpec(
       name: "token-file", valueName: "FILE",
       help: "File holding the bearer token for the Authorization header (default: $HEALTHETL_TOKEN, if set)."),
     OptionSpec(name: "ca-file", valueName: "FILE", help: "PEM CA certificates to trust besides the system store."),
@@ -27,11 +30,12 @@ enum DeliverCommand {
     [
       OptionSpec(name: "out", valueName: "DIR", help: "The output folder whose records to deliver (required)."),
       OptionSpec(
-        name: "url", valueName: "URL", help: "Where to POST them: https://, or http:// to this machine (required)."),
+        name: "url", valueName: "URL",
+        help: "Where to POST them: https://, or http:// to this machine (required unless the config has url)."),
     ] + deliveryOptions
 
   static let usage =
-    "healthetl deliver --out DIR --url URL [--token-file FILE] [--ca-file FILE] [--batch N] [--timeout SECONDS] [--attempts N] [--backoff SECONDS] [--max-time SECONDS] [--allow-insecure-http] [--retry-quarantined] [--dry-run]"
+    "healthetl deliver --out DIR (--url URL | --delivery-config FILE) [--token-file FILE] [--ca-file FILE] [--batch N] [--timeout SECONDS] [--attempts N] [--backoff SECONDS] [--max-time SECONDS] [--allow-insecure-http] [--retry-quarantined] [--dry-run]"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
@@ -41,17 +45,18 @@ enum DeliverCommand {
           "POST the workout server records this output folder has emitted and no server has acknowledged, in batches, each with an Idempotency-Key. Exit 0 when all went through, 65 when the server rejected a batch (quarantined), 75 when records are left for the next run, 64 when the server refused the client (URL, token or certificate).",
         options: options)
     else { return ExitCode.success }
-    guard let out = parsed.value("out"), let url = parsed.value("url") else {
-      throw UsageError(message: "--out DIR and --url URL are required", command: "deliver")
+    guard let out = parsed.value("out") else {
+      throw UsageError(message: "--out DIR is required", command: "deliver")
     }
-    let settings = try self.settings(url: url, parsed, command: "deliver")
+    let settings = try self.settings(url: parsed.value("url"), parsed, command: "deliver")
     let result = try WorkoutDelivery.run(outputDirectory: out, settings: settings)
     printDryRun(result)
     return result.exitCode
   }
 
-  /// The delivery settings of a command line: the URL and the options of `deliveryOptions`.
-  static func settings(url: String, _ parsed: ParsedArguments, command: String) throws -> DeliverySettings {
+  /// The delivery settings of a command line: the URL and the options of `deliveryOptions`,
+  /// over the keys of `--delivery-config`.
+  static func settings(url: String?, _ parsed: ParsedArguments, command: String) throws -> DeliverySettings {
     func number(_ name: String) throws -> Double? {
       guard let text = parsed.value(name) else { return nil }
       guard let value = Double(text), value.isFinite else {
@@ -67,18 +72,29 @@ enum DeliverCommand {
       return value
     }
     do {
-      var settings = try DeliverySettings(url: url, allowInsecureHTTP: parsed.flag("allow-insecure-http"))
-      if let file = parsed.value("token-file") {
+      let config = try parsed.value("delivery-config").map(DeliveryConfig.read) ?? DeliveryConfig()
+      guard let url = url ?? config.url else {
+        throw UsageError(
+          message:
+            "no URL to deliver to: pass \(command == "nightly" ? "--deliver" : "--url") URL, or a --delivery-config with \"url\"",
+          command: command)
+      }
+      var settings = try DeliverySettings(
+        url: url, allowInsecureHTTP: parsed.flag("allow-insecure-http") || (config.allowInsecureHTTP ?? false))
+      if let file = parsed.value("token-file") ?? config.tokenFile {
         settings.token = try BearerToken.read(file: file)
+      } else if let variable = config.tokenEnvironment {
+        settings.token = try BearerToken.fromEnvironment(
+          ProcessInfo.processInfo.environment, variable: variable, required: true)
       } else {
         settings.token = try BearerToken.fromEnvironment(ProcessInfo.processInfo.environment)
       }
-      settings.caFile = parsed.value("ca-file")
-      settings.batchSize = try integer("batch") ?? settings.batchSize
-      settings.attempts = try integer("attempts") ?? settings.attempts
-      settings.timeout = try number("timeout") ?? settings.timeout
-      settings.backoff = try number("backoff") ?? settings.backoff
-      settings.maxTime = try number("max-time") ?? settings.maxTime
+      settings.caFile = parsed.value("ca-file") ?? config.caFile
+      settings.batchSize = try integer("batch") ?? config.batch ?? settings.batchSize
+      settings.attempts = try integer("attempts") ?? config.attempts ?? settings.attempts
+      settings.timeout = try number("timeout") ?? config.timeout ?? settings.timeout
+      settings.backoff = try number("backoff") ?? config.backoff ?? settings.backoff
+      settings.maxTime = try number("max-time") ?? config.maxTime ?? settings.maxTime
       settings.retryQuarantined = parsed.flag("retry-quarantined")
       settings.dryRun = parsed.flag("dry-run")
       settings.userAgent = "healthetl/\(HealthETLCommand.version)"

@@ -16,7 +16,7 @@ enum NightlyCommand {
         help: "At the end of the night, deliver the workout records to URL (see deliver)."),
     ] + DeliverCommand.deliveryOptions
   static let usage =
-    "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto] [--deliver URL [delivery options of deliver]]"
+    "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto] [--deliver URL] [delivery options of deliver]"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
@@ -32,12 +32,14 @@ enum NightlyCommand {
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
     var options = NightlyBatch.Options(inbox: inbox, outputDirectory: out, plan: plan)
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
-    if let url = parsed.value("deliver") {
-      options.delivery = try DeliverCommand.settings(url: url, parsed, command: "nightly")
+    if parsed.value("deliver") != nil || parsed.value("delivery-config") != nil {
+      options.delivery = try DeliverCommand.settings(url: parsed.value("deliver"), parsed, command: "nightly")
     } else if let stray = DeliverCommand.deliveryOptions.first(where: {
       parsed.values[$0.name] != nil || parsed.flag($0.name)
     }) {
-      throw UsageError(message: "--\(stray.name) is a delivery option: it needs --deliver URL", command: "nightly")
+      throw UsageError(
+        message: "--\(stray.name) is a delivery option: it needs --deliver URL or --delivery-config FILE",
+        command: "nightly")
     }
     let result = try NightlyBatch.run(options)
     var lines = [

@@ -11,6 +11,7 @@ flushed before the response (so a test can see a request arrive even when the cl
 while it waits):
 
     {"n": 3, "path": "/records", "key": "<Idempotency-Key>", "keyOK": true, "uuids": [...],
+     "records": [<the request's records, when well formed>],
      "contentType": "application/json", "userAgent": "...", "authorized": true,
      "action": "ok" | "replay" | "status" | "hang" | "drop" | "slow" | "bad", "status": 200 | null,
      "applied": true | false}
@@ -130,6 +131,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "contentType": self.headers.get("Content-Type"), "userAgent": self.headers.get("User-Agent"),
                 "authorized": state.args.token is None or authorization == "Bearer " + state.args.token,
                 "wellFormed": bool(well_formed(records)), "applied": False, "status": None,
+                "records": records if well_formed(records) else None,
             }
             rule = state.take_rule(state.count, uuids)
             action = rule["action"] if rule else "ok"
