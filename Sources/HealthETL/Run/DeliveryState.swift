@@ -19,7 +19,8 @@ import HealthModel
 /// idempotency key, on every attempt of every run); a batch leaves the state when a server
 /// acknowledges it, or moves to `quarantinedBatches` when the server rejects it.
 public struct DeliveryState: Sendable, Equatable {
-  /// Version 3 added `batches` and `quarantinedBatches`; versions 1 and 2 are still read.
+  /// Version 3 added `batches` and `quarantinedBatches`, and is written only while either holds
+  /// something; versions 1 and 2 are still read.
   public static let version = 3
 
   /// An inbox export the nightly batch has handled.
@@ -252,22 +253,28 @@ public struct DeliveryState: Sendable, Equatable {
     func export(_ entry: Export) -> String {
       "{\"sha256\": \(quoted(entry.sha256)), \"name\": \(quoted(entry.name)), \"bytes\": \(entry.bytes)"
     }
-    line("{\n  \"version\": \(Self.version),\n  \"sequence\": \(sequence),\n")
+    // Without batches the state is written as version 2, byte for byte what a healthetl that
+    // cannot deliver writes and reads; with batches it is version 3, which such a healthetl
+    // refuses instead of dropping the queue.
+    let delivering = !batches.isEmpty || !quarantinedBatches.isEmpty
+    line("{\n  \"version\": \(delivering ? Self.version : 2),\n  \"sequence\": \(sequence),\n")
     list("processed", processed.map { export($0) + "}" })
     list(
       "quarantined",
       quarantined.map { export($0.export) + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason))}" })
     list("pending", pending.map { Self.json($0) })
-    list("outbox", outbox.map { Self.json($0) })
+    list("outbox", outbox.map { Self.json($0) }, last: !delivering)
     func records(_ list: [WorkoutServerRecord]) -> String {
       "\"records\": [\n      " + list.map(Self.json).joined(separator: ",\n      ") + "\n    ]}"
     }
-    list("batches", batches.map { "{" + records($0.records) })
-    list(
-      "quarantinedBatches",
-      quarantinedBatches.map {
-        "{\"status\": \($0.status), \"body\": \(quoted($0.body)), \"at\": \(quoted($0.at)), " + records($0.records)
-      }, last: true)
+    if delivering {
+      list("batches", batches.map { "{" + records($0.records) })
+      list(
+        "quarantinedBatches",
+        quarantinedBatches.map {
+          "{\"status\": \($0.status), \"body\": \(quoted($0.body)), \"at\": \(quoted($0.at)), " + records($0.records)
+        }, last: true)
+    }
     line("}\n")
     let file = try transaction.create(ToolFiles.state)
     try file.write(out)
