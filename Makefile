@@ -2,7 +2,7 @@
 #
 #   make run      [EXPORT=path] [OUT=dir] [TZ_NAME=zone]   the default pipeline (the bundled sample by default)
 #   make sleep | workouts | stats | samples [EXPORT=…] [OUT=…]   one pipeline of Pipelines/
-#   make nightly  [INBOX=dir] [OUT=dir]                    process new exports of an inbox (cron)
+#   make nightly  [INBOX=dir] [OUT=dir] [DELIVERY_CONFIG=f] process new exports of an inbox (cron)
 #   make test                                              build and run the whole test suite
 #   make inspect  [EXPORT=path]                            say what an export holds
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
@@ -50,7 +50,8 @@ sleep workouts stats samples: release
 
 nightly: release
 	@mkdir -p $(INBOX)
-	$(RELEASE_BIN) nightly --inbox $(INBOX) --out $(OUT) --tz $(TZ_NAME)
+	$(RELEASE_BIN) nightly --inbox $(INBOX) --out $(OUT) --tz $(TZ_NAME) \
+	  $(if $(DELIVERY_CONFIG),--delivery-config $(DELIVERY_CONFIG))
 
 inspect: release
 	$(RELEASE_BIN) inspect --tz $(TZ_NAME) $(EXPORT)

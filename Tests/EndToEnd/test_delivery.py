@@ -74,7 +74,7 @@ def free_port():
 class Server:
     """The fault-injecting server, in its own process, stopped by PID."""
 
-    def __init__(self, folder: Path, honour_keys=True):
+    def __init__(self, folder: Path, honour_keys=True, tls=None):
         self.folder = folder
         self.log = folder / "requests.jsonl"
         self.faults = folder / "faults.json"
@@ -84,6 +84,8 @@ class Server:
                      "--faults", str(self.faults), "--token", TOKEN]
         if not honour_keys:
             arguments.append("--ignore-keys")
+        if tls:
+            arguments += ["--tls", str(tls[0]), str(tls[1])]
         self.process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 10
         while not port_file.exists():
@@ -91,7 +93,7 @@ class Server:
                 self.stop()
                 raise RuntimeError(f"the test server did not start: {self.process.stderr.read()!r}")
             time.sleep(0.02)
-        self.url = f"http://127.0.0.1:{port_file.read_text()}/records"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port_file.read_text()}/records"
 
     def fault(self, *rules):
         self.faults.write_text(json.dumps(list(rules)))
@@ -382,6 +384,26 @@ class DeliveryTests(unittest.TestCase):
         self.assertIn("as Retry-After asks) would start past --max-time", result.stderr)
         self.assertEqual(len(server.requests()), 1)
         self.assertEqual(self.report()["pendingRecords"], 13)
+
+    def test_https_with_a_private_ca_needs_ca_file(self):
+        if shutil.which("openssl") is None:
+            self.skipTest("needs the openssl command (make deps installs it)")
+        cert, key = self.folder / "cert.pem", self.folder / "key.pem"
+        made = subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+            capture_output=True, timeout=60)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        server = self.start_server(tls=(cert, key))
+        untrusted = self.night(20, server.url)
+        self.assertEqual(untrusted.returncode, 64, untrusted.stderr)
+        self.assertIn("(a server with a private CA needs --ca-file)", untrusted.stderr)
+        self.assertEqual(server.requests(), [], "nothing is sent to a server whose certificate is not trusted")
+        trusted = self.healthetl("deliver", "--out", self.out, "--url", server.url, "--token-file", self.token_file,
+                                 "--ca-file", cert)
+        self.assertEqual(trusted.returncode, 0, trusted.stderr)
+        self.assertEqual(self.accepted_starts(server), sorted(self.starts[20]))
+        self.assert_requests_well_formed(server)
 
     # --- configuration ------------------------------------------------------------------------
 
