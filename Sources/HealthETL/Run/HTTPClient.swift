@@ -4,9 +4,11 @@ import Foundation
 /// HTTP POSTs through libcurl, one at a time, synchronously (the only file that sees libcurl).
 ///
 /// libcurl, not Foundation's `URLSession`: on Linux, `URLSession` runs on this same libcurl but
-/// offers no way to trust a private CA (its `URLSessionCertificateAuthorityInfoFile` variable is
-/// read on Android only, and libcurl reads no variable of its own), while `--ca-file` is
-/// `CURLOPT_CAINFO` here. TLS is verified by libcurl's defaults: the peer's chain against the
+/// offers no way to trust a private CA — a POST to a loopback server with a self-signed
+/// certificate fails with "self-signed certificate" whether `URLSessionCertificateAuthorityInfoFile`
+/// (read on Android only), `SSL_CERT_FILE` or `CURL_CA_BUNDLE` names it (Swift 6.3.1) — while
+/// `--ca-file` is `CURLOPT_CAINFO` here. It also keeps the run synchronous: no delegate queue,
+/// and a timeout that bounds connecting and the whole exchange alike. TLS is verified by libcurl's defaults: the peer's chain against the
 /// system store (Debian: `/etc/ssl/certs`) and its name against the URL's host. Redirects are not
 /// followed (a 3xx is the answer), so the `Authorization` header never goes to another host.
 struct HTTPClient {
