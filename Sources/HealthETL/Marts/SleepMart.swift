@@ -108,7 +108,8 @@ public final class SleepMart: OutputStage {
       case .sessions:
         for session in result.sessions {
           try writer.append(
-            [.instant(session.start), .instant(session.end), .date(session.date)] + Self.measures(session.tally)
+            [.instant(session.start), .instant(session.start), .instant(session.end), .date(session.date)]
+              + Self.measures(session.tally)
               + [.text(sources.names(session.tally))])
         }
       }

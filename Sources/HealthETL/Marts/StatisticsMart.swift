@@ -141,6 +141,8 @@ public final class StatisticsMart: OutputStage {
 
     func write(_ bucket: borrowing StatisticsBucket) throws(OutputError) {
       fields.removeAll(keepingCapacity: true)
+      // `date` or `local_time`: the column's kind formats the bucket's start.
+      fields.append(.instant(bucket.start))
       fields.append(typeName)
       fields.append(.instant(bucket.start))
       fields.append(.instant(bucket.end))

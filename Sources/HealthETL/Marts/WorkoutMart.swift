@@ -108,7 +108,8 @@ public final class WorkoutMart: OutputStage {
   /// The fields of a `workouts` row.
   static func fields(_ row: WorkoutRow) -> [Field] {
     var fields: [Field] = [
-      .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start), .instant(row.end),
+      .instant(row.start), .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start),
+      .instant(row.end),
       .number(row.durationSeconds), .integer(row.elapsedSeconds), .number(row.distanceMeters),
       .number(row.energyKilocalories), .number(row.heartRateAverage), .number(row.heartRateMinimum),
       .number(row.heartRateMaximum), .text(row.source), .text(row.deviceModel), .boolean(row.indoor),
@@ -123,7 +124,8 @@ public final class WorkoutMart: OutputStage {
   /// The fields of a `laps` row.
   static func fields(_ lap: SwimLap, workoutID: String) -> [Field] {
     [
-      .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end), .integer(lap.end - lap.start),
+      .instant(lap.start), .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end),
+      .integer(lap.end - lap.start),
       .number(lap.strokes), .text(lap.style.name), .number(lap.distanceMeters), .number(lap.swolf),
     ]
   }

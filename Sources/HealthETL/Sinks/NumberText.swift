@@ -7,7 +7,7 @@ enum NumberText {
   static func append(_ value: Double, precision: NumberPrecision, to out: inout [UInt8]) {
     guard value.isFinite else { return }
     switch precision {
-    case .asRecorded: CSVField.appendNumber(value, to: &out)
+    case .asRecorded, .byUnit: CSVField.appendNumber(value, to: &out)
     case .significantDigits(let digits): CSVField.appendNumber(rounded(value, significantDigits: digits), to: &out)
     case .decimals(let places): CSVField.appendNumber(rounded(value, decimals: places), to: &out)
     }

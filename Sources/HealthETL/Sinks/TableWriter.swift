@@ -93,6 +93,7 @@ public struct TableWriter {
     case .text(let text): JSONText.appendString(text, to: &line)
     case .number(let value) where !value.isFinite: line.append(contentsOf: Self.null)
     case .instant, .date:
+      // Instants, dates and local times are all JSON strings.
       line.append(UInt8(ascii: "\""))
       appendBare(field, column: column)
       line.append(UInt8(ascii: "\""))
@@ -108,7 +109,13 @@ public struct TableWriter {
     case .number(let value): NumberText.append(value, precision: column.precision, to: &line)
     case .boolean(let value): line.append(contentsOf: (value ? "true" : "false").utf8)
     case .instant(let instant):
-      LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &line)
+      let offset = zone.offset(at: instant)
+      switch column.kind {
+      case .date: LocalTimeFormatter.appendDate(zone.localDate(at: instant), to: &line)
+      case .localTime: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, to: &line)
+      case .localMinute: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, seconds: false, to: &line)
+      default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &line)
+      }
     case .date(let date): LocalTimeFormatter.appendDate(date, to: &line)
     }
   }

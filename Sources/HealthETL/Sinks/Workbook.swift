@@ -213,7 +213,7 @@ public final class Workbook {
           ExcelSerialDate.serial(dateTime), orText: Self.isoText(dateTime), sheet, row, col, format)
       case (.timeOfDay(let seconds), .timeOfDay):
         status = worksheet_write_number(sheet, row, col, Double(seconds) / 86_400, format)
-      case (.duration(let seconds), .duration):
+      case (.duration(let seconds), .duration), (.duration(let seconds), .durationWithSeconds):
         guard seconds.isFinite else { continue }
         status = worksheet_write_number(sheet, row, col, ExcelSerialDate.duration(seconds: seconds), format)
       case (.boolean(let value), .boolean):
