@@ -36,6 +36,9 @@ public final class StatisticsMart: OutputStage {
   /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
   private var groupSlots: [Int32] = []
   private var groups: [Group] = []
+  /// The one-day queries behind `daily.csv`'s columns, and where their values go.
+  private let dailyQueries: [StatisticsQuery]
+  private let daily: DailyCollector?
 
   private struct Group {
     var source: Int32
@@ -47,8 +50,17 @@ public final class StatisticsMart: OutputStage {
   /// - Parameters:
   ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
   ///   - bufferCapacity: records per sorted run (tests make it tiny to force many runs).
-  public init(
+  public convenience init(
     jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity
+  ) throws(StatisticsQueryError) {
+    try self.init(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity, daily: nil)
+  }
+
+  /// - Parameter daily: with a collector, also computes the one-day statistics `daily.csv`
+  ///   repeats (`DailyMeasure.statistic`) and hands their values to it; they write no file.
+  init(
+    jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity,
+    daily: DailyCollector?
   ) throws(StatisticsQueryError) {
     var files = Set<String>()
     for job in jobs {
@@ -59,7 +71,9 @@ public final class StatisticsMart: OutputStage {
     self.jobs = jobs
     self.transaction = transaction
     var types: [String] = []
-    for job in jobs where !types.contains(job.type.shortName) { types.append(job.type.shortName) }
+    self.daily = daily
+    dailyQueries = daily == nil ? [] : try Self.dailyQueries()
+    for job in jobs + dailyQueries where !types.contains(job.type.shortName) { types.append(job.type.shortName) }
     streamTypes = types
     spill = SampleSpill(
       capacity: Swift.max(1, bufferCapacity), transaction: transaction, scratchName: "interval-statistics.runs")
@@ -108,6 +122,25 @@ public final class StatisticsMart: OutputStage {
           job: job, rules: context.zone.rules, groupRanks: groupRanks, groupSources: groupSources,
           sourceNames: names, emit: output.write))
     }
+    for query in dailyQueries {
+      guard let daily else { break }
+      let measures = query.options.map { option in
+        DailyMeasure.allCases.first { $0.statistic == .init(type: query.type.shortName, option: option) }
+      }
+      let precisions = query.options.map { StatisticsTables.column(for: $0, type: query.type).precision }
+      let rules = context.zone.rules
+      streamSweeps[streamTypes.firstIndex(of: query.type.shortName)!].append(sweeps.count)
+      sweeps.append(
+        StatisticsSweep(
+          job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
+          emit: { bucket in
+            let date = rules.localDate(at: bucket.start)
+            for (index, value) in bucket.values.enumerated() {
+              guard let measure = measures[index], case .number(let number) = value else { continue }
+              daily.set(measure, on: date, written: number, precision: precisions[index])
+            }
+          }))
+    }
     let merge = try spill.merged()
     while let record = try merge.next() {
       for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
@@ -117,6 +150,7 @@ public final class StatisticsMart: OutputStage {
       try sweep.finish()
       written += try output.close()
     }
+    for sweep in sweeps.dropFirst(outputs.count) { try sweep.finish() }
     return written
   }
 
@@ -161,6 +195,20 @@ public final class StatisticsMart: OutputStage {
       var written: [OutputSummary] = []
       for writer in writers { written.append(try writer.close()) }
       return written
+    }
+  }
+
+  /// One query per type `daily.csv` takes statistics of, with the options it takes, in column
+  /// order.
+  static func dailyQueries() throws(StatisticsQueryError) -> [StatisticsQuery] {
+    var types: [String] = []
+    var options: [String: [StatisticsOption]] = [:]
+    for statistic in DailyMeasure.allCases.compactMap(\.statistic) {
+      if options[statistic.type] == nil { types.append(statistic.type) }
+      options[statistic.type, default: []].append(statistic.option)
+    }
+    return try types.map { type throws(StatisticsQueryError) in
+      try StatisticsQuery(name: "daily", type: type, interval: BucketInterval("1d")!, options: options[type]!)
     }
   }
 

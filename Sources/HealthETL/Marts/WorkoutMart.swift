@@ -39,6 +39,8 @@ public final class WorkoutMart: OutputStage {
   /// The rows of the last `finish`, in output order (start, then id): for stages that build on
   /// them, such as the nightly batch's `workout_records.new.json`.
   public private(set) var rows: [WorkoutRow] = []
+  /// Receives each workout's local date, moving time and energy for `daily.csv`.
+  var daily: DailyCollector?
 
   /// The server records of the last `finish`, in output order.
   public var serverRecords: [WorkoutServerRecord] { rows.map(\.serverRecord) }
@@ -88,6 +90,16 @@ public final class WorkoutMart: OutputStage {
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     rows = workouts.map { builder.row(for: $0) }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
+    if let daily {
+      // As `workouts.csv` writes them, so the daily totals are sums of its cells.
+      let seconds = WorkoutTables.column("duration_s").precision
+      let energy = WorkoutTables.column("energy_kcal").precision
+      for row in rows {
+        daily.workout(
+          on: context.zone.rules.localDate(at: row.start), seconds: row.durationSeconds.map(seconds.rounded),
+          kilocalories: row.energyKilocalories.map(energy.rounded))
+      }
+    }
     var written: [OutputSummary] = []
     for output in outputs {
       var writer = try TableWriter(
