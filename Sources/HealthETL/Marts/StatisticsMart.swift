@@ -113,33 +113,37 @@ public final class StatisticsMart: OutputStage {
     var sweeps: [StatisticsSweep] = []
     var outputs: [QueryOutput] = []
     var streamSweeps = [[Int]](repeating: [], count: streamTypes.count)
+    let rules = context.zone.rules
+    // What `daily.csv` still needs after the jobs that compute the same one-day statistic.
+    var dailyNeeds = Set(dailyQueries.flatMap { query in query.options.map { DailyTap.Key(query.type.shortName, $0) } })
     for job in jobs where !StatisticsTables.destinations(of: job).isEmpty {
       let output = try QueryOutput(job, context: context)
       outputs.append(output)
+      var emit = output.write
+      if let daily, Self.isDailyShape(job) {
+        let tap = DailyTap(query: job, wanted: dailyNeeds, daily: daily, rules: rules)
+        if tap.isUseful {
+          dailyNeeds.subtract(tap.keys)
+          emit = { (bucket: borrowing StatisticsBucket) throws(OutputError) in
+            try output.write(bucket)
+            tap.record(bucket)
+          }
+        }
+      }
       streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweeps.count)
       sweeps.append(
         StatisticsSweep(
-          job: job, rules: context.zone.rules, groupRanks: groupRanks, groupSources: groupSources,
-          sourceNames: names, emit: output.write))
+          job: job, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names, emit: emit))
     }
     for query in dailyQueries {
       guard let daily else { break }
-      let measures = query.options.map { option in
-        DailyMeasure.allCases.first { $0.statistic == .init(type: query.type.shortName, option: option) }
-      }
-      let precisions = query.options.map { StatisticsTables.column(for: $0, type: query.type).precision }
-      let rules = context.zone.rules
+      let tap = DailyTap(query: query, wanted: dailyNeeds, daily: daily, rules: rules)
+      guard tap.isUseful else { continue }
       streamSweeps[streamTypes.firstIndex(of: query.type.shortName)!].append(sweeps.count)
       sweeps.append(
         StatisticsSweep(
           job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
-          emit: { bucket in
-            let date = rules.localDate(at: bucket.start)
-            for (index, value) in bucket.values.enumerated() {
-              guard let measure = measures[index], case .number(let number) = value else { continue }
-              daily.set(measure, on: date, written: number, precision: precisions[index])
-            }
-          }))
+          emit: tap.record))
     }
     let merge = try spill.merged()
     while let record = try merge.next() {
@@ -152,6 +156,56 @@ public final class StatisticsMart: OutputStage {
     }
     for sweep in sweeps.dropFirst(outputs.count) { try sweep.finish() }
     return written
+  }
+
+  /// Whether a job's buckets are the one-day buckets of `daily.csv`: a day from local midnight,
+  /// sources merged.
+  private static func isDailyShape(_ job: StatisticsQuery) -> Bool {
+    let day = BucketInterval("1d")!
+    return job.interval == day && job.anchor == BucketAnchor.defaultAnchor(for: day) && !job.separateBySource
+  }
+
+  /// Hands the values of a one-day query's buckets that `daily.csv` wants to its collector, as
+  /// the query's own file writes them. A job of the pipeline that computes a statistic feeds
+  /// the table itself, so no statistic is computed twice.
+  private final class DailyTap {
+    struct Key: Hashable {
+      let type: String
+      let option: StatisticsOption
+      init(_ type: String, _ option: StatisticsOption) {
+        self.type = type
+        self.option = option
+      }
+    }
+
+    /// Per option of the query: the column it feeds, nil when none (or already fed).
+    let measures: [DailyMeasure?]
+    let precisions: [NumberPrecision]
+    let keys: [Key]
+    let daily: DailyCollector
+    let rules: ZoneRules
+
+    init(query: StatisticsQuery, wanted: Set<Key>, daily: DailyCollector, rules: ZoneRules) {
+      let type = query.type.shortName
+      measures = query.options.map { option in
+        guard wanted.contains(Key(type, option)) else { return nil }
+        return DailyMeasure.allCases.first { $0.statistic == .init(type: type, option: option) }
+      }
+      keys = query.options.filter { wanted.contains(Key(type, $0)) }.map { Key(type, $0) }
+      precisions = query.options.map { StatisticsTables.column(for: $0, type: query.type).precision }
+      self.daily = daily
+      self.rules = rules
+    }
+
+    var isUseful: Bool { measures.contains { $0 != nil } }
+
+    func record(_ bucket: borrowing StatisticsBucket) {
+      let date = rules.localDate(at: bucket.start)
+      for (index, value) in bucket.values.enumerated() {
+        guard let measure = measures[index], case .number(let number) = value else { continue }
+        daily.set(measure, on: date, written: number, precision: precisions[index])
+      }
+    }
   }
 
   /// The files of one query's `buckets` table.

@@ -15,6 +15,8 @@ public struct TableWriter {
   private let zone: ZoneRules
   private var line: [UInt8] = []
   public private(set) var rows = 0
+  /// The sheet of `health.xlsx` the rows also go to, when the table has one.
+  private let sheet: WorkbookTableWriter?
 
   /// - Parameters:
   ///   - columns: the table's columns (its declaration, or the part of it a job asked for).
@@ -24,6 +26,7 @@ public struct TableWriter {
     zone: ZoneRules, byteOrderMark: Bool = false
   ) throws(OutputError) {
     file = try transaction.create(relativePath)
+    sheet = transaction.workbook?.claim(file: relativePath)
     self.relativePath = relativePath
     self.columns = columns
     self.format = format
@@ -65,6 +68,7 @@ public struct TableWriter {
     }
     if format != .json { line.append(0x0A) }
     try file.write(line)
+    try sheet?.append(fields)
     rows += 1
   }
 
