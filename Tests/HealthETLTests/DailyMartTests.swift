@@ -22,6 +22,18 @@ import Testing
     #expect(DailyCollector.shown(1283.982, measure: .workoutMinutes) == 21)
   }
 
+  @Test func roundingIsOnTheDecimalTheValueStandsFor() {
+    // 0.7909990439770554 × 10^15 lands on …055.5 in Doubles; the decimal's 16th digit is a 4.
+    #expect(NumberText.rounded(0.7909990439770554, significantDigits: 15) == 0.790999043977055)
+    #expect(NumberText.rounded(0.5890009560229444, significantDigits: 15) == 0.589000956022944)
+    // Halves go away from zero, also when the Double is just below the half.
+    #expect(NumberText.rounded(1.005, decimals: 2) == 1.01)
+    #expect(NumberText.rounded(48.05295, decimals: 4) == 48.053)
+    #expect(NumberText.rounded(-2.5, decimals: 0) == -3)
+    #expect(NumberText.rounded(17.22222222222222, decimals: 2) == 17.22)
+    #expect(NumberText.rounded(59.99999999999999, significantDigits: 12) == 60)
+  }
+
   @Test func theWrittenValueIsRoundedToItsOwnPrecisionFirst() {
     // A statistic written as 2.5 (0.0001 of 2.49996) shows as 3, as a user rounding the CSV
     // cell would get; the raw 2.49996 alone would give 2.
