@@ -221,7 +221,7 @@ import Testing
     defer { run.result.remove() }
     #expect(run.result.outputs.map(\.path) == ["w/all.ndjson", "records.json"])
     let line = try run.text("w/all.ndjson")
-    #expect(line.hasPrefix("{\"id\": \"") && line.hasSuffix("}\n"))
+    #expect(line.hasPrefix("{\"local_time\": \"2024-01-02 06:00:00\", \"id\": \"") && line.hasSuffix("}\n"))
     #expect(!FileManager.default.fileExists(atPath: run.result.directory.appendingPathComponent("workouts.csv").path))
   }
 }

@@ -90,11 +90,19 @@ import Testing
 
     let csv = try run.text("swim_laps.csv")
     let lines = csv.split(separator: "\n").map(String.init)
-    #expect(lines.first == "workout_id,lap,start,end,duration_s,strokes,style,distance_m,swolf")
+    #expect(lines.first == "local_time,workout_id,lap,start,end,duration_s,strokes,style,distance_m,swolf")
     #expect(lines.count == 6)
-    #expect(lines[1] == "\(row.id),1,2024-02-01T07:00:10+00:00,2024-02-01T07:00:40+00:00,30,18,freestyle,22.86,48")
-    #expect(lines[4] == "\(row.id),4,2024-02-01T07:03:00+00:00,2024-02-01T07:03:40+00:00,40,22,backstroke,,")
-    #expect(lines[5] == "\(row.id),5,2024-02-01T07:04:00+00:00,2024-02-01T07:04:30+00:00,30,16,freestyle,22.86,46")
+    #expect(
+      lines[1]
+        == "2024-02-01 07:00:10,\(row.id),1,2024-02-01T07:00:10+00:00,2024-02-01T07:00:40+00:00,30,18,freestyle,22.86,48"
+    )
+    #expect(
+      lines[4]
+        == "2024-02-01 07:03:00,\(row.id),4,2024-02-01T07:03:00+00:00,2024-02-01T07:03:40+00:00,40,22,backstroke,,")
+    #expect(
+      lines[5]
+        == "2024-02-01 07:04:00,\(row.id),5,2024-02-01T07:04:00+00:00,2024-02-01T07:04:30+00:00,30,16,freestyle,22.86,46"
+    )
     #expect(try run.text("workouts.csv").contains(",22.86,pool,0,0,54,22,15,0,0\n"))
   }
 

@@ -39,6 +39,8 @@ public final class WorkoutMart: OutputStage {
   /// The rows of the last `finish`, in output order (start, then id): for stages that build on
   /// them, such as the nightly batch's `workout_records.new.json`.
   public private(set) var rows: [WorkoutRow] = []
+  /// Receives each workout's local date, moving time and energy for `daily.csv`.
+  var daily: DailyCollector?
 
   /// The server records of the last `finish`, in output order.
   public var serverRecords: [WorkoutServerRecord] { rows.map(\.serverRecord) }
@@ -88,6 +90,16 @@ public final class WorkoutMart: OutputStage {
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     rows = workouts.map { builder.row(for: $0) }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
+    if let daily {
+      // As `workouts.csv` writes them, so the daily totals are sums of its cells.
+      let seconds = WorkoutTables.column("duration_s").precision
+      let energy = WorkoutTables.column("energy_kcal").precision
+      for row in rows {
+        daily.workout(
+          on: context.zone.rules.localDate(at: row.start), seconds: row.durationSeconds.map(seconds.rounded),
+          kilocalories: row.energyKilocalories.map(energy.rounded))
+      }
+    }
     var written: [OutputSummary] = []
     for output in outputs {
       var writer = try TableWriter(
@@ -108,7 +120,8 @@ public final class WorkoutMart: OutputStage {
   /// The fields of a `workouts` row.
   static func fields(_ row: WorkoutRow) -> [Field] {
     var fields: [Field] = [
-      .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start), .instant(row.end),
+      .instant(row.start), .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start),
+      .instant(row.end),
       .number(row.durationSeconds), .integer(row.elapsedSeconds), .number(row.distanceMeters),
       .number(row.energyKilocalories), .number(row.heartRateAverage), .number(row.heartRateMinimum),
       .number(row.heartRateMaximum), .text(row.source), .text(row.deviceModel), .boolean(row.indoor),
@@ -123,7 +136,8 @@ public final class WorkoutMart: OutputStage {
   /// The fields of a `laps` row.
   static func fields(_ lap: SwimLap, workoutID: String) -> [Field] {
     [
-      .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end), .integer(lap.end - lap.start),
+      .instant(lap.start), .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end),
+      .integer(lap.end - lap.start),
       .number(lap.strokes), .text(lap.style.name), .number(lap.distanceMeters), .number(lap.swolf),
     ]
   }

@@ -73,7 +73,7 @@ public enum PipelineDecoder {
     var allowed = ["name", "kind", "outputs"]
     switch kind {
     case .samples: allowed.append("types")
-    case .sleep: break
+    case .sleep, .daily: break
     case .workouts: allowed.append("codes")
     case .statistics: allowed += ["type", "interval", "anchor", "options", "separateBySource"]
     case .elements: allowed.append("names")

@@ -27,6 +27,7 @@ public struct PlannedJob: Sendable {
     case workouts(codes: WorkoutCodeTable)
     case statistics(StatisticsQuery)
     case elements(names: Set<String>?)
+    case daily
   }
 
   public var name: String { definition.name }
@@ -126,6 +127,8 @@ public enum RunPlanner {
       return .samples(types: job.types.map(Set.init))
     case .sleep:
       return .sleep
+    case .daily:
+      return .daily
     case .elements:
       return .elements(names: job.names.map(Set.init))
     case .workouts:
@@ -214,7 +217,7 @@ public enum RunPlanner {
         if let names = job.definition.names { detail += " of \(names.joined(separator: ", "))" }
       case .workouts:
         if let codes = job.definition.codes { detail += ", server codes from \(codes)" }
-      case .sleep:
+      case .sleep, .daily:
         break
       }
       lines.append("  \(job.name): \(detail)")

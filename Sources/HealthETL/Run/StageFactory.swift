@@ -6,6 +6,9 @@ enum StageFactory {
     var stages: [any OutputStage] = []
     // Every statistics query goes to one stage: one spill and one merge per type for all of them.
     var queries: [StatisticsQuery] = []
+    // `daily.csv` repeats the other outputs: their stages hand it their results.
+    let dailyJobs = plan.jobs.filter { $0.kind == .daily }
+    let daily = dailyJobs.isEmpty ? nil : DailyCollector()
     for job in plan.jobs {
       switch job.work {
       case .samples(let types):
@@ -38,13 +41,39 @@ enum StageFactory {
             destinations: job.outputs.map { .init(table: $0.table, file: $0.file, format: $0.format) }, names: names))
       case .statistics(let query):
         queries.append(query)
+      case .daily:
+        break
       }
     }
-    if !queries.isEmpty {
-      do { stages.append(try StatisticsMart(jobs: queries, transaction: transaction)) } catch {
+    if !queries.isEmpty || daily != nil {
+      do { stages.append(try StatisticsMart(jobs: queries, transaction: transaction, daily: daily)) } catch {
         throw ConfigFileError(file: plan.pipelines.map(\.path).joined(separator: ", "), message: error.description)
       }
     }
+    guard let daily else { return stages }
+    // Without a sleep or workouts job, the daily stage runs one that writes nothing.
+    var own: [any OutputStage] = []
+    if let sleep = stages.lazy.compactMap({ $0 as? SleepMart }).first {
+      sleep.daily = daily
+    } else {
+      let sleep = SleepMart(transaction: transaction, destinations: [])
+      sleep.daily = daily
+      own.append(sleep)
+    }
+    if let workouts = stages.lazy.compactMap({ $0 as? WorkoutMart }).first {
+      workouts.daily = daily
+    } else {
+      let workouts = WorkoutMart(transaction: transaction, outputs: [])
+      workouts.daily = daily
+      own.append(workouts)
+    }
+    stages.append(
+      DailyMart(
+        transaction: transaction,
+        destinations: dailyJobs.flatMap { job in
+          job.outputs.map { DailyMart.Destination(table: .daily, file: $0.file, format: $0.format) }
+        },
+        collector: daily, ownStages: own))
     return stages
   }
 }

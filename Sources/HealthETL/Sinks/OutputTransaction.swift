@@ -33,6 +33,8 @@ public enum OutputError: Error, CustomStringConvertible {
 public final class OutputTransaction {
   public let outputDirectory: String
   let stagingDirectory: String
+  /// `health.xlsx` of the run, when it writes one: `TableWriter`s feed its sheets.
+  var workbook: RunWorkbook?
   private var files: Set<String> = []
   private var finished = false
 
@@ -83,6 +85,24 @@ public final class OutputTransaction {
     let file = try OutputFile(path: staged)
     files.insert(relativePath)
     return file
+  }
+
+  /// A staged file another library writes itself (the workbook): its staged path, and the file
+  /// becomes `outputDirectory/relativePath` on commit.
+  func reserve(_ relativePath: String) -> String {
+    files.insert(relativePath)
+    return stagedPath(relativePath)
+  }
+
+  /// The staging folder's scratch folder (never moved into place), created when missing.
+  func scratchDirectory() throws(OutputError) -> String {
+    let folder = stagingDirectory + "/" + ToolFiles.scratch
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw .cannotCreate(path: folder, reason: Self.reason(error))
+    }
+    return folder
   }
 
   /// Where a staged file sits until commit.
