@@ -44,10 +44,11 @@ enum StageHarness {
     let transaction = try OutputTransaction(outputDirectory: directory.path)
     let stages = makeStages(transaction)
     let normalizer = RecordNormalizer(stages: stages)
-    _ = try ExportStream(source: source).read(into: normalizer)
+    var info: InputInfo?
+    _ = try ExportStream(source: source).read(into: normalizer, opened: { info = $0 })
     let zone = try RunZone.resolve(request, facts: normalizer.facts)
     let context = StageContext(
-      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: info)
     var outputs: [OutputSummary] = []
     for stage in stages { outputs += try stage.finish(context) }
     try transaction.commit()
