@@ -31,8 +31,9 @@ public enum WorkoutTables {
       .text("location", "`pool`, `open_water` or empty (`HKSwimmingLocationType`)"),
     ]
       + SwimStrokeStyle.allCases.map { style in
-        .number("strokes_" + style.name, "strokes swum in \(style.name) lengths; empty without lengths")
-      })
+        .number(
+          "strokes_" + style.name, "strokes of the \(style.name) lengths' stroke samples; empty when no length has one")
+      } + WorkoutTables.lapAndRouteColumns)
 
   /// `workout_records.json`: the server records. Seven strings: the server contract has no numbers.
   public static let records = TableSchema(
@@ -54,15 +55,16 @@ public enum WorkoutTables {
     columns: [
       .text("workout_id", "the workout's `id`"),
       .integer("lap", "1-based, in start order"),
-      .instant("start", "the stroke sample's start"),
-      .instant("end", "the stroke sample's end"),
+      .instant("start", "the Lap event's date, else the stroke sample's start"),
+      .instant("end", "the Lap event's date + duration (to the second), else the stroke sample's end"),
       .integer("duration_s", unit: "s", "end − start"),
-      .number("strokes", "the stroke sample's count"),
+      .number("strokes", "the count of the stroke samples of the length; empty without one"),
       .text(
         "style", "`HKSwimmingStrokeStyle`: unknown, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard"),
-      .number("distance_m", unit: "m", "the overlapping `DistanceSwimming` samples, pro rata by time"),
-      .number("swolf", "`HKSWOLFScore` of the sample, else of its Lap event"),
-    ])
+      .number(
+        "distance_m", unit: "m", "the overlapping `DistanceSwimming` samples, pro rata by time, else the pool length"),
+      .number("swolf", "`HKSWOLFScore` of the stroke sample, else of the Lap event"),
+    ] + WorkoutTables.lapOriginColumns)
 
-  public static let all = [workouts, records, laps]
+  public static let all = [workouts, records, laps, routePoints, splits]
 }

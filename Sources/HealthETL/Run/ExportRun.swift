@@ -81,7 +81,8 @@ public enum ExportRun {
     report.jobs = options.plan.jobs.count
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
-    let context = StageContext(zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
+    let context = StageContext(
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
       try load(
         stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
@@ -125,6 +126,7 @@ public enum ExportRun {
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)
     }
     let workouts = stages.compactMap { $0 as? WorkoutMart }
+    report.routes = workouts.lazy.compactMap(\.routeReport).first
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
       let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))

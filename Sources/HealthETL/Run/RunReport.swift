@@ -19,6 +19,8 @@ public struct RunReport {
   public var jobs = 0
   /// The delta this run committed (`workout_records.new.json`); nil when it wrote none.
   public var delta: Delta?
+  /// What reading the workout routes found; nil when no job read them.
+  public var routes: RouteReport?
 
   public struct Delta: Sendable {
     public var sequence: Int
@@ -56,6 +58,7 @@ public struct RunReport {
     object["delta"] =
       delta.map { ["file": ToolFiles.newRecords, "sequence": $0.sequence, "final": $0.final, "records": $0.records] }
       ?? NSNull()
+    object["routes"] = routes?.jsonObject() ?? NSNull()
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }
