@@ -460,7 +460,8 @@ extension ExportInput {
           let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
           throw .unreadable(path: path, reason: "the zip's list of files breaks off: \(message)")
         }
-        let name = (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
+        let name =
+          (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
         guard name.hasPrefix(wanted), archive_entry_filetype(entry) == 0o100000 else { continue }
         let relative = String(name.dropFirst(prefix.count))
         let base = name.dropFirst(wanted.count)

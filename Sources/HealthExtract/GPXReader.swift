@@ -58,9 +58,11 @@ public struct GPXReadResult: Sendable, Equatable {
 public enum GPXReader {
   /// Reads `stream` to its end, calling `point` for every `<trkpt>` in document order.
   public static func read(_ stream: ExportFileStream, point: (GPXPoint) -> Void) -> GPXReadResult {
-    LibXML2GPXParser().parse(name: stream.relativePath, read: { buffer throws(ExtractError) in
-      try stream.read(into: buffer)
-    }, point: point)
+    LibXML2GPXParser().parse(
+      name: stream.relativePath,
+      read: { buffer throws(ExtractError) in
+        try stream.read(into: buffer)
+      }, point: point)
   }
 
   /// Reads GPX bytes held in memory (tests).
@@ -70,6 +72,7 @@ public enum GPXReader {
       name: name,
       read: { buffer in
         let n = min(buffer.count, bytes.count - offset)
+        guard n > 0 else { return 0 }
         bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
         offset += n
         return n

@@ -319,7 +319,9 @@ final class LibXML2GPXParser {
         return GPXReadResult(points: state.points, problem: error.description)
       }
       if healthy { return GPXReadResult(points: state.points) }
-      if state.wrongRoot { return GPXReadResult(points: state.points, problem: "not a GPX file: its root element is <\(state.rootName)>") }
+      if state.wrongRoot {
+        return GPXReadResult(points: state.points, problem: "not a GPX file: its root element is <\(state.rootName)>")
+      }
       if bytesFed == 0 { return GPXReadResult(points: state.points, problem: "the file is empty") }
       let failure = state.failure ?? (state.currentLine, "parse error")
       let what = !state.sawRoot ? "not XML" : cutShort ? "cut short" : "broken XML"

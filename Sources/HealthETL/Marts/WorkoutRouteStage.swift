@@ -48,12 +48,8 @@ final class WorkoutRouteStage {
     summaries = Array(repeating: nil, count: workouts.count)
     problems = Array(repeating: [], count: workouts.count)
     splits = Array(repeating: [], count: workouts.count)
+    // The time this takes is part of the workouts stage's `stageSeconds`.
     guard wantsRoutes else { return [] }
-    let started = ContinuousClock.now
-    defer {
-      let elapsed = (ContinuousClock.now - started).components
-      report?.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
     var writers: [TableWriter] = []
     for output in routePointOutputs {
       writers.append(

@@ -78,8 +78,10 @@ extension WorkoutTables {
         "elevation_change_m", unit: "m", precision: .significantDigits(12),
         "route elevation at the end − at the start; empty without route elevations"),
       .number(
-        "elevation_gain_m", unit: "m", precision: .significantDigits(12), "rises of the route elevation inside the split"),
+        "elevation_gain_m", unit: "m", precision: .significantDigits(12),
+        "rises of the route elevation inside the split"),
       .number(
-        "elevation_loss_m", unit: "m", precision: .significantDigits(12), "falls of the route elevation inside the split"),
+        "elevation_loss_m", unit: "m", precision: .significantDigits(12),
+        "falls of the route elevation inside the split"),
     ])
 }

@@ -32,8 +32,6 @@ public struct RouteReport: Sendable, Equatable {
   public var broken = 0
   /// Every missing or broken file with what was wrong, in the order found.
   public var problems: [Problem] = []
-  /// Time spent reading routes and cutting splits after the parse.
-  public var seconds = 0.0
 
   public struct Problem: Sendable, Equatable {
     public var file: String
@@ -48,7 +46,6 @@ public struct RouteReport: Sendable, Equatable {
       "files": files, "points": points, "inlinePoints": inlinePoints, "unreferencedFiles": unreferenced.count,
       "unreferenced": Array(unreferenced.prefix(Self.listLimit)), "missingFiles": missing, "brokenFiles": broken,
       "problems": problems.prefix(Self.listLimit).map { ["file": $0.file, "problem": $0.problem] },
-      "seconds": (seconds * 1000).rounded() / 1000,
     ]
   }
 }

@@ -284,7 +284,8 @@ enum WatchSplits {
           WorkoutSplit(
             from: "watch", unit: unit?.rawValue, split: position + 1, start: segment.start, end: segment.end,
             distanceMeters: distance,
-            movingSeconds: max(0, segment.end - segment.start - pauses.pausedSeconds(from: segment.start, to: segment.end))
+            movingSeconds: max(
+              0, segment.end - segment.start - pauses.pausedSeconds(from: segment.start, to: segment.end))
           ))
       }
     }
