@@ -68,8 +68,11 @@ enum StageHarness {
     return .bytes(Array(text.utf8), name: "test-export.xml")
   }
 
-  /// `../shared/fixtures/real` beside the checkout (absent in a user's fresh clone).
-  static let realRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  /// `../shared/fixtures/real` beside the checkout (absent in a user's fresh clone), or the
+  /// folder `HEALTHETL_REAL_FIXTURES` names (a git worktree sits elsewhere).
+  static let realRoot =
+    ProcessInfo.processInfo.environment["HEALTHETL_REAL_FIXTURES"].map { URL(fileURLWithPath: $0) }
+    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
   static var realAvailable: Bool { FileManager.default.fileExists(atPath: realRoot.path) }
   static let sampleExport = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
