@@ -1,5 +1,5 @@
 public import HealthExtract
-public import HealthModel
+import HealthModel
 
 /// One point of a workout route (Pipelines/README.md, "Routes"): a `<trkpt>` of a GPX file or an
 /// inline `Location` of an older export, values parsed, nil where the point has none.
