@@ -324,3 +324,151 @@ final class StandardInputFeed {
     return got
   }
 }
+
+// MARK: - Files beside the main XML
+
+/// One file of the export beside its main XML (a GPX route under `workout-routes/`), streamed:
+/// a zip member is decompressed as it is read, never unpacked to disk.
+public final class ExportFileStream {
+  /// The file's path relative to the main XML's folder (`workout-routes/route_….gpx`).
+  public let relativePath: String
+  private let source: Source
+
+  private enum Source {
+    case file(Int32)
+    case archive(OpaquePointer)
+    case failed(String)
+  }
+
+  fileprivate init(relativePath: String, fileDescriptor: Int32) {
+    self.relativePath = relativePath
+    source = .file(fileDescriptor)
+  }
+
+  fileprivate init(relativePath: String, failure: String) {
+    self.relativePath = relativePath
+    source = .failed(failure)
+  }
+
+  fileprivate init(relativePath: String, archive: OpaquePointer) {
+    self.relativePath = relativePath
+    source = .archive(archive)
+  }
+
+  /// Fills `buffer` with the file's next bytes; 0 at its end.
+  ///
+  /// - Throws: `ExtractError.unreadable` when the bytes cannot be read (an I/O error, a damaged
+  ///   zip member).
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ExtractError) -> Int {
+    switch source {
+    case .file(let fd):
+      var got: Int
+      repeat { got = Glibc.read(fd, buffer.baseAddress, buffer.count) } while got < 0 && errno == EINTR
+      guard got >= 0 else { throw .unreadable(path: relativePath, reason: String(cString: strerror(errno))) }
+      return got
+    case .archive(let archive):
+      let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
+      guard got >= 0 else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
+        throw .unreadable(path: relativePath, reason: message)
+      }
+      return got
+    case .failed(let reason):
+      throw .unreadable(path: relativePath, reason: reason)
+    }
+  }
+}
+
+extension ExportInput {
+  /// Where the files beside an export's main XML are, as far as the input form lets them be read
+  /// again after the main parse.
+  public enum Companions: Sendable, Equatable {
+    /// Members of this zip whose names start with `prefix` (the main member's folder).
+    case zip(path: String, prefix: String)
+    /// Files below this folder (the main XML file's folder).
+    case folder(String)
+    /// They cannot be read: standard input is consumed by the main parse, bytes in memory have
+    /// no files beside them.
+    case unavailable(reason: String)
+  }
+
+  /// Where the files beside the main XML of `info` are.
+  public static func companions(of info: InputInfo) -> Companions {
+    switch info.form {
+    case .zip:
+      let member = info.memberName
+      let prefix = member.lastIndex(of: "/").map { String(member[...$0]) } ?? ""
+      return .zip(path: info.path, prefix: prefix)
+    case .directory, .xml:
+      let file = info.memberName
+      guard let slash = file.lastIndex(of: "/") else { return .folder(".") }
+      return .folder(slash == file.startIndex ? "/" : String(file[..<slash]))
+    case .standardInput:
+      return .unavailable(reason: "an export read from standard input cannot be read a second time")
+    case .memory:
+      return .unavailable(reason: "an export held in memory has no files beside it")
+    }
+  }
+
+  /// Streams every regular file of `folder` (relative to the main XML's folder, such as
+  /// `workout-routes`) in one pass: zip members in archive order, read sequentially and never
+  /// unpacked; files of a folder in name order. `__MACOSX/` members and `._*` resource forks are
+  /// not files of the export and are skipped. `body` gets each file's relative path and stream.
+  ///
+  /// - Throws: `ExtractError.unreadable` when the zip cannot be opened or its list of members
+  ///   breaks off part-way (files already handed to `body` stay handed); an unreadable folder is
+  ///   simply empty.
+  public static func forEachFile(
+    of companions: Companions, in folder: String, _ body: (ExportFileStream) -> Void
+  ) throws(ExtractError) {
+    let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+    switch companions {
+    case .unavailable:
+      return
+    case .folder(let base):
+      let directory = base + "/" + folder
+      guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+      for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+      where !name.hasPrefix("._") {
+        let path = directory + "/" + name
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+          // Handed on all the same: the stream reports why on its first read.
+          body(ExportFileStream(relativePath: folder + "/" + name, failure: String(cString: strerror(errno))))
+          continue
+        }
+        body(ExportFileStream(relativePath: folder + "/" + name, fileDescriptor: fd))
+        Glibc.close(fd)
+      }
+    case .zip(let path, let prefix):
+      useUTF8MemberNames()
+      guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
+      defer { archive_read_free(archive) }
+      archive_read_support_format_zip(archive)
+      guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        throw .unreadable(path: path, reason: message)
+      }
+      let wanted = prefix + folder + "/"
+      var entry: OpaquePointer?
+      while true {
+        let status = archive_read_next_header(archive, &entry)
+        if status == ARCHIVE_EOF { return }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+          let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+          throw .unreadable(path: path, reason: "the zip's list of files breaks off: \(message)")
+        }
+        let name =
+          (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
+        guard name.hasPrefix(wanted), archive_entry_filetype(entry) == 0o100000 else { continue }
+        let relative = String(name.dropFirst(prefix.count))
+        let base = name.dropFirst(wanted.count)
+        // Direct members only, as in a folder.
+        guard !name.hasPrefix("__MACOSX/"), !base.hasPrefix("._"), !base.contains("/") else { continue }
+        body(ExportFileStream(relativePath: relative, archive: archive))
+      }
+    }
+  }
+}

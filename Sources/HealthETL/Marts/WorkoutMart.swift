@@ -12,12 +12,15 @@ public final class WorkoutMart: OutputStage {
   /// The tables of a workouts job (the pipeline's `table` names).
   public enum Table: String, Sendable, CaseIterable {
     case workouts, records, laps
+    case routePoints = "route_points", splits
 
     public var schema: TableSchema {
       switch self {
       case .workouts: return WorkoutTables.workouts
       case .records: return WorkoutTables.records
       case .laps: return WorkoutTables.laps
+      case .routePoints: return WorkoutTables.routePoints
+      case .splits: return WorkoutTables.splits
       }
     }
   }
@@ -35,6 +38,10 @@ public final class WorkoutMart: OutputStage {
   private let outputs: [Output]
   private var workouts: [WorkoutElement] = []
   private var samples: WorkoutSampleIndex
+  private let routes: WorkoutRouteStage
+
+  /// What reading the routes found, for `run.json`; nil when no output needed the routes.
+  public var routeReport: RouteReport? { routes.report }
 
   /// The rows of the last `finish`, in output order (start, then id): for stages that build on
   /// them, such as the nightly batch's `workout_records.new.json`.
@@ -54,10 +61,16 @@ public final class WorkoutMart: OutputStage {
     self.codes = codes
     self.outputs = outputs
     samples = WorkoutSampleIndex(transaction: transaction)
+    routes = WorkoutRouteStage(transaction: transaction, outputs: outputs)
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     samples.add(sample, catalog: catalog)
+    routes.add(sample, catalog: catalog)
+  }
+
+  public func consume(routeLocation: RoutePoint, workout ordinal: Int) {
+    routes.add(location: routeLocation, ordinal: ordinal)
   }
 
   public func consume(_ workout: WorkoutElement) {
@@ -85,11 +98,17 @@ public final class WorkoutMart: OutputStage {
 
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     samples.sort()
+    var written = try routes.prepare(workouts, context: context)
     try samples.summarizeHeartRate(
-      for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) })
+      for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) }
+        + routes.heartRateWindows(workouts))
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
-    rows = workouts.map { builder.row(for: $0) }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
+    rows = workouts.indices.map { index in
+      var row = builder.row(for: workouts[index])
+      routes.complete(&row, workouts[index], index: index, heartRate: samples)
+      return row
+    }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
     if let daily {
       // As `workouts.csv` writes them, so the daily totals are sums of its cells.
       let seconds = WorkoutTables.column("duration_s").precision
@@ -100,8 +119,7 @@ public final class WorkoutMart: OutputStage {
           kilocalories: row.energyKilocalories.map(energy.rounded))
       }
     }
-    var written: [OutputSummary] = []
-    for output in outputs {
+    for output in outputs where output.table != .routePoints {
       var writer = try TableWriter(
         transaction, path: output.file, columns: output.table.schema.columns, format: output.format,
         zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
@@ -110,6 +128,8 @@ public final class WorkoutMart: OutputStage {
         case .workouts: try writer.append(Self.fields(row))
         case .records: try writer.append(row.serverRecord.fieldValues.map(Field.text))
         case .laps: for lap in row.laps { try writer.append(Self.fields(lap, workoutID: row.id)) }
+        case .splits: for split in row.splits { try writer.append(Self.fields(split, workoutID: row.id)) }
+        case .routePoints: break
         }
       }
       written.append(try writer.close())
@@ -130,7 +150,7 @@ public final class WorkoutMart: OutputStage {
       .number(row.poolLengthMeters), .text(row.location),
     ]
     for style in SwimStrokeStyle.allCases { fields.append(.number(row.strokesByStyle?[style.rawValue])) }
-    return fields
+    return fields + routeFields(row)
   }
 
   /// The fields of a `laps` row.
@@ -139,6 +159,7 @@ public final class WorkoutMart: OutputStage {
       .instant(lap.start), .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end),
       .integer(lap.end - lap.start),
       .number(lap.strokes), .text(lap.style.name), .number(lap.distanceMeters), .number(lap.swolf),
+      .text(lap.origin.rawValue), .text(lap.distanceFrom),
     ]
   }
 }

@@ -34,8 +34,8 @@ public enum WorkoutTables {
       + SwimStrokeStyle.allCases.map { style in
         .measure(
           "strokes_" + style.name, unit: "count", sum: true,
-          "strokes swum in \(style.name) lengths; empty without lengths")
-      },
+          "strokes of the \(style.name) lengths' stroke samples; empty when no length has one")
+      } + WorkoutTables.lapAndRouteColumns,
     inWorkbook: true)
 
   /// `workout_records.json`: the server records. Seven strings: the server contract has no numbers.
@@ -60,19 +60,22 @@ public enum WorkoutTables {
       .localTime("`start` on the local clock, `YYYY-MM-DD HH:MM:SS`"),
       .text("workout_id", "the workout's `id`"),
       .integer("lap", "1-based, in start order"),
-      .instant("start", "the stroke sample's start"),
-      .instant("end", "the stroke sample's end"),
+      .instant("start", "the Lap event's date, else the stroke sample's start"),
+      .instant("end", "the Lap event's date + duration (to the second), else the stroke sample's end"),
       .integer("duration_s", unit: "s", "end − start"),
-      .measure("strokes", unit: "count", "the stroke sample's count"),
+      .measure("strokes", unit: "count", "the count of the stroke samples of the length; empty without one"),
       .text(
         "style", "`HKSwimmingStrokeStyle`: unknown, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard"),
-      .measure("distance_m", unit: "m", sum: true, "the overlapping `DistanceSwimming` samples, pro rata by time"),
+      .measure(
+        "distance_m", unit: "m", sum: true,
+        "the overlapping `DistanceSwimming` samples, pro rata by time, else the pool length"),
       .number(
-        "swolf", precision: .decimals(2), display: .decimals(1), "`HKSWOLFScore` of the sample, else of its Lap event"),
-    ],
+        "swolf", precision: .decimals(2), display: .decimals(1),
+        "`HKSWOLFScore` of the stroke sample, else of the Lap event"),
+    ] + WorkoutTables.lapOriginColumns,
     inWorkbook: true)
 
-  public static let all = [workouts, records, laps]
+  public static let all = [workouts, records, laps, routePoints, splits]
 
   /// A column of the workouts table by name (a programming error when there is none).
   static func column(_ name: String) -> Column { workouts.columns.first { $0.name == name }! }

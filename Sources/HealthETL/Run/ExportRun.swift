@@ -83,7 +83,8 @@ public enum ExportRun {
     report.jobs = options.plan.jobs.count
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
-    let context = StageContext(zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
+    let context = StageContext(
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
       if options.workbook, options.plan.jobs.contains(where: { $0.kind == .daily }) {
         let sheets = Self.workbookSheets(options.plan)
@@ -197,6 +198,7 @@ public enum ExportRun {
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)
     }
     let workouts = stages.compactMap { $0 as? WorkoutMart }
+    report.routes = workouts.lazy.compactMap(\.routeReport).first
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
       let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))

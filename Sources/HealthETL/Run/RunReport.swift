@@ -19,6 +19,8 @@ public struct RunReport {
   public var jobs = 0
   /// The delta this run committed (`workout_records.new.json`); nil when it wrote none.
   public var delta: Delta?
+  /// What reading the workout routes found; nil when no job read them.
+  public var routes: RouteReport?
 
   public struct Delta: Sendable {
     public var sequence: Int
@@ -79,6 +81,7 @@ public struct RunReport {
           "leftToCSV": workbook.leftToCSV.map { ["file": $0.file, "reason": $0.reason] },
         ]
       } ?? NSNull()
+    object["routes"] = routes?.jsonObject() ?? NSNull()
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }
