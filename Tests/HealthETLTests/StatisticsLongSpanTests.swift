@@ -132,7 +132,8 @@ import Testing
     let day18 = try #require(probe.picked.first)
     #expect(day18.count(0) == 1 && day18.count(2) == 86_400)
     #expect(abs(day18.number(1)! - (1000 + share * 82_800)) < 1e-9)
-    #expect(abs(probe.total - (value + 1000 - share * 3600)) < 1e-6)
+    // Adding up 3.65 million rows here rounds at each step: about 1e-5 in all, 3e-12 of the total.
+    #expect(abs(probe.total - (value + 1000 - share * 3600)) < 1e-3)
   }
 
   @Test func heartRatePerDayBySourceOverTenThousandYears() throws {
