@@ -12,6 +12,12 @@ final class RecordReader {
   private(set) var distinctSamples: [Int] = []
   private(set) var duplicateSamples: [Int] = []
   private(set) var beatsRead = 0
+
+  /// The longest a quantity or sleep record, or a workout, may last: 366 days (Pipelines/README.md,
+  /// "Bad input"). Statistics share such a record out over every bucket it overlaps and sleep
+  /// joins every night it covers into one session, so a record of thousands of years would cost
+  /// millions of rows and hide every real night, for data no measurement gives.
+  static let longestSpanSeconds: Int64 = 366 * 86_400
   /// Whether a record is being read (its metadata comes next).
   private(set) var isOpen = false
 
@@ -148,6 +154,15 @@ final class RecordReader {
       return reject(
         "end before start", line: sample.line,
         detail: "\(self.typeName) ends \(self.sample.start.seconds - self.sample.end.seconds) s before it starts")
+    }
+    // Other categories pass: a pregnancy or a contraceptive lasts months or years, and one with
+    // no end yet is written as lasting until 4001-01-01.
+    if sample.end.seconds - sample.start.seconds > Self.longestSpanSeconds,
+      sample.kind == .quantity || typeName == "SleepAnalysis"
+    {
+      return reject(
+        "implausible span", line: sample.line,
+        detail: "\(self.typeName) lasts \(self.sample.end.seconds - self.sample.start.seconds) s, more than 366 days")
     }
     var fingerprint = FastHash.hash(rawValue, seed: UInt64(UInt32(bitPattern: sample.type)))
     fingerprint = FastHash.combine(fingerprint, UInt64(UInt32(bitPattern: sample.source)))

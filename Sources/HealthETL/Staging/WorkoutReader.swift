@@ -50,6 +50,13 @@ final class WorkoutReader {
         detail: "startDate=\"\(ElementAttributes.text(startBytes))\" endDate=\"\(ElementAttributes.text(endBytes))\"")
       return
     }
+    guard end.instant.seconds - start.instant.seconds <= RecordReader.longestSpanSeconds else {
+      rejected = true
+      ledger.rejections.reject(
+        reason: "implausible span", line: line, element: "Workout",
+        detail: "\(activityType) lasts \(end.instant.seconds - start.instant.seconds) s, more than 366 days")
+      return
+    }
     element.activityType = activityType
     element.sourceName = source
     element.start = start.instant
