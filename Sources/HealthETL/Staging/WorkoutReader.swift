@@ -43,7 +43,8 @@ final class WorkoutReader {
       rejected = true
       ledger.rejections.reject(
         reason: "unparseable date", line: line, element: "Workout",
-        detail: "startDate=\"\(ElementAttributes.text(startBytes))\" endDate=\"\(ElementAttributes.text(endBytes))\"")
+        detail:
+          "startDate=\"\(ElementAttributes.excerpt(startBytes))\" endDate=\"\(ElementAttributes.excerpt(endBytes))\"")
       return
     }
     element.activityType = activityType
