@@ -27,10 +27,9 @@ enum NightlyCommand {
     var options = NightlyBatch.Options(inbox: inbox, outputDirectory: out, plan: plan)
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     let result = try NightlyBatch.run(options)
-    FileHandle.standardError.write(
-      Data(
-        "healthetl: nightly: processed \(result.processed.count) export(s)\(result.processed.isEmpty ? "" : " (\(result.processed.joined(separator: ", ")))"), skipped \(result.alreadyProcessed) already processed; \(result.newWorkoutRecords) new workout record(s) in \(out)/workout_records.new.json\n"
-          .utf8))
+    HealthETLCommand.standardError(
+      "healthetl: nightly: processed \(result.processed.count) export(s)\(result.processed.isEmpty ? "" : " (\(result.processed.joined(separator: ", ")))"), skipped \(result.alreadyProcessed) already processed; \(result.newWorkoutRecords) new workout record(s) in \(out)/workout_records.new.json\n"
+    )
     return ExitCode.success
   }
 }

@@ -53,12 +53,13 @@ enum SampleCommand {
     do {
       let stats = try SyntheticExportGenerator.write(sampleOptions, to: out)
       let records = stats.elements["Record"] ?? 0
-      FileHandle.standardError.write(
-        Data(
-          "healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML\n".utf8))
+      HealthETLCommand.standardError(
+        "healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML\n")
       return ExitCode.success
     } catch {
       HealthETLCommand.fail("\(error)")
+      // A write that fails part-way (a full disk, a reader that went away) is an I/O error.
+      if case SampleExportError.writeFailed = error { return ExitCode.ioError }
       return ExitCode.cannotCreate
     }
   }
