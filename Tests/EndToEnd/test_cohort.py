@@ -243,7 +243,7 @@ class LocalExecutorTests(CohortCase):
         for pid in included:
             folder = out / "participants" / pid
             self.assertEqual(
-                json.loads((folder / "workout_records.new.json").read_text()),
+                json.loads((folder / "workout_records.new.json").read_text())["records"],
                 json.loads((folder / "workout_records.json").read_text()),
             )
 
@@ -287,7 +287,9 @@ class LocalExecutorTests(CohortCase):
         self.assertEqual(summary["totals"]["ok"], 1)
         # Once-only delivery per participant: .new holds exactly the records p02 never had.
         all_records = json.loads((out / "participants/p02/workout_records.json").read_text())
-        new_records = json.loads((out / "participants/p02/workout_records.new.json").read_text())
+        delta = json.loads((out / "participants/p02/workout_records.new.json").read_text())
+        self.assertTrue(delta["final"])
+        new_records = delta["records"]
         old_ids = {r["recordUuid"] for r in old_records}
         self.assertEqual(new_records, [r for r in all_records if r["recordUuid"] not in old_ids])
         self.assertLess(len(new_records), len(all_records) + 1)

@@ -4,7 +4,8 @@ import Testing
 /// `make run`'s job end to end: the default pipeline on the bundled sample.
 @Suite struct DefaultPipelineTests {
   static let expectedFiles: Set<String> = [
-    ".healthetl-state.json", ".healthetl.lock", "run.json", "sleep_daily.csv", "sleep_sessions.csv", "workouts.csv",
+    ".healthetl-state.json", ".healthetl-emitted", ".healthetl.lock", "run.json", "sleep_daily.csv",
+    "sleep_sessions.csv", "workouts.csv",
     "workouts.json", "workout_records.json", "workout_records.new.json", "swim_laps.csv",
     "stats/heart-rate-per-minute.csv", "stats/steps-per-day.csv", "stats/walking-running-distance-per-day.csv",
     "stats/active-energy-per-day.csv", "stats/flights-per-day.csv", "stats/resting-heart-rate-per-day.csv",
@@ -16,8 +17,10 @@ import Testing
     #expect(Set(a.keys) == Self.expectedFiles.subtracting(["run.json"]))
     #expect(a == b)
     // The bundled sample has 17 workouts: the first run into a folder delivers all of them.
-    let new = try JSONSerialization.jsonObject(with: a["workout_records.new.json"]!) as? [[String: String]]
-    #expect(new?.count == 17)
+    let delta = try JSONSerialization.jsonObject(with: a["workout_records.new.json"]!) as? [String: Any]
+    #expect((delta?["records"] as? [[String: String]])?.count == 17)
+    #expect(delta?["sequence"] as? Int == 1)
+    #expect(delta?["final"] as? Bool == true)
   }
 
   @Test func csvByteOrderMarkIsOptIn() throws {

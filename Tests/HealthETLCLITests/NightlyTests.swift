@@ -23,10 +23,18 @@ import Testing
     return (work, try makeExports(in: work), inbox, work.appendingPathComponent("out"))
   }
 
+  /// The record ids of a server-records file: an array (`workout_records.json`) or a delta
+  /// (`workout_records.new.json`: sequence, final, records).
   static func recordIDs(_ url: URL) throws -> [String] {
-    let data = try Data(contentsOf: url)
-    let records = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: String]])
-    return records.compactMap { $0["recordUuid"] }
+    let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: url))
+    let records = try #require((json as? [String: Any])?["records"] ?? json) as? [[String: String]]
+    return try #require(records).compactMap { $0["recordUuid"] }
+  }
+
+  /// A delta's sequence number and whether it is final.
+  static func deltaHeader(_ url: URL) throws -> (sequence: Int, final: Bool) {
+    let object = try #require(try JSONSerialization.jsonObject(with: try Data(contentsOf: url)) as? [String: Any])
+    return (try #require(object["sequence"] as? Int), try #require(object["final"] as? Bool))
   }
 
   /// Copies an export into the inbox with a modification time that orders it after the others.

@@ -1,99 +1,246 @@
 import Foundation
 
-/// What an output folder has delivered of its workout server records (Pipelines/README.md, "Runs and the nightly batch"), kept in
-/// `<out>/.healthetl-state.json` and written in the same atomic commit as the outputs it describes.
+/// What an output folder has delivered of its workout server records, and which exports the
+/// nightly batch has handled (Pipelines/README.md, "Runs and the nightly batch"). It lives in
+/// `.healthetl-state.json` (small) and `.healthetl-emitted` (the ids, binary), both written in the
+/// same atomic commit as the outputs they describe.
 ///
-/// `emitted` are record ids delivered by runs that completed; `pending` are records committed by
-/// a nightly batch that has not finished yet (it was killed, or is still going): they are part of
-/// the next `workout_records.new.json` too, so nothing is lost and no completed run's delta is
-/// repeated.
+/// Deltas: every commit that writes `workout_records.new.json` gives it the next `sequence`
+/// number. A delta holds the records emitted since the last final delta; it is final at the end
+/// of a `run` and at the end of a night, and not final after each export of a night still going
+/// (its records stay `pending` until the night ends). A consumer that posts every sequence it has
+/// not posted yet, keyed by `recordUuid`, gets every workout exactly once in effect, whenever a
+/// run was killed.
 public struct DeliveryState: Sendable, Equatable {
-  public static let recordsFile = "workout_records.json"
+  public static let version = 2
 
-  public struct Processed: Sendable, Equatable {
+  /// An inbox export the nightly batch has handled.
+  public struct Export: Sendable, Equatable {
     public var sha256: String
     public var name: String
     public var bytes: Int64
+
+    public init(sha256: String, name: String, bytes: Int64) {
+      self.sha256 = sha256
+      self.name = name
+      self.bytes = bytes
+    }
   }
 
-  public var emitted: [String] = []
-  public var pending: [[String: String]] = []
-  public var processed: [Processed] = []
+  /// An inbox export that could not be used, skipped until its content changes.
+  public struct Quarantined: Sendable, Equatable {
+    public var export: Export
+    public var exitCode: Int32
+    public var reason: String
+  }
+
+  /// The number of the last delta written.
+  public var sequence = 0
+  /// Exports processed, oldest first.
+  public var processed: [Export] = []
+  public var quarantined: [Quarantined] = []
+  /// Records of the night still going: in the current delta, not yet final.
+  public var pending: [WorkoutServerRecord] = []
+  /// Records emitted in a final delta and not yet acknowledged by a server (`healthetl deliver`).
+  public var outbox: [WorkoutServerRecord] = []
+  /// Ids of every record emitted in a final delta.
+  var emitted = EmittedRecords()
 
   public init() {}
 
-  public static func load(from directory: String) throws(OutputError) -> DeliveryState {
+  public static func == (a: DeliveryState, b: DeliveryState) -> Bool {
+    a.sequence == b.sequence && a.processed == b.processed && a.quarantined == b.quarantined
+      && a.pending == b.pending && a.outbox == b.outbox && a.emitted.ids == b.emitted.ids
+  }
+
+  /// How many records the folder has emitted in final deltas.
+  public var emittedCount: Int { emitted.count }
+
+  // MARK: - Reading
+
+  /// The state of `directory`; empty when the folder has none yet. A state that cannot be read
+  /// is an error (exit 65), never taken as empty: that would deliver every workout again.
+  public static func load(from directory: String) throws(ConfigFileError) -> DeliveryState {
     let path = directory + "/" + ToolFiles.state
-    guard let data = FileManager.default.contents(atPath: path) else { return DeliveryState() }
-    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-      throw .ioError(path: path, reason: "the state file is not valid JSON; move it away to start over")
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+      guard errno == ENOENT else {
+        throw ConfigFileError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))")
+      }
+      return DeliveryState()
     }
-    var state = DeliveryState()
-    state.emitted = object["emitted"] as? [String] ?? []
-    state.pending = object["pending"] as? [[String: String]] ?? []
-    state.processed = (object["processed"] as? [[String: Any]] ?? []).compactMap { entry in
-      guard let sha = entry["sha256"] as? String, let name = entry["name"] as? String else { return nil }
-      return Processed(sha256: sha, name: name, bytes: (entry["bytes"] as? NSNumber)?.int64Value ?? 0)
+    if (info.st_mode & S_IFMT) == S_IFLNK, stat(path, &info) != 0 {
+      throw ConfigFileError(file: path, message: "is a symbolic link to nothing; \(StateProblem.advice)")
+    }
+    var (state, version) = try decode(ConfigFile.read(path, limit: 256 << 20), path: path)
+    // Version 1 kept the ids in the state file; version 2 always writes them beside it.
+    if version >= 2 {
+      guard lstat(directory + "/" + ToolFiles.emitted, &info) == 0 else {
+        throw ConfigFileError(
+          file: directory + "/" + ToolFiles.emitted,
+          message: "is missing beside \(ToolFiles.state); \(StateProblem.advice)")
+      }
+      state.emitted = try EmittedRecords.load(from: directory)
     }
     return state
   }
 
-  public func write(to transaction: OutputTransaction) throws(OutputError) {
-    let object: [String: Any] = [
-      "version": 1,
-      "emitted": emitted,
-      "pending": pending,
-      "processed": processed.map { ["sha256": $0.sha256, "name": $0.name, "bytes": $0.bytes] as [String: Any] },
-    ]
-    _ = try JSONOutput.write(object, to: transaction, path: ToolFiles.state)
-  }
-
-  /// The staged server records of this run whose ids this folder has neither emitted nor pending.
-  func newRecords(in transaction: OutputTransaction) throws(OutputError) -> [[String: String]]? {
-    let path = transaction.stagedPath(Self.recordsFile)
-    guard let data = FileManager.default.contents(atPath: path) else { return nil }
-    guard let records = try? JSONSerialization.jsonObject(with: data) as? [[String: String]] else {
-      throw .ioError(path: path, reason: "staged server records are not a JSON array of objects")
+  /// The state file's text, read strictly: every key of its version, each of its type.
+  public static func decode(_ bytes: [UInt8], path: String) throws(ConfigFileError) -> (DeliveryState, version: Int) {
+    do throws(ConfigFileError) {
+      let root = try ConfigFile.parse(bytes, file: path)
+      let object = try root.object(
+        allowed: ["version", "sequence", "processed", "quarantined", "pending", "outbox", "emitted"],
+        required: ["version"])
+      let versionNode = try object.required("version")
+      let version = try versionNode.integer(in: Int.min...Int.max)
+      guard version == 1 || version == Self.version else {
+        throw versionNode.error(
+          "is \(version); this healthetl reads state versions 1 and \(Self.version) (a newer healthetl wrote it?)")
+      }
+      var state = DeliveryState()
+      state.sequence = try object["sequence"]?.integer(in: 0...Int.max) ?? 0
+      state.processed = try (object["processed"]?.array() ?? []).map(export)
+      for node in try object["quarantined"]?.array() ?? [] {
+        let entry = try node.object(allowed: ["sha256", "name", "bytes", "exitCode", "reason"], required: ["sha256"])
+        state.quarantined.append(
+          Quarantined(
+            export: try export(node), exitCode: Int32(try entry["exitCode"]?.integer(in: 0...255) ?? 65),
+            reason: try entry["reason"]?.string() ?? ""))
+      }
+      state.pending = try (object["pending"]?.array() ?? []).map(record)
+      state.outbox = try (object["outbox"]?.array() ?? []).map(record)
+      // Version 1 kept the emitted ids in the file itself.
+      if let emitted = object["emitted"] {
+        var ids: [EmittedRecords.ID] = []
+        for node in try emitted.array() {
+          guard let id = EmittedRecords.id(try node.string()) else { throw node.error("is not a record id (UUID)") }
+          ids.append(id)
+        }
+        state.emitted.insert(ids)
+      }
+      return (state, version)
+    } catch {
+      var refused = error
+      refused.message += "; \(StateProblem.advice)"
+      throw refused
     }
-    var known = Set(emitted)
-    for record in pending { if let id = record["recordUuid"] { known.insert(id) } }
-    var fresh: [[String: String]] = []
-    for record in records {
-      guard let id = record["recordUuid"], !known.contains(id) else { continue }
-      known.insert(id)
-      fresh.append(record)
+  }
+
+  private static func export(_ node: ConfigNode) throws(ConfigFileError) -> Export {
+    let object = try node.object(
+      allowed: ["sha256", "name", "bytes", "exitCode", "reason"], required: ["sha256", "name", "bytes"])
+    let sha = try object.required("sha256").string()
+    guard sha.utf8.count == 64, sha.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+    else { throw try object.required("sha256").error("must be 64 lower-case hex digits") }
+    return Export(
+      sha256: sha, name: try object.required("name").string(),
+      bytes: Int64(try object.required("bytes").integer(in: 0...Int.max)))
+  }
+
+  private static func record(_ node: ConfigNode) throws(ConfigFileError) -> WorkoutServerRecord {
+    let names = WorkoutTables.records.columnNames
+    let object = try node.object(allowed: names, required: names)
+    var values: [String] = []
+    for name in names { values.append(try object.required(name).string()) }
+    guard EmittedRecords.id(values[6]) != nil else {
+      throw try object.required("recordUuid").error("is not a record id (UUID)")
     }
-    return fresh
+    return WorkoutServerRecord(
+      recordDate: values[0], execTypeCode: values[1], execStartTime: values[2], execEndTime: values[3],
+      execRuntime: values[4], deviceTypeCode: values[5], recordUuid: values[6])
   }
 
-  /// `run`: this run's delta is whatever was pending plus its new records; all become emitted.
-  mutating func deliverRun(_ transaction: OutputTransaction) throws(OutputError) -> Int? {
-    guard let fresh = try newRecords(in: transaction) else { return nil }
-    let delta = pending + fresh
-    _ = try JSONOutput.write(delta, to: transaction, path: ToolFiles.newRecords)
-    emitted += delta.compactMap { $0["recordUuid"] }
-    pending = []
-    try write(to: transaction)
-    return fresh.count
+  // MARK: - Writing
+
+  /// Stages the state and the emitted ids in `transaction`.
+  func write(to transaction: OutputTransaction) throws(OutputError) {
+    var out: [UInt8] = []
+    func line(_ text: String) { out.append(contentsOf: Array(text.utf8)) }
+    func quoted(_ text: String) -> String {
+      var bytes: [UInt8] = []
+      JSONText.appendString(text, to: &bytes)
+      return String(decoding: bytes, as: UTF8.self)
+    }
+    func list(_ key: String, _ items: [String], last: Bool = false) {
+      line("  \(quoted(key)): [")
+      line(items.isEmpty ? "" : "\n    " + items.joined(separator: ",\n    ") + "\n  ")
+      line(last ? "]\n" : "],\n")
+    }
+    func export(_ entry: Export) -> String {
+      "{\"sha256\": \(quoted(entry.sha256)), \"name\": \(quoted(entry.name)), \"bytes\": \(entry.bytes)"
+    }
+    line("{\n  \"version\": \(Self.version),\n  \"sequence\": \(sequence),\n")
+    list("processed", processed.map { export($0) + "}" })
+    list(
+      "quarantined",
+      quarantined.map { export($0.export) + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason))}" })
+    list("pending", pending.map { Self.json($0) })
+    list("outbox", outbox.map { Self.json($0) }, last: true)
+    line("}\n")
+    let file = try transaction.create(ToolFiles.state)
+    try file.write(out)
+    try file.close()
+    let ids = try transaction.create(ToolFiles.emitted)
+    try ids.write(emitted.encoded())
+    try ids.close()
   }
 
-  /// One export of a nightly batch: its new records join the pending delta.
-  mutating func deliverNightlyExport(_ transaction: OutputTransaction, processed entry: Processed) throws(OutputError)
-    -> Int
+  /// One record as a JSON object, fields in the order of the server contract.
+  static func json(_ record: WorkoutServerRecord) -> String {
+    var bytes: [UInt8] = [UInt8(ascii: "{")]
+    for (index, (name, value)) in zip(WorkoutTables.records.columnNames, record.fieldValues).enumerated() {
+      if index > 0 { bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+      JSONText.appendString(name, to: &bytes)
+      bytes.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+      JSONText.appendString(value, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "}"))
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  // MARK: - Deltas
+
+  /// `records` without those emitted in a final delta or already pending, each id once.
+  func fresh(_ records: [WorkoutServerRecord]) -> [WorkoutServerRecord] {
+    var seen = Set(pending.map(\.recordUuid))
+    return records.filter { record in
+      guard let id = EmittedRecords.id(record.recordUuid), !emitted.contains(id) else { return false }
+      return seen.insert(record.recordUuid).inserted
+    }
+  }
+
+  /// Stages the next delta: the pending records plus `fresh`; a final delta makes them emitted.
+  /// Returns the delta's sequence number.
+  @discardableResult
+  mutating func commitDelta(adding fresh: [WorkoutServerRecord], final: Bool, to transaction: OutputTransaction)
+    throws(OutputError) -> Int
   {
-    let fresh = try newRecords(in: transaction) ?? []
-    pending += fresh
-    _ = try JSONOutput.write(pending, to: transaction, path: ToolFiles.newRecords)
-    processed.append(entry)
+    sequence += 1
+    let delta = pending + fresh
+    var out = Array("{\n  \"sequence\": \(sequence),\n  \"final\": \(final),\n  \"records\": [".utf8)
+    out.append(
+      contentsOf: Array(
+        (delta.isEmpty ? "" : "\n    " + delta.map(Self.json).joined(separator: ",\n    ") + "\n  ").utf8))
+    out.append(contentsOf: Array("]\n}\n".utf8))
+    let file = try transaction.create(ToolFiles.newRecords)
+    try file.write(out)
+    try file.close()
+    if final {
+      emitted.insert(delta.compactMap { EmittedRecords.id($0.recordUuid) })
+      outbox += delta
+      pending = []
+    } else {
+      pending = delta
+    }
     try write(to: transaction)
-    return fresh.count
+    return sequence
   }
+}
 
-  /// The end of a nightly batch: the night's delta is final.
-  mutating func finishNight(_ transaction: OutputTransaction) throws(OutputError) {
-    _ = try JSONOutput.write(pending, to: transaction, path: ToolFiles.newRecords)
-    emitted += pending.compactMap { $0["recordUuid"] }
-    pending = []
-    try write(to: transaction)
-  }
+/// What to do about a state file that cannot be used.
+enum StateProblem {
+  static let advice =
+    "it records what this folder has delivered: restore it from a backup, or move it (and "
+    + ".healthetl-emitted) away to start over, after which every workout is delivered again"
 }

@@ -7,6 +7,8 @@ public enum ETLError: Error, CustomStringConvertible {
   case zone(ZoneError)
   case output(OutputError)
   case pipeline(ConfigFileError)
+  /// The output folder's delivery state cannot be used.
+  case state(ConfigFileError)
   /// `--strict` and at least one record was rejected.
   case strictRejection(count: Int, first: RejectionLog.Example, reason: String)
 
@@ -16,6 +18,7 @@ public enum ETLError: Error, CustomStringConvertible {
     case .zone(let error): return error.description
     case .output(let error): return error.description
     case .pipeline(let error): return error.description
+    case .state(let error): return error.description
 
     case .strictRejection(let count, let first, let reason):
       return
@@ -38,6 +41,7 @@ public enum ETLError: Error, CustomStringConvertible {
     case .output(.unsuitable): return .usage
     case .strictRejection: return .dataError
     case .pipeline: return .usage
+    case .state: return .dataError
     }
   }
 }

@@ -14,8 +14,9 @@ public enum ExportRun {
     /// What to compute and write; its settings apply unless overridden (`--tz` via `zone`).
     public var plan: RunPlan
     public var csvByteOrderMark = false
-    /// Set by the nightly batch, which holds the folder's lock itself and delivers per export.
-    public var nightlyEntry: DeliveryState.Processed?
+    /// Set by the nightly batch, which holds the folder's lock itself: the export being processed,
+    /// whose records join the night's pending delta.
+    public var nightlyEntry: DeliveryState.Export?
 
     public init(input: InputSource, plan: RunPlan) {
       self.input = input
@@ -46,6 +47,9 @@ public enum ExportRun {
       do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
     }
     defer { lock?.release() }
+    // A state that cannot be read stops the run before the export is read.
+    var delivery: DeliveryState
+    do { delivery = try DeliveryState.load(from: options.outputDirectory) } catch { throw .state(error) }
     let transaction: OutputTransaction
     do { transaction = try OutputTransaction(outputDirectory: options.outputDirectory) } catch { throw .output(error) }
     var committed = false
@@ -80,7 +84,9 @@ public enum ExportRun {
     settings.csvByteOrderMark = options.csvByteOrderMark
     let context = StageContext(zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
     do {
-      try load(stages, context: context, parseSeconds: parse.seconds, nightlyEntry: options.nightlyEntry, into: &report)
+      try load(
+        stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
+        into: &report)
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
       let reportFile = try transaction.create(ToolFiles.runReport)
@@ -103,10 +109,10 @@ public enum ExportRun {
   }
 
   /// The load: every stage computes and writes its tables, then the delivery state takes this
-  /// run's workout records.
+  /// run's workout records into the next delta.
   static func load(
-    _ stages: [any OutputStage], context: StageContext, parseSeconds: Double, nightlyEntry: DeliveryState.Processed?,
-    into report: inout RunReport
+    _ stages: [any OutputStage], context: StageContext, parseSeconds: Double, delivery: inout DeliveryState,
+    nightlyEntry: DeliveryState.Export?, into report: inout RunReport
   ) throws(OutputError) {
     let started = ContinuousClock.now
     var finishSeconds: [String: Double] = [:]
@@ -119,11 +125,18 @@ public enum ExportRun {
       finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)
     }
-    var delivery = try DeliveryState.load(from: context.transaction.outputDirectory)
+    let workouts = stages.compactMap { $0 as? WorkoutMart }
     if let entry = nightlyEntry {
-      report.newWorkoutRecords = try delivery.deliverNightlyExport(context.transaction, processed: entry)
-    } else {
-      report.newWorkoutRecords = try delivery.deliverRun(context.transaction)
+      // One export of a night: its records join the night's delta, which is final at the end.
+      let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))
+      delivery.processed.append(entry)
+      let sequence = try delivery.commitDelta(adding: fresh, final: false, to: context.transaction)
+      report.delta = .init(sequence: sequence, final: false, records: delivery.pending.count, fresh: fresh.count)
+    } else if !workouts.isEmpty {
+      let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))
+      let records = delivery.pending.count + fresh.count
+      let sequence = try delivery.commitDelta(adding: fresh, final: true, to: context.transaction)
+      report.delta = .init(sequence: sequence, final: true, records: records, fresh: fresh.count)
     }
     // Stages consume samples while the export streams (inside "extract+transform"), then
     // compute and write in their own finish; "load" is all of the latter plus the commit.

@@ -3,11 +3,13 @@ import HealthExtract
 import HealthModel
 
 /// `healthetl nightly`: every export in the inbox not processed yet (by content hash), oldest
-/// first, each as one atomic run into the output folder, under the folder's lock (Pipelines/README.md, "Runs and the nightly batch").
+/// first, each as one atomic run into the output folder, under the folder's lock
+/// (Pipelines/README.md, "Runs and the nightly batch").
 ///
-/// Safe to kill at any moment: an export's outputs, the state recording it as processed, and
-/// the delta it adds to `workout_records.new.json` are committed together or not at all; the next
-/// night processes what was not committed and keeps whatever delta was left pending.
+/// Safe to kill at any moment: an export's outputs, the state recording it as processed, and the
+/// delta it adds to `workout_records.new.json` are committed together or not at all. An export
+/// that is not a usable export is quarantined — recorded in the state with its reason and skipped
+/// until its content changes — so one bad file never blocks the exports after it.
 public enum NightlyBatch {
   public struct Options: Sendable {
     public var inbox: String
@@ -29,7 +31,13 @@ public enum NightlyBatch {
     public var processed: [String] = []
     /// Inbox files skipped because their content was processed before.
     public var alreadyProcessed = 0
-    /// Records in tonight's `workout_records.new.json`.
+    /// Exports quarantined this night.
+    public var quarantined: [DeliveryState.Quarantined] = []
+    /// Exports quarantined on an earlier night and still in the inbox unchanged.
+    public var stillQuarantined: [DeliveryState.Quarantined] = []
+    /// The night's final delta.
+    public var sequence = 0
+    /// Records in it.
     public var newWorkoutRecords = 0
   }
 
@@ -38,32 +46,113 @@ public enum NightlyBatch {
     do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
     defer { lock.release() }
     var result = Result()
-    for candidate in try inboxFiles(options.inbox) {
-      let hash = try sha256(ofFile: candidate.path)
-      let state: DeliveryState
-      do { state = try DeliveryState.load(from: options.outputDirectory) } catch { throw .output(error) }
-      if state.processed.contains(where: { $0.sha256 == hash }) {
+    let candidates = try inboxFiles(options.inbox)
+    for candidate in candidates {
+      let state = try loadState(options.outputDirectory)
+      let export: DeliveryState.Export
+      do {
+        export = DeliveryState.Export(
+          sha256: try sha256(ofFile: candidate.path), name: candidate.name, bytes: candidate.bytes)
+      } catch {
+        // Unreadable: quarantined by name (there is no content to key it by) until it can be read.
+        let unreadable = DeliveryState.Export(
+          sha256: String(repeating: "0", count: 64), name: candidate.name, bytes: candidate.bytes)
+        if let known = state.quarantined.first(where: { $0.export == unreadable }) {
+          result.stillQuarantined.append(known)
+        } else {
+          try quarantine(unreadable, error, options, into: &result)
+        }
+        continue
+      }
+      if state.processed.contains(where: { $0.sha256 == export.sha256 }) {
         result.alreadyProcessed += 1
+        continue
+      }
+      if let known = state.quarantined.first(where: { $0.export.sha256 == export.sha256 }) {
+        result.stillQuarantined.append(known)
         continue
       }
       var run = ExportRun.RunOptions(input: .path(candidate.path), plan: options.plan)
       run.outputDirectory = options.outputDirectory
       run.zone = options.zone
       run.quiet = options.quiet
-      run.nightlyEntry = DeliveryState.Processed(sha256: hash, name: candidate.name, bytes: candidate.bytes)
-      _ = try ExportRun.run(run)
-      result.processed.append(candidate.name)
+      run.nightlyEntry = export
+      do {
+        _ = try ExportRun.run(run)
+        result.processed.append(candidate.name)
+      } catch {
+        // A bad export is set aside; anything else (a full disk, a bad pipeline) stops the night.
+        guard case .extract = error else { throw error }
+        try quarantine(export, error, options, into: &result)
+      }
     }
+    try finishNight(options, candidates: candidates, into: &result)
+    return result
+  }
+
+  static func loadState(_ directory: String) throws(ETLError) -> DeliveryState {
+    do { return try DeliveryState.load(from: directory) } catch { throw .state(error) }
+  }
+
+  /// Records `export` as unusable, in a commit of its own.
+  static func quarantine(
+    _ export: DeliveryState.Export, _ error: ETLError, _ options: Options, into result: inout Result
+  ) throws(ETLError) {
+    var state = try loadState(options.outputDirectory)
+    let entry = DeliveryState.Quarantined(
+      export: export, exitCode: error.exitCode.rawValue, reason: ConfigNode.excerpt(error.description))
+    state.quarantined.append(entry)
     do {
-      var state = try DeliveryState.load(from: options.outputDirectory)
-      result.newWorkoutRecords = state.pending.count
       let transaction = try OutputTransaction(outputDirectory: options.outputDirectory)
-      try state.finishNight(transaction)
+      try state.write(to: transaction)
       try transaction.commit()
     } catch {
       throw .output(error)
     }
-    return result
+    result.quarantined.append(entry)
+  }
+
+  /// The end of a night: the delta becomes final, and `run.json` says what the night did.
+  /// Quarantine entries of files no longer in the inbox are dropped.
+  static func finishNight(_ options: Options, candidates: [Candidate], into result: inout Result) throws(ETLError) {
+    var state = try loadState(options.outputDirectory)
+    let present = Set(candidates.map(\.name))
+    state.quarantined.removeAll { !present.contains($0.export.name) }
+    result.newWorkoutRecords = state.pending.count
+    do {
+      let transaction = try OutputTransaction(outputDirectory: options.outputDirectory)
+      result.sequence = try state.commitDelta(adding: [], final: true, to: transaction)
+      try writeNightReport(result, state: state, transaction: transaction)
+      try transaction.commit()
+    } catch {
+      throw .output(error)
+    }
+  }
+
+  /// Adds the night's summary to the last export's `run.json` (or starts one).
+  static func writeNightReport(_ result: Result, state: DeliveryState, transaction: OutputTransaction)
+    throws(OutputError)
+  {
+    var report: [String: Any] = [:]
+    if let data = FileManager.default.contents(atPath: transaction.committedPath(ToolFiles.runReport)),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    {
+      report = object
+    }
+    func describe(_ entry: DeliveryState.Quarantined) -> [String: Any] {
+      [
+        "name": entry.export.name, "sha256": entry.export.sha256, "exitCode": Int(entry.exitCode),
+        "reason": entry.reason,
+      ]
+    }
+    report["nightly"] = [
+      "processed": result.processed, "alreadyProcessed": result.alreadyProcessed,
+      "quarantined": result.quarantined.map(describe), "stillQuarantined": result.stillQuarantined.map(describe),
+    ]
+    report["delta"] = [
+      "file": ToolFiles.newRecords, "sequence": result.sequence, "final": true, "records": result.newWorkoutRecords,
+    ]
+    _ = try JSONOutput.write(report, to: transaction, path: ToolFiles.runReport)
   }
 
   struct Candidate {
@@ -98,7 +187,12 @@ public enum NightlyBatch {
     }
     defer { try? handle.close() }
     let digest = Digest.SHA256Stream()
-    while let chunk = try? handle.read(upToCount: 1 << 22), !chunk.isEmpty {
+    while true {
+      let chunk: Data
+      do { chunk = try handle.read(upToCount: 1 << 22) ?? Data() } catch {
+        throw .extract(.unreadable(path: path, reason: error.localizedDescription))
+      }
+      if chunk.isEmpty { break }
       chunk.withUnsafeBytes { digest.update($0) }
     }
     return digest.finalizeHex()

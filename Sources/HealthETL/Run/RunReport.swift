@@ -17,8 +17,21 @@ public struct RunReport {
   public var peakMemoryMB = 0.0
   public var pipelines: [[String: String]] = []
   public var jobs = 0
-  /// Server records no earlier run into this folder had emitted (nil when no workouts job ran).
-  public var newWorkoutRecords: Int?
+  /// The delta this run committed (`workout_records.new.json`); nil when it wrote none.
+  public var delta: Delta?
+
+  public struct Delta: Sendable {
+    public var sequence: Int
+    /// Whether the delta is final (a run's always is; a night's only at its end).
+    public var final: Bool
+    /// Records in the delta.
+    public var records: Int
+    /// Of those, records this run added.
+    public var fresh: Int
+  }
+
+  /// Server records no earlier run into this folder had emitted (nil when no delta was written).
+  public var newWorkoutRecords: Int? { delta?.fresh }
 
   init(inventory: ExportInventory, inputSHA256: String?) {
     self.inventory = inventory
@@ -40,6 +53,9 @@ public struct RunReport {
     // is what that parse read, so a second read would show as twice the XML's size.
     object["parses"] = 1
     object["newWorkoutRecords"] = newWorkoutRecords ?? NSNull()
+    object["delta"] =
+      delta.map { ["file": ToolFiles.newRecords, "sequence": $0.sequence, "final": $0.final, "records": $0.records] }
+      ?? NSNull()
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }

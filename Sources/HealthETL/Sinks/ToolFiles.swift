@@ -6,6 +6,8 @@ public enum ToolFiles {
   public static let lock = ".healthetl.lock"
   /// What the folder has delivered: workout records emitted, exports processed.
   public static let state = ".healthetl-state.json"
+  /// The workout record ids the folder has emitted in a final delta (binary, sorted).
+  public static let emitted = ".healthetl-emitted"
   /// The run report.
   public static let runReport = "run.json"
   /// The workout records no earlier run into the folder emitted.
@@ -14,5 +16,5 @@ public enum ToolFiles {
   public static let scratch = ".scratch"
 
   /// Names reserved at the top of the output folder.
-  public static let reserved = [lock, state, runReport, newRecords, scratch]
+  public static let reserved = [lock, state, emitted, runReport, newRecords, scratch]
 }

@@ -27,9 +27,22 @@ enum NightlyCommand {
     var options = NightlyBatch.Options(inbox: inbox, outputDirectory: out, plan: plan)
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     let result = try NightlyBatch.run(options)
-    HealthETLCommand.standardError(
-      "healthetl: nightly: processed \(result.processed.count) export(s)\(result.processed.isEmpty ? "" : " (\(result.processed.joined(separator: ", ")))"), skipped \(result.alreadyProcessed) already processed; \(result.newWorkoutRecords) new workout record(s) in \(out)/workout_records.new.json\n"
-    )
-    return ExitCode.success
+    var lines = [
+      "healthetl: nightly: processed \(result.processed.count) export(s)"
+        + (result.processed.isEmpty ? "" : " (\(result.processed.joined(separator: ", ")))")
+        + ", skipped \(result.alreadyProcessed) already processed; delta \(result.sequence) holds "
+        + "\(result.newWorkoutRecords) new workout record(s) in \(out)/workout_records.new.json"
+    ]
+    for entry in result.quarantined {
+      lines.append(
+        "healthetl: nightly: quarantined \(entry.export.name) (exit \(entry.exitCode)): \(entry.reason); "
+          + "it is skipped until its content changes")
+    }
+    for entry in result.stillQuarantined {
+      lines.append("healthetl: nightly: still quarantined, unchanged: \(entry.export.name): \(entry.reason)")
+    }
+    HealthETLCommand.standardError(lines.joined(separator: "\n") + "\n")
+    // Something new was set aside: the operator has to look; the rest of the inbox was processed.
+    return result.quarantined.isEmpty ? ExitCode.success : ExitCode.dataError
   }
 }
