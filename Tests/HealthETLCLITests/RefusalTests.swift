@@ -117,6 +117,17 @@ import Testing
         result.stderr == "healthetl: error: cannot write to standard output: \(reason); what it shows is incomplete\n",
         "\(script): \(result.stderr)")
     }
+    // `sample --out /dev/stdout` writes through its own descriptor: a full disk and a closed
+    // stdout (which it used to reopen as /dev/null, then report "wrote") are both exit 74.
+    let sample = "\"$B\" sample --days 2 --seed 1 --out /dev/stdout"
+    for (script, message) in [
+      ("\(sample) > /dev/full", "cannot write /dev/stdout: No space left on device"),
+      ("\(sample) >&-", "cannot write /dev/stdout: standard output is closed or not writable"),
+    ] {
+      let result = try Self.shell(script)
+      #expect(result.status == 74, "\(script)")
+      #expect(result.stderr == "healthetl: error: \(message)\n", "\(script): \(result.stderr)")
+    }
   }
 
   /// `sample --out /dev/stdout | head` was killed by SIGPIPE without a word. SIGPIPE is ignored,
@@ -165,12 +176,13 @@ import Testing
     #expect(Self.lines(converted.stderr).count == 1)
   }
 
-  /// A 10 MB value in a rejected record was copied whole into the message of `--strict` and into
-  /// `run.json`'s examples; quoted values are now at most 80 characters.
+  /// A multi-megabyte value in a rejected record was copied whole into the message of `--strict`
+  /// and into `run.json`'s examples; quoted values are now at most 80 characters. (libxml2 itself
+  /// refuses one value of 10,000,000 bytes or more as "Huge input lookup": 9 MB stays under it.)
   @Test func aHugeRejectedValueIsQuotedAsAnExcerpt() throws {
     let work = try CLI.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: work) }
-    let huge = String(repeating: "9x", count: 5_000_000)
+    let huge = String(repeating: "9x", count: 4_500_000)
     let export = work.appendingPathComponent("export.xml")
     try """
     <?xml version="1.0" encoding="UTF-8"?>
@@ -254,6 +266,100 @@ import Testing
         == "healthetl: error: - holds more than one export (apple_health_export/export.xml and apple_health_export/Export.xml); HealthETL will not guess which one you mean. Pass the one you mean as EXPORT itself (unzip a zip first), or export again from the Health app.\n"
     )
     #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  /// A 3 MB unknown `timezone` in a pipeline (and a 100 kB `--tz`) was echoed whole; the other
+  /// values of a pipeline file already were excerpts.
+  @Test func aHugeUnknownZoneIsQuotedAsAnExcerpt() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let zone = String(repeating: "Z", count: 3_000_000)
+    let pipeline = work.appendingPathComponent("zone.json")
+    try #"{"version":1,"name":"x","timezone":"\#(zone)","jobs":[{"name":"s","kind":"sleep"}]}"#.write(
+      to: pipeline, atomically: true, encoding: .utf8)
+    let excerpt = "'" + String(repeating: "Z", count: 77) + "…'"
+    let check = try CLI.run(["pipelines", "check", pipeline.path])
+    #expect(check.status == 64)
+    #expect(
+      check.stderr.count < 400 && check.stderr.contains("unknown time zone \(excerpt)"), "\(check.stderr.prefix(400))")
+    // One command-line argument is at most 128 KiB (MAX_ARG_STRLEN).
+    let argument = String(zone.prefix(100_000))
+    let run = try CLI.run(
+      ["run", "--quiet", "--tz", argument, "--out", work.appendingPathComponent("out").path, Self.tiny])
+    #expect(run.status == 64)
+    #expect(run.stderr.count < 400 && run.stderr.contains("unknown time zone \(excerpt)"), "\(run.stderr.prefix(400))")
+  }
+
+  // MARK: - What check refuses
+
+  /// Each pipeline here passed `pipelines check` and then failed `run` (exit 73 or 74, "I/O
+  /// error", "NSCocoaErrorDomain error 512"), or silently overwrote a file of HealthETL's own.
+  /// Now `check` refuses each with exit 64 and the key path, and `run` refuses it the same way
+  /// before it creates anything.
+  @Test(arguments: [
+    (#"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":"x.csv/"}]}]"#, "jobs[0].outputs[0].file"),
+    (#"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":"."}]}]"#, "jobs[0].outputs[0].file"),
+    (#"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":"dir/"}]}]"#, "jobs[0].outputs[0].file"),
+    (
+      #"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":"stats"}]},{"name":"st","kind":"statistics","type":"StepCount","interval":"1d","options":["sum"]}]"#,
+      "jobs[1].outputs"
+    ),
+    (
+      #"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":".healthetl-state.json"}]}]"#,
+      "jobs[0].outputs[0].file"
+    ),
+    (
+      #"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":"workout_records.new.json"}]}]"#,
+      "jobs[0].outputs[0].file"
+    ),
+    (#"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":"run.json"}]}]"#, "jobs[0].outputs[0].file"),
+    (
+      #"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":".healthetl.lock"}]}]"#,
+      "jobs[0].outputs[0].file"
+    ),
+    (
+      #"[{"name":"s","kind":"sleep","outputs":[{"table":"daily","file":"d/x.csv"},{"table":"sessions","file":"d//x.csv"}]}]"#,
+      "jobs[0].outputs"
+    ),
+  ])
+  func checkRefusesWhatRunWouldRefuse(jobs: String, keyPath: String) throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let pipeline = work.appendingPathComponent("p.json")
+    try #"{"version":1,"name":"p","jobs":\#(jobs)}"#.write(to: pipeline, atomically: true, encoding: .utf8)
+    let check = try CLI.run(["pipelines", "check", pipeline.path])
+    #expect(check.status == 64, "\(jobs): \(check.stdout)")
+    #expect(check.stderr.contains(": \(keyPath): "), "\(check.stderr)")
+    // The file is quoted once ("'run.json' 'run.json' is a file …" before).
+    #expect(!check.stderr.contains("' '"), "\(check.stderr)")
+    let out = work.appendingPathComponent("out")
+    let run = try CLI.run(["run", "--quiet", "--pipeline", pipeline.path, "--out", out.path, Self.tiny])
+    #expect(run.status == 64)
+    #expect(run.stderr == check.stderr)
+    #expect(!FileManager.default.fileExists(atPath: out.path))
+  }
+
+  /// A workouts table sent to `workout_records.json` (the server table's usual file) passed
+  /// `check` and then failed `run` with exit 74, the delivery step reading it back as server
+  /// records. Server records are now delivered from the run itself, so the name is free for any
+  /// table: `check` and `run` both accept it, and the file holds the workouts table.
+  @Test func aWorkoutsTableInWorkoutRecordsJSONIsAcceptedByCheckAndRun() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let pipeline = work.appendingPathComponent("p.json")
+    try
+      #"{"version":1,"name":"p","jobs":[{"name":"w","kind":"workouts","outputs":[{"table":"workouts","file":"workout_records.json"}]}]}"#
+      .write(to: pipeline, atomically: true, encoding: .utf8)
+    #expect(try CLI.run(["pipelines", "check", pipeline.path]).status == 0)
+    let out = work.appendingPathComponent("out")
+    let run = try CLI.run(["run", "--quiet", "--pipeline", pipeline.path, "--out", out.path, CLI.sampleExport])
+    #expect(run.status == 0, "\(run.stderr)")
+    let rows = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: out.appendingPathComponent("workout_records.json")))
+    let first = try #require((rows as? [[String: Any]])?.first)
+    // A workouts-table row (`activity_type`, `duration_s`), not a server record (`execRuntime`).
+    #expect(first["activity_type"] as? String == "Running")
+    #expect(first["execRuntime"] == nil)
   }
 
   // MARK: - Open files

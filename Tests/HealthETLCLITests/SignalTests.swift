@@ -73,6 +73,8 @@ import Testing
     kill(process.processIdentifier, SIGTERM)
     process.waitUntilExit()
     #expect(process.terminationStatus == 143)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: work.path) == ["bigger.xml"])
+    // `sample` wrote `bigger.xml` and its `workout-routes/`; the run's `new/` must be gone.
+    let left = try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
+    #expect(left == ["bigger.xml", "workout-routes"], "\(left)")
   }
 }

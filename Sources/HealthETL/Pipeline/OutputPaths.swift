@@ -28,8 +28,9 @@ enum OutputPaths {
     guard !parts.isEmpty else { return .failure(.init("names the output folder itself; name a file in it")) }
     let normalized = parts.joined(separator: "/")
     if let reserved = ToolFiles.reserved.first(where: { $0 == String(parts[0]) }) {
-      return .failure(
-        .init("'\(reserved)' is a file HealthETL keeps in the output folder for itself; choose another name"))
+      // The message follows the quoted file name: the name is not repeated when it is the file.
+      let what = normalized == reserved ? "is" : "is inside '\(reserved)', which is"
+      return .failure(.init("\(what) a file HealthETL keeps in the output folder for itself; choose another name"))
     }
     return .success(normalized)
   }

@@ -108,15 +108,21 @@ public final class OutputTransaction {
   deinit { if !finished { abandon() } }
 
   /// A new staged file that becomes `outputDirectory/relativePath` on commit.
+  ///
+  /// Files and folders are created while a signal's clean-up is held off (`InterruptCleanup`):
+  /// a clean-up that removed the staging folder while this thread re-created part of it would
+  /// leave that part behind.
   public func create(_ relativePath: String) throws(OutputError) -> OutputFile {
     let staged = stagingDirectory + "/" + relativePath
     let folder = (staged as NSString).deletingLastPathComponent
-    do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    } catch {
-      throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
+    let file = try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
+      }
+      return try OutputFile(path: staged)
     }
-    let file = try OutputFile(path: staged)
     files.insert(relativePath)
     return file
   }
@@ -130,12 +136,14 @@ public final class OutputTransaction {
   /// A scratch file inside the staging folder that is never moved into place.
   public func createScratch(_ name: String) throws(OutputError) -> OutputFile {
     let folder = stagingDirectory + "/" + ToolFiles.scratch
-    do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    } catch {
-      throw .cannotCreate(path: folder, reason: Self.reason(error))
+    return try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw .cannotCreate(path: folder, reason: Self.reason(error))
+      }
+      return try OutputFile(path: folder + "/" + name)
     }
-    return try OutputFile(path: folder + "/" + name)
   }
 
   /// Puts every staged file in place at once, keeping the output folder's other files.
@@ -149,9 +157,12 @@ public final class OutputTransaction {
         guard rename(stagingDirectory, outputDirectory) == 0 else {
           throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
         }
-        finished = true
-        if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
       }
+      // Outside the held-off section: its lock is not re-entrant. A signal in between finds no
+      // staging folder left to remove.
+      finished = true
+      if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
+      cleanupToken = nil
       return
     }
     guard isDirectory.boolValue else {

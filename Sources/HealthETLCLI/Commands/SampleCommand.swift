@@ -50,6 +50,15 @@ enum SampleCommand {
       sampleOptions.targetMegabytes = value
     }
     sampleOptions.zip = parsed.flag("zip")
+    // A closed stdout holds a read-only placeholder (`ProcessSetup`), which `/dev/stdout` would
+    // reopen as a writable /dev/null: the sample would vanish while the run reported success.
+    if ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(out) {
+      let flags = fcntl(STDOUT_FILENO, F_GETFL)
+      if flags < 0 || flags & O_ACCMODE == O_RDONLY {
+        HealthETLCommand.fail("cannot write \(out): standard output is closed or not writable")
+        return ExitCode.ioError
+      }
+    }
     do {
       let stats = try SyntheticExportGenerator.write(sampleOptions, to: out)
       let records = stats.elements["Record"] ?? 0

@@ -94,7 +94,9 @@ public enum ZoneError: Error, Equatable, CustomStringConvertible {
       return
         "the time zone database \(path) is missing or holds no zones (no UTC in it), so no zone can be looked up and a fixed offset would shift every daylight-saving period by an hour. Install the tzdata package, or point TZDIR at a zoneinfo folder (or unset it for /usr/share/zoneinfo)."
     case .unknown(let name):
-      return "unknown time zone '\(name)': use an IANA name such as Europe/Berlin or America/New_York, or 'auto'"
+      // The name comes from a file or the command line and may be megabytes long.
+      let excerpt = name.count <= 80 ? name : String(name.prefix(77)) + "…"
+      return "unknown time zone '\(excerpt)': use an IANA name such as Europe/Berlin or America/New_York, or 'auto'"
     case .unreadable(let name, let path):
       return "time zone '\(name)' could not be read from \(path): is the tzdata package installed?"
     }
