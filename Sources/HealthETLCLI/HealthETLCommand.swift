@@ -31,11 +31,23 @@ public enum HealthETLCommand {
   }
 
   /// Runs the command line `arguments` (without the program name) and returns the exit status.
-  public static func main(_ arguments: [String]) -> Int32 { run(arguments).rawValue }
+  public static func main(_ arguments: [String]) -> Int32 {
+    ProcessSetup.prepare()
+    let signalSources = InterruptCleanup.install()
+    defer { withExtendedLifetime(signalSources) {} }
+    var status = run(arguments)
+    // Output lost on the way (a full disk, a closed pipe, stdout closed) is an I/O error, not
+    // success.
+    if let code = StandardOutput.firstFailure {
+      fail("cannot write to standard output: \(String(cString: strerror(code))); what it shows is incomplete")
+      if status == .success { status = .ioError }
+    }
+    return status.rawValue
+  }
 
   static func run(_ arguments: [String]) -> ExitCode {
     guard let first = arguments.first else {
-      FileHandle.standardError.write(Data(usage.utf8))
+      standardError(usage)
       return ExitCode.usage
     }
     if first == "--help" || first == "-h" || first == "help" {
@@ -68,7 +80,12 @@ public enum HealthETLCommand {
   }
 
   static func fail(_ message: String) {
-    FileHandle.standardError.write(Data(("healthetl: error: " + message + "\n").utf8))
+    standardError("healthetl: error: " + message + "\n")
+  }
+
+  /// Writes to stderr; when stderr itself is gone there is no one left to tell.
+  static func standardError(_ text: String) {
+    try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
   }
 
   /// Handles `--help` for commands that take options only (no positional arguments).

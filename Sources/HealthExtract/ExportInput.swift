@@ -26,6 +26,7 @@ public final class ExportInput {
   private var pendingOffset = 0
   /// Uncompressed XML bytes handed out so far.
   public private(set) var xmlBytesRead: Int64 = 0
+  private var checkedRemainingMembers = false
 
   private enum Source {
     case file(Int32)
@@ -87,13 +88,26 @@ public final class ExportInput {
       && (head[3] == 4 || head[3] == 6)
   }
 
-  /// Whether `bytes` (the top of a file) look like the main export document.
+  /// Whether `bytes` (the top of a file) look like the main export document. The UTF-16 forms
+  /// count too, so that a converted export is picked and then refused by name (see
+  /// `XMLByteFilter.encodingProblem`) rather than reported as missing.
   static func looksLikeExport(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    contains(bytes, "<HealthData") || contains(bytes, "<!DOCTYPE HealthData")
+    for marker in ["<HealthData", "<!DOCTYPE HealthData"] {
+      let utf8 = Array(marker.utf8)
+      if contains(bytes, utf8) || contains(bytes, utf8.flatMap { [$0, 0] })
+        || contains(bytes, utf8.flatMap { [0, $0] })
+      {
+        return true
+      }
+    }
+    return false
   }
 
   static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: String) -> Bool {
-    let n = Array(needle.utf8)
+    contains(haystack, Array(needle.utf8))
+  }
+
+  static func contains(_ haystack: UnsafeRawBufferPointer, _ n: [UInt8]) -> Bool {
     guard haystack.count >= n.count else { return false }
     var i = 0
     while i + n.count <= haystack.count {
@@ -127,11 +141,21 @@ public final class ExportInput {
       repeat { got = Glibc.read(fd, buffer.baseAddress, buffer.count) } while got < 0 && errno == EINTR
       guard got >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
       n = got
-    case .archive(let archive, _):
+    case .archive(let archive, let feed):
       let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
-      guard got >= 0 else {
-        let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
-        throw .truncated(path: path, line: 0, message: "zip member \(memberName): \(message)")
+      guard got >= 0 else { throw Self.dataFailure(archive, path: path, member: memberName) }
+      // A stream cannot be rewound, so the rest of it is searched for a second export only
+      // once the first has been read whole.
+      if got == 0, feed != nil, !checkedRemainingMembers {
+        checkedRemainingMembers = true
+        var index = 0
+        var seen: [String] = []
+        var encrypted: String?
+        if let second = try? Self.nextExportMember(
+          archive, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: true)
+        {
+          throw .severalExports(path: path, first: memberName, second: second.name)
+        }
       }
       n = got
     case .memory, .closed:
@@ -147,6 +171,38 @@ public final class ExportInput {
     case .archive(let archive, _): return archive_filter_bytes(archive, -1)
     default: return xmlBytesRead
     }
+  }
+
+  /// After the XML of a zip member turned out malformed: reads the rest of the member so that
+  /// libarchive checks its CRC and sizes, and returns the damage it finds. A flipped bit in a
+  /// deflated member usually shows as broken XML long before the checksum at its end.
+  func damage() -> ExtractError? {
+    guard case .archive(let archive, _) = source else { return nil }
+    let scratch = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { scratch.deallocate() }
+    while true {
+      let got = archive_read_data(archive, scratch, 1 << 16)
+      if got == 0 { return nil }
+      if got < 0 {
+        let failure = Self.dataFailure(archive, path: path, member: memberName)
+        if case .damaged = failure { return failure }
+        return nil
+      }
+    }
+  }
+
+  /// What a failed read of member data means: a password, damage, or a cut-short archive.
+  static func dataFailure(_ archive: OpaquePointer, path: String, member: String) -> ExtractError {
+    var message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
+    while message.last?.isWhitespace == true { message.removeLast() }
+    if message.contains("assphrase") || message.contains("ncrypt") { return .encrypted(path: path, member: member) }
+    // libarchive says "Truncated ZIP file data" when the bytes run out, and zlib's Z_BUF_ERROR
+    // (-5) is a deflate stream that stops early: both are a cut-short archive. Everything else
+    // (a bad CRC, wrong sizes, an invalid deflate stream) is data that is there but wrong.
+    if message.contains("runcated") || message.contains("(-5)") {
+      return .truncated(path: path, line: 0, message: "zip member \(member): \(message)")
+    }
+    return .damaged(path: path, member: member, message: message)
   }
 
   public func close() {
@@ -169,17 +225,18 @@ public final class ExportInput {
         candidates.append(folder + "/" + name)
       }
     }
-    for candidate in candidates {
-      guard let handle = FileHandle(forReadingAtPath: candidate) else { continue }
+    let exports = candidates.filter { candidate in
+      guard let handle = FileHandle(forReadingAtPath: candidate) else { return false }
       let head = (try? handle.read(upToCount: sniffLength)) ?? Data()
       try? handle.close()
-      let matches = head.withUnsafeBytes { looksLikeExport($0) }
-      if matches {
-        let input = try open(candidate)
-        return ExportInput(
-          path: path, form: .directory, memberName: candidate, inputBytes: nil,
-          xmlBytesExpected: input.xmlBytesExpected, source: input.takeSource(), pending: [])
-      }
+      return head.withUnsafeBytes { looksLikeExport($0) }
+    }
+    if exports.count > 1 { throw .severalExports(path: path, first: exports[0], second: exports[1]) }
+    if let candidate = exports.first {
+      let input = try open(candidate)
+      return ExportInput(
+        path: path, form: .directory, memberName: candidate, inputBytes: nil,
+        xmlBytesExpected: input.xmlBytesExpected, source: input.takeSource(), pending: [])
     }
     throw .notAnExport(
       path: path,
@@ -200,6 +257,41 @@ public final class ExportInput {
 
   private static func openZip(path: String, fileSize: Int64) throws(ExtractError) -> ExportInput {
     useUTF8MemberNames()
+    // First pass: which member is the export, and is it the only one. A file can be read
+    // twice, so the second pass opens the chosen member from its start.
+    let scan = try openArchive(path)
+    var index = 0
+    var seen: [String] = []
+    var encrypted: String?
+    let found = try nextExportMember(
+      scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: false)
+    guard let found else {
+      archive_read_free(scan)
+      throw noExport(path: path, seen: seen, encrypted: encrypted)
+    }
+    // Errors past the export (a cut-short archive) are left to the read itself, which names the
+    // line where the data ends.
+    let second = try? nextExportMember(
+      scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: true)
+    archive_read_free(scan)
+    if let second { throw .severalExports(path: path, first: found.name, second: second.name) }
+
+    let archive = try openArchive(path)
+    var entry: OpaquePointer?
+    for _ in 0...found.index {
+      let status = archive_read_next_header(archive, &entry)
+      guard status == ARCHIVE_OK || status == ARCHIVE_WARN else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        archive_read_free(archive)
+        throw .unreadable(path: path, reason: "the zip archive changed while it was being read (\(message))")
+      }
+    }
+    return ExportInput(
+      path: path, form: .zip, memberName: found.name, inputBytes: fileSize, xmlBytesExpected: found.size,
+      source: .archive(archive, nil), pending: [])
+  }
+
+  private static func openArchive(_ path: String) throws(ExtractError) -> OpaquePointer {
     guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
     archive_read_support_format_zip(archive)
     guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
@@ -207,7 +299,7 @@ public final class ExportInput {
       archive_read_free(archive)
       throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
     }
-    return try findMainMember(archive, path: path, inputBytes: fileSize, feed: nil)
+    return archive
   }
 
   private static func openStandardInput() throws(ExtractError) -> ExportInput {
@@ -234,53 +326,93 @@ public final class ExportInput {
     return try findMainMember(archive, path: "-", inputBytes: nil, feed: feed)
   }
 
-  /// Walks the members until one starts like an export; that member becomes the byte stream.
+  /// Standard input is read once: the first member that starts like an export becomes the byte
+  /// stream, and the members after it are searched when it has been read (see `read(into:)`).
   private static func findMainMember(
     _ archive: OpaquePointer, path: String, inputBytes: Int64?, feed: StandardInputFeed?
   ) throws(ExtractError) -> ExportInput {
-    var entry: OpaquePointer?
+    var index = 0
     var seen: [String] = []
+    var encrypted: String?
+    let found: ExportMember?
+    do {
+      found = try nextExportMember(
+        archive, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: false)
+    } catch {
+      archive_read_free(archive)
+      throw error
+    }
+    guard let found else {
+      archive_read_free(archive)
+      throw noExport(path: path, seen: seen, encrypted: encrypted)
+    }
+    return ExportInput(
+      path: path, form: .standardInput, memberName: found.name, inputBytes: inputBytes,
+      xmlBytesExpected: found.size, source: .archive(archive, feed), pending: found.head)
+  }
+
+  /// A member that starts like an export, with the bytes of it already read.
+  struct ExportMember {
+    var index: Int
+    var name: String
+    var size: Int64?
+    var head: [UInt8]
+  }
+
+  /// Walks the members from where `archive` stands until one starts like an export (nil at the
+  /// end). `index` counts the members passed; `seen` collects their names; `encrypted` is the
+  /// first password-protected candidate, which cannot be looked into. `onlyXMLNames` limits the
+  /// search to `*.xml` members: a second export is looked for among those, so that the many
+  /// workout routes (`.gpx`) of a real export are skipped without being decompressed.
+  static func nextExportMember(
+    _ archive: OpaquePointer, path: String, index: inout Int, seen: inout [String], encrypted: inout String?,
+    onlyXMLNames: Bool
+  ) throws(ExtractError) -> ExportMember? {
+    var entry: OpaquePointer?
     while true {
       let status = archive_read_next_header(archive, &entry)
-      if status == ARCHIVE_EOF { break }
+      if status == ARCHIVE_EOF { return nil }
       guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
-        archive_read_free(archive)
         if seen.isEmpty { throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))") }
         throw .truncated(path: path, line: 0, message: "zip archive: \(message)")
       }
+      let memberIndex = index
+      index += 1
       let name = (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
       seen.append(name)
       let base = name.split(separator: "/").last.map(String.init) ?? name
       let isCandidate =
         archive_entry_filetype(entry) == 0o100000 && !name.hasPrefix("__MACOSX/") && base != "export_cda.xml"
-        && !base.hasPrefix("._")
+        && !base.hasPrefix("._") && (!onlyXMLNames || base.lowercased().hasSuffix(".xml"))
       guard isCandidate else { continue }
+      if archive_entry_is_data_encrypted(entry) != 0 {
+        if encrypted == nil { encrypted = name }
+        continue
+      }
       var head = [UInt8](repeating: 0, count: sniffLength)
       var filled = 0
       while filled < head.count {
         let got = head.withUnsafeMutableBytes {
           archive_read_data(archive, $0.baseAddress! + filled, $0.count - filled)
         }
-        if got < 0 {
-          let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
-          archive_read_free(archive)
-          throw .truncated(path: path, line: 0, message: "zip member \(name): \(message)")
-        }
+        if got < 0 { throw dataFailure(archive, path: path, member: name) }
         if got == 0 { break }
         filled += got
       }
       head.removeSubrange(filled...)
       if head.withUnsafeBytes({ looksLikeExport($0) }) {
         let size: Int64? = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
-        return ExportInput(
-          path: path, form: feed == nil ? .zip : .standardInput, memberName: name, inputBytes: inputBytes,
-          xmlBytesExpected: size, source: .archive(archive, feed), pending: head)
+        return ExportMember(index: memberIndex, name: name, size: size, head: head)
       }
     }
-    archive_read_free(archive)
+  }
+
+  /// Why a zip holds no export to read.
+  static func noExport(path: String, seen: [String], encrypted: String?) -> ExtractError {
+    if let encrypted { return .encrypted(path: path, member: encrypted) }
     let listing = seen.isEmpty ? "it is empty" : "none of its \(seen.count) files starts with <HealthData>"
-    throw .notAnExport(path: path, reason: "the zip archive holds no export XML (\(listing))")
+    return .notAnExport(path: path, reason: "the zip archive holds no export XML (\(listing))")
   }
 }
 

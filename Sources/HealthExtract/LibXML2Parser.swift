@@ -18,6 +18,9 @@ final class LibXML2Parser {
   ) throws(ExtractError) -> ReadSummary {
     xmlSetExternalEntityLoader { _, _, _ in nil }
     let state = ParserState(path: input.path)
+    // Errors raised without a parser context (encoding conversion, for one) would otherwise be
+    // printed to stderr by libxml2 itself; they are collected like the parser's own instead.
+    healthetl_xml_silence_generic_errors()
     var sax = xmlSAXHandler()
     sax.initialized = UInt32(XML_SAX2_MAGIC)
     sax.startElementNs = { context, localname, _, _, _, _, attributeCount, _, attributes in
@@ -34,6 +37,11 @@ final class LibXML2Parser {
     }
     let unmanaged = Unmanaged.passRetained(state)
     defer { unmanaged.release() }
+    xmlSetStructuredErrorFunc(unmanaged.toOpaque()) { context, error in
+      guard let context, let error else { return }
+      Unmanaged<ParserState>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.record(error.pointee) }
+    }
+    defer { xmlSetStructuredErrorFunc(nil, nil) }
     guard let context = xmlCreatePushParserCtxt(&sax, unmanaged.toOpaque(), nil, 0, input.path) else {
       throw .unreadable(path: input.path, reason: "libxml2 could not create a parser")
     }
@@ -62,9 +70,17 @@ final class LibXML2Parser {
     }
 
     do throws(ExtractError) {
+      var first = true
       while true {
         let n = try input.read(into: buffer)
         if n == 0 { break }
+        if first {
+          first = false
+          if let encoding = XMLByteFilter.encodingProblem(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+            let name = input.memberName == input.path ? input.path : input.path + ": " + input.memberName
+            throw .unsupportedEncoding(path: name, encoding: encoding)
+          }
+        }
         try filter.filter(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])) { bytes throws(ExtractError) in
           try feed(bytes, terminate: false)
         }
@@ -76,6 +92,7 @@ final class LibXML2Parser {
       if case .truncated(let path, 0, let message) = error {
         error = .truncated(path: path, line: state.currentLine, message: message)
       }
+      if case .malformed = error, let damage = input.damage() { error = damage }
       guard allowTruncated, case .truncated(_, let line, let message) = error else {
         flush(force: true)
         throw error
@@ -176,7 +193,7 @@ private final class ParserState {
     let element = element(for: localname)
     if !sawRoot {
       sawRoot = true
-      rootName = localname.map { String(cString: $0) } ?? ""
+      rootName = localname.map { String(String(cString: $0).prefix(80)) } ?? ""
       guard element == .healthData else {
         wrongRoot = true
         xmlStopParser(context)
@@ -222,6 +239,8 @@ private final class ParserState {
     guard error.level.rawValue >= XML_ERR_ERROR.rawValue, failure == nil else { return }
     var message = error.message.map { String(cString: $0) } ?? "parse error"
     while message.last?.isWhitespace == true { message.removeLast() }
+    // libxml2 quotes names and values from the input; a 10 MB one is not repeated whole.
+    if message.count > 200 { message = String(message.prefix(199)) + "…" }
     failure = (Int(error.line), Int(error.int2), message, error.code)
   }
 

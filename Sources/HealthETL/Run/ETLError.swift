@@ -36,10 +36,12 @@ public enum ETLError: Error, CustomStringConvertible {
     case .extract(.unreadable): return .noInput
     case .extract: return .dataError
     case .zone(.unknown): return .usage
-    case .zone(.unreadable): return .ioError
+    case .zone(.unreadable), .zone(.databaseMissing): return .ioError
     case .output(.cannotCreate): return .cannotCreate
     case .output(.ioError): return .ioError
     case .output(.locked): return .temporaryFailure
+    case .output(.tooManyOpenFiles): return .cannotCreate
+    case .output(.unsuitable): return .usage
     case .strictRejection: return .dataError
     case .pipeline: return .usage
     case .state: return .dataError

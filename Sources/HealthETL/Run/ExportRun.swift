@@ -43,6 +43,7 @@ public enum ExportRun {
   public static func run(_ options: RunOptions) throws(ETLError) -> RunReport {
     let started = ContinuousClock.now
     do { try RunZone.validate(options.zone) } catch { throw .zone(error) }
+    try checkBeforeWriting(options)
     var lock: OutputLock?
     if options.nightlyEntry == nil {
       do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }

@@ -55,7 +55,12 @@ public enum NightlyBatch {
   public static func run(_ options: Options) throws(ETLError) -> Result {
     do { try options.delivery?.validate() } catch { throw .delivery(error) }
     let lock: OutputLock
-    do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
+    // The inbox may sit inside the output folder (its exports are read before the swap), so
+    // only the folder itself is checked here.
+    do {
+      try OutputFolderCheck.check(options.outputDirectory, input: nil)
+      lock = try OutputLock(directory: options.outputDirectory)
+    } catch { throw .output(error) }
     defer { lock.release() }
     var result = Result()
     let candidates = try inboxFiles(options.inbox)

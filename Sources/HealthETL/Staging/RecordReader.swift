@@ -83,10 +83,10 @@ final class RecordReader {
       return reject("missing attribute", line: line, detail: "no startDate or endDate attribute")
     }
     guard let start = HealthDateParser.parse(startBytes) else {
-      return reject("unparseable date", line: line, detail: "startDate=\"\(ElementAttributes.text(startBytes))\"")
+      return reject("unparseable date", line: line, detail: "startDate=\"\(ElementAttributes.excerpt(startBytes))\"")
     }
     guard let end = HealthDateParser.parse(endBytes) else {
-      return reject("unparseable date", line: line, detail: "endDate=\"\(ElementAttributes.text(endBytes))\"")
+      return reject("unparseable date", line: line, detail: "endDate=\"\(ElementAttributes.excerpt(endBytes))\"")
     }
     sample.start = start.instant
     sample.end = end.instant
@@ -94,7 +94,7 @@ final class RecordReader {
     if let createdBytes = attributes.value(.creationDate) {
       guard let created = HealthDateParser.parse(createdBytes) else {
         return reject(
-          "unparseable date", line: line, detail: "creationDate=\"\(ElementAttributes.text(createdBytes))\"")
+          "unparseable date", line: line, detail: "creationDate=\"\(ElementAttributes.excerpt(createdBytes))\"")
       }
       sample.created = created.instant
     }
@@ -140,7 +140,7 @@ final class RecordReader {
       guard let raw = DecimalParser.parse(rawValue) else {
         return reject(
           "non-numeric value", line: sample.line,
-          detail: "\(self.typeName) value=\"\(ElementAttributes.text(rawValue))\"")
+          detail: "\(self.typeName) value=\"\(ElementAttributes.excerpt(rawValue))\"")
       }
       sample.value = catalog.canonicalValue(raw, unit: sample.rawUnit)
     case .category:
@@ -196,7 +196,8 @@ final class RecordReader {
     }
   }
 
-  private var typeName: String { catalog.typeInfo(sample.type).shortName }
+  /// The type as a rejection names it (an unknown identifier can be any length).
+  private var typeName: String { ElementAttributes.excerpt(catalog.typeInfo(sample.type).shortName) }
 
   private func reject(_ reason: String, line: Int, detail: @autoclosure () -> String) {
     rejected = true

@@ -47,7 +47,8 @@ final class WorkoutReader {
       rejected = true
       ledger.rejections.reject(
         reason: "unparseable date", line: line, element: "Workout",
-        detail: "startDate=\"\(ElementAttributes.text(startBytes))\" endDate=\"\(ElementAttributes.text(endBytes))\"")
+        detail:
+          "startDate=\"\(ElementAttributes.excerpt(startBytes))\" endDate=\"\(ElementAttributes.excerpt(endBytes))\"")
       return
     }
     guard end.instant.seconds - start.instant.seconds <= RecordReader.longestSpanSeconds else {

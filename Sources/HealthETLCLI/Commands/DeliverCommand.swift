@@ -99,7 +99,7 @@ enum DeliverCommand {
       settings.dryRun = parsed.flag("dry-run")
       settings.userAgent = "healthetl/\(HealthETLCommand.version)"
       settings.progress = { line in
-        FileHandle.standardError.write(Data(("healthetl: deliver: " + line + "\n").utf8))
+        HealthETLCommand.standardError("healthetl: deliver: " + line + "\n")
       }
       try settings.validate()
       return settings
@@ -118,9 +118,8 @@ enum DeliverCommand {
       print(request.body)
       print("")
     }
-    FileHandle.standardError.write(
-      Data(
-        ("healthetl: deliver: dry run: \(requests.count) request(s) to \(result.url), "
-          + "\(result.stillQuarantined.count) batch(es) quarantined; nothing was sent or changed\n").utf8))
+    HealthETLCommand.standardError(
+      "healthetl: deliver: dry run: \(requests.count) request(s) to \(result.url), "
+        + "\(result.stillQuarantined.count) batch(es) quarantined; nothing was sent or changed\n")
   }
 }

@@ -49,7 +49,7 @@ enum RunCommand {
         message +=
           "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"
       }
-      FileHandle.standardError.write(Data(message.utf8))
+      HealthETLCommand.standardError(message)
     }
     return ExitCode.success
   }

@@ -63,16 +63,26 @@ enum SampleCommand {
       sampleOptions.routes = value
     }
     sampleOptions.zip = parsed.flag("zip")
+    // A closed stdout holds a read-only placeholder (`ProcessSetup`), which `/dev/stdout` would
+    // reopen as a writable /dev/null: the sample would vanish while the run reported success.
+    if ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(out) {
+      let flags = fcntl(STDOUT_FILENO, F_GETFL)
+      if flags < 0 || flags & O_ACCMODE == O_RDONLY {
+        HealthETLCommand.fail("cannot write \(out): standard output is closed or not writable")
+        return ExitCode.ioError
+      }
+    }
     do {
       let stats = try SyntheticExportGenerator.write(sampleOptions, to: out)
       let records = stats.elements["Record"] ?? 0
-      FileHandle.standardError.write(
-        Data(
-          ("healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML"
-            + (stats.routeFiles > 0 ? ", \(stats.routeFiles) route files\n" : "\n")).utf8))
+      HealthETLCommand.standardError(
+        "healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML"
+          + (stats.routeFiles > 0 ? ", \(stats.routeFiles) route files\n" : "\n"))
       return ExitCode.success
     } catch {
       HealthETLCommand.fail("\(error)")
+      // A write that fails part-way (a full disk, a reader that went away) is an I/O error.
+      if case SampleExportError.writeFailed = error { return ExitCode.ioError }
       return ExitCode.cannotCreate
     }
   }
