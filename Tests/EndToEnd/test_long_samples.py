@@ -126,7 +126,7 @@ class LongSampleTests(unittest.TestCase):
         self.assertEqual(len(rows), 527_040)
         self.assertEqual(
             rows[0],
-            {"type": "HeartRate", "bucket_start": "2024-01-01T00:00:00+00:00",
+            {"local_time": "2024-01-01 00:00:00", "type": "HeartRate", "bucket_start": "2024-01-01T00:00:00+00:00",
              "bucket_end": "2024-01-01T00:01:00+00:00", "twavg": "72", "duration": "60", "count": "1"},
         )
         self.assertEqual(rows[-1]["bucket_start"], "2024-12-31T23:59:00+00:00")
