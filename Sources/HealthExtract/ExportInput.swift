@@ -263,17 +263,22 @@ public final class ExportInput {
     var index = 0
     var seen: [String] = []
     var encrypted: String?
-    let found = try nextExportMember(
-      scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: false)
-    guard let found else {
-      archive_read_free(scan)
-      throw noExport(path: path, seen: seen, encrypted: encrypted)
+    let found: ExportMember?
+    let second: ExportMember?
+    do {
+      // Freed on every way out, a throw included (the fuzzer found the leak of a throw here).
+      defer { archive_read_free(scan) }
+      found = try nextExportMember(
+        scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: false)
+      // Errors past the export (a cut-short archive) are left to the read itself, which names the
+      // line where the data ends.
+      second =
+        found == nil
+        ? nil
+        : try? nextExportMember(
+          scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: true)
     }
-    // Errors past the export (a cut-short archive) are left to the read itself, which names the
-    // line where the data ends.
-    let second = try? nextExportMember(
-      scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: true)
-    archive_read_free(scan)
+    guard let found else { throw noExport(path: path, seen: seen, encrypted: encrypted) }
     if let second { throw .severalExports(path: path, first: found.name, second: second.name) }
 
     let archive = try openArchive(path)
