@@ -10,6 +10,7 @@ import Testing
     "stats/heart-rate-per-minute.csv", "stats/steps-per-day.csv", "stats/walking-running-distance-per-day.csv",
     "stats/active-energy-per-day.csv", "stats/flights-per-day.csv", "stats/resting-heart-rate-per-day.csv",
     "stats/hrv-per-day.csv", "stats/swimming-distance-per-day.csv", "stats/swimming-strokes-per-day.csv",
+    "report.html",
   ]
 
   @Test func writesEveryOutputAndRerunsAreByteIdentical() throws {

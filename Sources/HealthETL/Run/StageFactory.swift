@@ -1,3 +1,5 @@
+import HealthModel
+
 /// Builds the stages a plan asks for, for one run's output transaction. Everything that can be
 /// wrong with a job was refused by the planner (which checks every output file against every
 /// other), so the one error left is a defect, reported rather than trapped.
@@ -6,6 +8,7 @@ enum StageFactory {
     var stages: [any OutputStage] = []
     // Every statistics query goes to one stage: one spill and one merge per type for all of them.
     var queries: [StatisticsQuery] = []
+    var report: (file: String, template: String, library: String)?
     for job in plan.jobs {
       switch job.work {
       case .samples(let types):
@@ -38,13 +41,50 @@ enum StageFactory {
             destinations: job.outputs.map { .init(table: $0.table, file: $0.file, format: $0.format) }, names: names))
       case .statistics(let query):
         queries.append(query)
+      case .report(let template, let library):
+        report = (job.outputs.first?.file ?? ReportTables.page.defaultFile, template, library)
       }
     }
+    var reportMart: ReportMart?
+    var taps: [StatisticsMart.Tap] = []
+    if let report {
+      let page: ReportPage
+      do { page = try ReportPage(templatePath: report.template, libraryPath: report.library) } catch {
+        throw ConfigFileError(file: report.template, message: error.description)
+      }
+      let mart = ReportMart(
+        transaction: transaction, page: page, file: report.file,
+        sleep: stages.lazy.compactMap { $0 as? SleepMart }.first,
+        workouts: stages.lazy.compactMap { $0 as? WorkoutMart }.first)
+      // A statistic the run computes anyway is shared; one it does not is added without files.
+      taps = mart.statisticsTaps { type, interval, option in
+        if let index = queries.firstIndex(where: {
+          $0.type.shortName == type && $0.interval == BucketInterval(interval) && !$0.separateBySource
+            && $0.anchor == BucketAnchor.defaultAnchor(for: $0.interval) && $0.options.contains(option)
+        }) {
+          return index
+        }
+        // Built from constants that are valid, so this cannot fail.
+        queries.append(
+          try! StatisticsQuery(
+            name: "report-\(type)-\(interval)", type: type, interval: interval, options: [option.rawValue],
+            destinations: []))
+        return queries.count - 1
+      }
+      reportMart = mart
+    }
     if !queries.isEmpty {
-      do { stages.append(try StatisticsMart(jobs: queries, transaction: transaction)) } catch {
+      do {
+        let statistics = try StatisticsMart(jobs: queries, transaction: transaction, taps: taps)
+        statistics.streamObserver = reportMart?.statisticsObserver
+        reportMart?.streamedTypes = Set(statistics.streamTypeNames)
+        stages.append(statistics)
+      } catch {
         throw ConfigFileError(file: plan.pipelines.map(\.path).joined(separator: ", "), message: error.description)
       }
     }
+    // Last: it reads what the other marts computed in their own finish.
+    if let reportMart { stages.append(reportMart) }
     return stages
   }
 }
