@@ -2,7 +2,7 @@
 #
 #   make run      [EXPORT=path] [OUT=dir] [TZ_NAME=zone]   the default pipeline (the bundled sample by default)
 #   make sleep | workouts | stats | samples [EXPORT=…] [OUT=…]   one pipeline of Pipelines/
-#   make nightly  [INBOX=dir] [OUT=dir]                    process new exports of an inbox (cron)
+#   make nightly  [INBOX=dir] [OUT=dir] [DELIVERY_CONFIG=f] process new exports of an inbox (cron)
 #   make test                                              build and run the whole test suite
 #   make inspect  [EXPORT=path]                            say what an export holds
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
@@ -20,7 +20,7 @@ INBOX    ?= inbox
 BENCH_MB ?= 1000
 BENCH_DIR := .build/bench
 SWIFT    ?= swift
-PACKAGES := libxml2-dev libarchive-dev libssl-dev libxlsxwriter-dev pkg-config tzdata python3 strace libjs-chart.js
+PACKAGES := libxml2-dev libarchive-dev libssl-dev libxlsxwriter-dev libcurl4-openssl-dev openssl pkg-config tzdata python3 strace libjs-chart.js
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: docs deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
@@ -50,7 +50,8 @@ sleep workouts stats samples: release
 
 nightly: release
 	@mkdir -p $(INBOX)
-	$(RELEASE_BIN) nightly --inbox $(INBOX) --out $(OUT) --tz $(TZ_NAME)
+	$(RELEASE_BIN) nightly --inbox $(INBOX) --out $(OUT) --tz $(TZ_NAME) \
+	  $(if $(DELIVERY_CONFIG),--delivery-config $(DELIVERY_CONFIG))
 
 inspect: release
 	$(RELEASE_BIN) inspect --tz $(TZ_NAME) $(EXPORT)
@@ -96,7 +97,7 @@ format:
 # .build/fuzz-corpus/, crashes in .build/fuzz-artifacts/. The smoke exits non-zero on any crash.
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_HARNESSES     ?= xml run zip pipeline codes state
+FUZZ_HARNESSES     ?= xml run zip pipeline codes state gpx
 
 fuzz-build: deps
 	SWIFT=$(SWIFT) bash Tests/Fuzz/fuzz.sh build

@@ -27,6 +27,8 @@ let package = Package(
     .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
+    // libcurl (OpenSSL), the HTTP client that delivers workout records to a server.
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     // renameat2(RENAME_EXCHANGE), for swapping a finished output folder into place atomically.
     .target(name: "CFileSystem"),
 
@@ -36,7 +38,7 @@ let package = Package(
     .target(name: "HealthExtract", dependencies: ["CLibXML2", "CArchive"], swiftSettings: hotPathSettings),
     // Transform + load: staging, stages, sinks, pipelines, run report.
     .target(
-      name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem", "CXLSXWriter"],
+      name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem", "CXLSXWriter", "CCurl"],
       swiftSettings: hotPathSettings),
     // The synthetic export generator behind `healthetl sample`.
     .target(name: "SyntheticExport", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),

@@ -9,4 +9,17 @@
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
 #include <libxml/xmlerror.h>
+
+/* libxml2 prints a few errors (an encoding that cannot be converted, for one) through its
+   generic handler, straight to stderr, besides or instead of the parser's structured one.
+   HealthETL reports every failure itself in one sentence, so that handler prints nothing. */
+static inline void healthetl_xml_ignore_generic(void *context, const char *message, ...) {
+  (void)context;
+  (void)message;
+}
+
+/* For the calling thread: libxml2 keeps its error handlers per thread. */
+static inline void healthetl_xml_silence_generic_errors(void) {
+  xmlSetGenericErrorFunc(NULL, healthetl_xml_ignore_generic);
+}
 #endif

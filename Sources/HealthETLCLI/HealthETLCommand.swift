@@ -12,6 +12,7 @@ public enum HealthETLCommand {
     ("validate", "Check an export and report every problem, writing nothing.", ValidateCommand.main),
     ("sample", "Write a realistic synthetic export.", SampleCommand.main),
     ("nightly", "Process new exports from an inbox; emit only new workouts.", NightlyCommand.main),
+    ("deliver", "POST the workout records an output folder has not delivered yet to a server.", DeliverCommand.main),
     ("pipelines", "List, explain or check pipeline files.", PipelinesCommand.main),
   ]
 
@@ -24,16 +25,29 @@ public enum HealthETLCommand {
     }
     lines.append("")
     lines.append("Run 'healthetl <command> --help' for a command's options. Exit codes: 0 success, 64 usage,")
-    lines.append("65 bad input data, 66 input not found, 73 cannot create output, 74 I/O error, 75 locked.")
+    lines.append("65 bad input data, 66 input not found, 73 cannot create output, 74 I/O error, 75 locked or")
+    lines.append("try again later.")
     return lines.joined(separator: "\n") + "\n"
   }
 
   /// Runs the command line `arguments` (without the program name) and returns the exit status.
-  public static func main(_ arguments: [String]) -> Int32 { run(arguments).rawValue }
+  public static func main(_ arguments: [String]) -> Int32 {
+    ProcessSetup.prepare()
+    let signalSources = InterruptCleanup.install()
+    defer { withExtendedLifetime(signalSources) {} }
+    var status = run(arguments)
+    // Output lost on the way (a full disk, a closed pipe, stdout closed) is an I/O error, not
+    // success.
+    if let code = StandardOutput.firstFailure {
+      fail("cannot write to standard output: \(String(cString: strerror(code))); what it shows is incomplete")
+      if status == .success { status = .ioError }
+    }
+    return status.rawValue
+  }
 
   static func run(_ arguments: [String]) -> ExitCode {
     guard let first = arguments.first else {
-      FileHandle.standardError.write(Data(usage.utf8))
+      standardError(usage)
       return ExitCode.usage
     }
     if first == "--help" || first == "-h" || first == "help" {
@@ -66,7 +80,12 @@ public enum HealthETLCommand {
   }
 
   static func fail(_ message: String) {
-    FileHandle.standardError.write(Data(("healthetl: error: " + message + "\n").utf8))
+    standardError("healthetl: error: " + message + "\n")
+  }
+
+  /// Writes to stderr; when stderr itself is gone there is no one left to tell.
+  static func standardError(_ text: String) {
+    try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
   }
 
   /// Handles `--help` for commands that take options only (no positional arguments).

@@ -29,6 +29,7 @@ public enum ExportAttribute: Int, CaseIterable, Sendable {
   case totalDistance, totalDistanceUnit, totalEnergyBurned, totalEnergyBurnedUnit
   case date, average, minimum, maximum, sum, path, uuid, bpm, time, dateComponents
   case latitude, longitude, altitude
+  case course, speed, horizontalAccuracy, verticalAccuracy
 
   public var xmlName: String { String(describing: self) }
 }

@@ -26,6 +26,7 @@ public final class ExportInput {
   private var pendingOffset = 0
   /// Uncompressed XML bytes handed out so far.
   public private(set) var xmlBytesRead: Int64 = 0
+  private var checkedRemainingMembers = false
 
   private enum Source {
     case file(Int32)
@@ -87,13 +88,26 @@ public final class ExportInput {
       && (head[3] == 4 || head[3] == 6)
   }
 
-  /// Whether `bytes` (the top of a file) look like the main export document.
+  /// Whether `bytes` (the top of a file) look like the main export document. The UTF-16 forms
+  /// count too, so that a converted export is picked and then refused by name (see
+  /// `XMLByteFilter.encodingProblem`) rather than reported as missing.
   static func looksLikeExport(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    contains(bytes, "<HealthData") || contains(bytes, "<!DOCTYPE HealthData")
+    for marker in ["<HealthData", "<!DOCTYPE HealthData"] {
+      let utf8 = Array(marker.utf8)
+      if contains(bytes, utf8) || contains(bytes, utf8.flatMap { [$0, 0] })
+        || contains(bytes, utf8.flatMap { [0, $0] })
+      {
+        return true
+      }
+    }
+    return false
   }
 
   static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: String) -> Bool {
-    let n = Array(needle.utf8)
+    contains(haystack, Array(needle.utf8))
+  }
+
+  static func contains(_ haystack: UnsafeRawBufferPointer, _ n: [UInt8]) -> Bool {
     guard haystack.count >= n.count else { return false }
     var i = 0
     while i + n.count <= haystack.count {
@@ -127,11 +141,21 @@ public final class ExportInput {
       repeat { got = Glibc.read(fd, buffer.baseAddress, buffer.count) } while got < 0 && errno == EINTR
       guard got >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
       n = got
-    case .archive(let archive, _):
+    case .archive(let archive, let feed):
       let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
-      guard got >= 0 else {
-        let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
-        throw .truncated(path: path, line: 0, message: "zip member \(memberName): \(message)")
+      guard got >= 0 else { throw Self.dataFailure(archive, path: path, member: memberName) }
+      // A stream cannot be rewound, so the rest of it is searched for a second export only
+      // once the first has been read whole.
+      if got == 0, feed != nil, !checkedRemainingMembers {
+        checkedRemainingMembers = true
+        var index = 0
+        var seen: [String] = []
+        var encrypted: String?
+        if let second = try? Self.nextExportMember(
+          archive, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: true)
+        {
+          throw .severalExports(path: path, first: memberName, second: second.name)
+        }
       }
       n = got
     case .memory, .closed:
@@ -147,6 +171,38 @@ public final class ExportInput {
     case .archive(let archive, _): return archive_filter_bytes(archive, -1)
     default: return xmlBytesRead
     }
+  }
+
+  /// After the XML of a zip member turned out malformed: reads the rest of the member so that
+  /// libarchive checks its CRC and sizes, and returns the damage it finds. A flipped bit in a
+  /// deflated member usually shows as broken XML long before the checksum at its end.
+  func damage() -> ExtractError? {
+    guard case .archive(let archive, _) = source else { return nil }
+    let scratch = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { scratch.deallocate() }
+    while true {
+      let got = archive_read_data(archive, scratch, 1 << 16)
+      if got == 0 { return nil }
+      if got < 0 {
+        let failure = Self.dataFailure(archive, path: path, member: memberName)
+        if case .damaged = failure { return failure }
+        return nil
+      }
+    }
+  }
+
+  /// What a failed read of member data means: a password, damage, or a cut-short archive.
+  static func dataFailure(_ archive: OpaquePointer, path: String, member: String) -> ExtractError {
+    var message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
+    while message.last?.isWhitespace == true { message.removeLast() }
+    if message.contains("assphrase") || message.contains("ncrypt") { return .encrypted(path: path, member: member) }
+    // libarchive says "Truncated ZIP file data" when the bytes run out, and zlib's Z_BUF_ERROR
+    // (-5) is a deflate stream that stops early: both are a cut-short archive. Everything else
+    // (a bad CRC, wrong sizes, an invalid deflate stream) is data that is there but wrong.
+    if message.contains("runcated") || message.contains("(-5)") {
+      return .truncated(path: path, line: 0, message: "zip member \(member): \(message)")
+    }
+    return .damaged(path: path, member: member, message: message)
   }
 
   public func close() {
@@ -169,17 +225,18 @@ public final class ExportInput {
         candidates.append(folder + "/" + name)
       }
     }
-    for candidate in candidates {
-      guard let handle = FileHandle(forReadingAtPath: candidate) else { continue }
+    let exports = candidates.filter { candidate in
+      guard let handle = FileHandle(forReadingAtPath: candidate) else { return false }
       let head = (try? handle.read(upToCount: sniffLength)) ?? Data()
       try? handle.close()
-      let matches = head.withUnsafeBytes { looksLikeExport($0) }
-      if matches {
-        let input = try open(candidate)
-        return ExportInput(
-          path: path, form: .directory, memberName: candidate, inputBytes: nil,
-          xmlBytesExpected: input.xmlBytesExpected, source: input.takeSource(), pending: [])
-      }
+      return head.withUnsafeBytes { looksLikeExport($0) }
+    }
+    if exports.count > 1 { throw .severalExports(path: path, first: exports[0], second: exports[1]) }
+    if let candidate = exports.first {
+      let input = try open(candidate)
+      return ExportInput(
+        path: path, form: .directory, memberName: candidate, inputBytes: nil,
+        xmlBytesExpected: input.xmlBytesExpected, source: input.takeSource(), pending: [])
     }
     throw .notAnExport(
       path: path,
@@ -200,6 +257,41 @@ public final class ExportInput {
 
   private static func openZip(path: String, fileSize: Int64) throws(ExtractError) -> ExportInput {
     useUTF8MemberNames()
+    // First pass: which member is the export, and is it the only one. A file can be read
+    // twice, so the second pass opens the chosen member from its start.
+    let scan = try openArchive(path)
+    var index = 0
+    var seen: [String] = []
+    var encrypted: String?
+    let found = try nextExportMember(
+      scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: false)
+    guard let found else {
+      archive_read_free(scan)
+      throw noExport(path: path, seen: seen, encrypted: encrypted)
+    }
+    // Errors past the export (a cut-short archive) are left to the read itself, which names the
+    // line where the data ends.
+    let second = try? nextExportMember(
+      scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: true)
+    archive_read_free(scan)
+    if let second { throw .severalExports(path: path, first: found.name, second: second.name) }
+
+    let archive = try openArchive(path)
+    var entry: OpaquePointer?
+    for _ in 0...found.index {
+      let status = archive_read_next_header(archive, &entry)
+      guard status == ARCHIVE_OK || status == ARCHIVE_WARN else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        archive_read_free(archive)
+        throw .unreadable(path: path, reason: "the zip archive changed while it was being read (\(message))")
+      }
+    }
+    return ExportInput(
+      path: path, form: .zip, memberName: found.name, inputBytes: fileSize, xmlBytesExpected: found.size,
+      source: .archive(archive, nil), pending: [])
+  }
+
+  private static func openArchive(_ path: String) throws(ExtractError) -> OpaquePointer {
     guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
     archive_read_support_format_zip(archive)
     guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
@@ -207,7 +299,7 @@ public final class ExportInput {
       archive_read_free(archive)
       throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
     }
-    return try findMainMember(archive, path: path, inputBytes: fileSize, feed: nil)
+    return archive
   }
 
   private static func openStandardInput() throws(ExtractError) -> ExportInput {
@@ -234,53 +326,93 @@ public final class ExportInput {
     return try findMainMember(archive, path: "-", inputBytes: nil, feed: feed)
   }
 
-  /// Walks the members until one starts like an export; that member becomes the byte stream.
+  /// Standard input is read once: the first member that starts like an export becomes the byte
+  /// stream, and the members after it are searched when it has been read (see `read(into:)`).
   private static func findMainMember(
     _ archive: OpaquePointer, path: String, inputBytes: Int64?, feed: StandardInputFeed?
   ) throws(ExtractError) -> ExportInput {
-    var entry: OpaquePointer?
+    var index = 0
     var seen: [String] = []
+    var encrypted: String?
+    let found: ExportMember?
+    do {
+      found = try nextExportMember(
+        archive, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: false)
+    } catch {
+      archive_read_free(archive)
+      throw error
+    }
+    guard let found else {
+      archive_read_free(archive)
+      throw noExport(path: path, seen: seen, encrypted: encrypted)
+    }
+    return ExportInput(
+      path: path, form: .standardInput, memberName: found.name, inputBytes: inputBytes,
+      xmlBytesExpected: found.size, source: .archive(archive, feed), pending: found.head)
+  }
+
+  /// A member that starts like an export, with the bytes of it already read.
+  struct ExportMember {
+    var index: Int
+    var name: String
+    var size: Int64?
+    var head: [UInt8]
+  }
+
+  /// Walks the members from where `archive` stands until one starts like an export (nil at the
+  /// end). `index` counts the members passed; `seen` collects their names; `encrypted` is the
+  /// first password-protected candidate, which cannot be looked into. `onlyXMLNames` limits the
+  /// search to `*.xml` members: a second export is looked for among those, so that the many
+  /// workout routes (`.gpx`) of a real export are skipped without being decompressed.
+  static func nextExportMember(
+    _ archive: OpaquePointer, path: String, index: inout Int, seen: inout [String], encrypted: inout String?,
+    onlyXMLNames: Bool
+  ) throws(ExtractError) -> ExportMember? {
+    var entry: OpaquePointer?
     while true {
       let status = archive_read_next_header(archive, &entry)
-      if status == ARCHIVE_EOF { break }
+      if status == ARCHIVE_EOF { return nil }
       guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
-        archive_read_free(archive)
         if seen.isEmpty { throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))") }
         throw .truncated(path: path, line: 0, message: "zip archive: \(message)")
       }
+      let memberIndex = index
+      index += 1
       let name = (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
       seen.append(name)
       let base = name.split(separator: "/").last.map(String.init) ?? name
       let isCandidate =
         archive_entry_filetype(entry) == 0o100000 && !name.hasPrefix("__MACOSX/") && base != "export_cda.xml"
-        && !base.hasPrefix("._")
+        && !base.hasPrefix("._") && (!onlyXMLNames || base.lowercased().hasSuffix(".xml"))
       guard isCandidate else { continue }
+      if archive_entry_is_data_encrypted(entry) != 0 {
+        if encrypted == nil { encrypted = name }
+        continue
+      }
       var head = [UInt8](repeating: 0, count: sniffLength)
       var filled = 0
       while filled < head.count {
         let got = head.withUnsafeMutableBytes {
           archive_read_data(archive, $0.baseAddress! + filled, $0.count - filled)
         }
-        if got < 0 {
-          let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
-          archive_read_free(archive)
-          throw .truncated(path: path, line: 0, message: "zip member \(name): \(message)")
-        }
+        if got < 0 { throw dataFailure(archive, path: path, member: name) }
         if got == 0 { break }
         filled += got
       }
       head.removeSubrange(filled...)
       if head.withUnsafeBytes({ looksLikeExport($0) }) {
         let size: Int64? = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
-        return ExportInput(
-          path: path, form: feed == nil ? .zip : .standardInput, memberName: name, inputBytes: inputBytes,
-          xmlBytesExpected: size, source: .archive(archive, feed), pending: head)
+        return ExportMember(index: memberIndex, name: name, size: size, head: head)
       }
     }
-    archive_read_free(archive)
+  }
+
+  /// Why a zip holds no export to read.
+  static func noExport(path: String, seen: [String], encrypted: String?) -> ExtractError {
+    if let encrypted { return .encrypted(path: path, member: encrypted) }
     let listing = seen.isEmpty ? "it is empty" : "none of its \(seen.count) files starts with <HealthData>"
-    throw .notAnExport(path: path, reason: "the zip archive holds no export XML (\(listing))")
+    return .notAnExport(path: path, reason: "the zip archive holds no export XML (\(listing))")
   }
 }
 
@@ -322,5 +454,153 @@ final class StandardInputFeed {
     var got: Int
     repeat { got = Glibc.read(0, buffer, capacity) } while got < 0 && errno == EINTR
     return got
+  }
+}
+
+// MARK: - Files beside the main XML
+
+/// One file of the export beside its main XML (a GPX route under `workout-routes/`), streamed:
+/// a zip member is decompressed as it is read, never unpacked to disk.
+public final class ExportFileStream {
+  /// The file's path relative to the main XML's folder (`workout-routes/route_….gpx`).
+  public let relativePath: String
+  private let source: Source
+
+  private enum Source {
+    case file(Int32)
+    case archive(OpaquePointer)
+    case failed(String)
+  }
+
+  fileprivate init(relativePath: String, fileDescriptor: Int32) {
+    self.relativePath = relativePath
+    source = .file(fileDescriptor)
+  }
+
+  fileprivate init(relativePath: String, failure: String) {
+    self.relativePath = relativePath
+    source = .failed(failure)
+  }
+
+  fileprivate init(relativePath: String, archive: OpaquePointer) {
+    self.relativePath = relativePath
+    source = .archive(archive)
+  }
+
+  /// Fills `buffer` with the file's next bytes; 0 at its end.
+  ///
+  /// - Throws: `ExtractError.unreadable` when the bytes cannot be read (an I/O error, a damaged
+  ///   zip member).
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ExtractError) -> Int {
+    switch source {
+    case .file(let fd):
+      var got: Int
+      repeat { got = Glibc.read(fd, buffer.baseAddress, buffer.count) } while got < 0 && errno == EINTR
+      guard got >= 0 else { throw .unreadable(path: relativePath, reason: String(cString: strerror(errno))) }
+      return got
+    case .archive(let archive):
+      let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
+      guard got >= 0 else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
+        throw .unreadable(path: relativePath, reason: message)
+      }
+      return got
+    case .failed(let reason):
+      throw .unreadable(path: relativePath, reason: reason)
+    }
+  }
+}
+
+extension ExportInput {
+  /// Where the files beside an export's main XML are, as far as the input form lets them be read
+  /// again after the main parse.
+  public enum Companions: Sendable, Equatable {
+    /// Members of this zip whose names start with `prefix` (the main member's folder).
+    case zip(path: String, prefix: String)
+    /// Files below this folder (the main XML file's folder).
+    case folder(String)
+    /// They cannot be read: standard input is consumed by the main parse, bytes in memory have
+    /// no files beside them.
+    case unavailable(reason: String)
+  }
+
+  /// Where the files beside the main XML of `info` are.
+  public static func companions(of info: InputInfo) -> Companions {
+    switch info.form {
+    case .zip:
+      let member = info.memberName
+      let prefix = member.lastIndex(of: "/").map { String(member[...$0]) } ?? ""
+      return .zip(path: info.path, prefix: prefix)
+    case .directory, .xml:
+      let file = info.memberName
+      guard let slash = file.lastIndex(of: "/") else { return .folder(".") }
+      return .folder(slash == file.startIndex ? "/" : String(file[..<slash]))
+    case .standardInput:
+      return .unavailable(reason: "an export read from standard input cannot be read a second time")
+    case .memory:
+      return .unavailable(reason: "an export held in memory has no files beside it")
+    }
+  }
+
+  /// Streams every regular file of `folder` (relative to the main XML's folder, such as
+  /// `workout-routes`) in one pass: zip members in archive order, read sequentially and never
+  /// unpacked; files of a folder in name order. `__MACOSX/` members and `._*` resource forks are
+  /// not files of the export and are skipped. `body` gets each file's relative path and stream.
+  ///
+  /// - Throws: `ExtractError.unreadable` when the zip cannot be opened or its list of members
+  ///   breaks off part-way (files already handed to `body` stay handed); an unreadable folder is
+  ///   simply empty.
+  public static func forEachFile(
+    of companions: Companions, in folder: String, _ body: (ExportFileStream) -> Void
+  ) throws(ExtractError) {
+    let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+    switch companions {
+    case .unavailable:
+      return
+    case .folder(let base):
+      let directory = base + "/" + folder
+      guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+      for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+      where !name.hasPrefix("._") {
+        let path = directory + "/" + name
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+          // Handed on all the same: the stream reports why on its first read.
+          body(ExportFileStream(relativePath: folder + "/" + name, failure: String(cString: strerror(errno))))
+          continue
+        }
+        body(ExportFileStream(relativePath: folder + "/" + name, fileDescriptor: fd))
+        Glibc.close(fd)
+      }
+    case .zip(let path, let prefix):
+      useUTF8MemberNames()
+      guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
+      defer { archive_read_free(archive) }
+      archive_read_support_format_zip(archive)
+      guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
+        let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        throw .unreadable(path: path, reason: message)
+      }
+      let wanted = prefix + folder + "/"
+      var entry: OpaquePointer?
+      while true {
+        let status = archive_read_next_header(archive, &entry)
+        if status == ARCHIVE_EOF { return }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
+          let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+          throw .unreadable(path: path, reason: "the zip's list of files breaks off: \(message)")
+        }
+        let name =
+          (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
+        guard name.hasPrefix(wanted), archive_entry_filetype(entry) == 0o100000 else { continue }
+        let relative = String(name.dropFirst(prefix.count))
+        let base = name.dropFirst(wanted.count)
+        // Direct members only, as in a folder.
+        guard !name.hasPrefix("__MACOSX/"), !base.hasPrefix("._"), !base.contains("/") else { continue }
+        body(ExportFileStream(relativePath: relative, archive: archive))
+      }
+    }
   }
 }

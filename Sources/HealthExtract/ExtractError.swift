@@ -10,6 +10,15 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
   case malformed(path: String, line: Int, column: Int, message: String)
   /// The input ended before the document did (a download cut short).
   case truncated(path: String, line: Int, message: String)
+  /// The zip member holding the export is password-protected.
+  case encrypted(path: String, member: String)
+  /// The zip archive's data fails its own check (CRC, sizes, deflate stream): it is damaged.
+  case damaged(path: String, member: String, message: String)
+  /// The document is not UTF-8 (a UTF-16 or UTF-32 byte order, or another declared encoding);
+  /// `path` names the zip member or file too when they differ.
+  case unsupportedEncoding(path: String, encoding: String)
+  /// The zip or folder holds more than one export document.
+  case severalExports(path: String, first: String, second: String)
 
   public var description: String {
     switch self {
@@ -27,6 +36,22 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
     case .truncated(let path, let line, let message):
       return
         "\(path):\(line): the export ends too early (\(message)): the file looks cut short, e.g. an interrupted download or copy. Re-export or copy it again, or pass --allow-truncated to process everything before line \(line)."
+    case .encrypted(let path, let member):
+      return
+        "\(path): \(member) is encrypted (password-protected) and HealthETL cannot decrypt it. Export again from the Health app and pass that export.zip without adding a password, or unzip it yourself and pass the apple_health_export folder."
+    case .damaged(let path, let member, let message):
+      return
+        "\(path): the zip archive is damaged (\(member): \(message)): its data does not match its own checksum or sizes, so nothing read from it can be trusted. Copy or download it again, or export again from the Health app."
+    case .unsupportedEncoding(let path, let encoding):
+      if encoding.hasPrefix("UTF-16") || encoding.hasPrefix("UTF-32") {
+        return
+          "\(path) is \(encoding) text, but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8: another program converted this file. Convert it back (iconv -f \(encoding) -t UTF-8 converted.xml > export.xml) or export again from the Health app."
+      }
+      return
+        "\(path) declares encoding=\"\(encoding)\", but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8. Export again from the Health app, or convert the file to UTF-8 and fix its <?xml …?> line."
+    case .severalExports(let path, let first, let second):
+      return
+        "\(path) holds more than one export (\(first) and \(second)); HealthETL will not guess which one you mean. Pass the one you mean as EXPORT itself (unzip a zip first), or export again from the Health app."
     }
   }
 }

@@ -18,6 +18,9 @@ final class LibXML2Parser {
   ) throws(ExtractError) -> ReadSummary {
     xmlSetExternalEntityLoader { _, _, _ in nil }
     let state = ParserState(path: input.path)
+    // Errors raised without a parser context (encoding conversion, for one) would otherwise be
+    // printed to stderr by libxml2 itself; they are collected like the parser's own instead.
+    healthetl_xml_silence_generic_errors()
     var sax = xmlSAXHandler()
     sax.initialized = UInt32(XML_SAX2_MAGIC)
     sax.startElementNs = { context, localname, _, _, _, _, attributeCount, _, attributes in
@@ -34,6 +37,11 @@ final class LibXML2Parser {
     }
     let unmanaged = Unmanaged.passRetained(state)
     defer { unmanaged.release() }
+    xmlSetStructuredErrorFunc(unmanaged.toOpaque()) { context, error in
+      guard let context, let error else { return }
+      Unmanaged<ParserState>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.record(error.pointee) }
+    }
+    defer { xmlSetStructuredErrorFunc(nil, nil) }
     guard let context = xmlCreatePushParserCtxt(&sax, unmanaged.toOpaque(), nil, 0, input.path) else {
       throw .unreadable(path: input.path, reason: "libxml2 could not create a parser")
     }
@@ -62,9 +70,17 @@ final class LibXML2Parser {
     }
 
     do throws(ExtractError) {
+      var first = true
       while true {
         let n = try input.read(into: buffer)
         if n == 0 { break }
+        if first {
+          first = false
+          if let encoding = XMLByteFilter.encodingProblem(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+            let name = input.memberName == input.path ? input.path : input.path + ": " + input.memberName
+            throw .unsupportedEncoding(path: name, encoding: encoding)
+          }
+        }
         try filter.filter(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])) { bytes throws(ExtractError) in
           try feed(bytes, terminate: false)
         }
@@ -76,6 +92,7 @@ final class LibXML2Parser {
       if case .truncated(let path, 0, let message) = error {
         error = .truncated(path: path, line: state.currentLine, message: message)
       }
+      if case .malformed = error, let damage = input.damage() { error = damage }
       guard allowTruncated, case .truncated(_, let line, let message) = error else {
         flush(force: true)
         throw error
@@ -176,7 +193,7 @@ private final class ParserState {
     let element = element(for: localname)
     if !sawRoot {
       sawRoot = true
-      rootName = localname.map { String(cString: $0) } ?? ""
+      rootName = localname.map { String(String(cString: $0).prefix(80)) } ?? ""
       guard element == .healthData else {
         wrongRoot = true
         xmlStopParser(context)
@@ -222,6 +239,8 @@ private final class ParserState {
     guard error.level.rawValue >= XML_ERR_ERROR.rawValue, failure == nil else { return }
     var message = error.message.map { String(cString: $0) } ?? "parse error"
     while message.last?.isWhitespace == true { message.removeLast() }
+    // libxml2 quotes names and values from the input; a 10 MB one is not repeated whole.
+    if message.count > 200 { message = String(message.prefix(199)) + "…" }
     failure = (Int(error.line), Int(error.int2), message, error.code)
   }
 
@@ -239,5 +258,240 @@ private final class ParserState {
       throw .truncated(path: path, line: failure.line, message: failure.message)
     }
     throw .malformed(path: path, line: failure.line, column: failure.column, message: failure.message)
+  }
+}
+
+// MARK: - GPX route files
+
+/// Drives libxml2's SAX2 push parser over one GPX file and hands every `<trkpt>` on as a
+/// `GPXPoint`. The same protections as the export's parse: the DOCTYPE is blanked by
+/// `XMLByteFilter` (so no entity can be declared), `XML_PARSE_NONET`, an entity loader that
+/// refuses everything. Text is collected only inside the point fields.
+final class LibXML2GPXParser {
+  /// Bytes read per `xmlParseChunk` call.
+  static let chunkSize = 64 * 1024
+
+  func parse(
+    name: String, read: (UnsafeMutableRawBufferPointer) throws(ExtractError) -> Int, point: (GPXPoint) -> Void
+  ) -> GPXReadResult {
+    xmlSetExternalEntityLoader { _, _, _ in nil }
+    return withoutActuallyEscaping(point) { point in
+      let state = GPXParserState(point: point)
+      var sax = xmlSAXHandler()
+      sax.initialized = UInt32(XML_SAX2_MAGIC)
+      sax.startElementNs = { context, localname, _, _, _, _, attributeCount, _, attributes in
+        Unmanaged<GPXParserState>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+          $0.start(localname, attributeCount: Int(attributeCount), attributes: attributes)
+        }
+      }
+      sax.endElementNs = { context, localname, _, _ in
+        Unmanaged<GPXParserState>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.end(localname) }
+      }
+      sax.characters = { context, characters, length in
+        Unmanaged<GPXParserState>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+          $0.text(characters, Int(length))
+        }
+      }
+      sax.serror = { context, error in
+        guard let context, let error else { return }
+        Unmanaged<GPXParserState>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.record(error.pointee) }
+      }
+      let unmanaged = Unmanaged.passRetained(state)
+      defer { unmanaged.release() }
+      guard let context = xmlCreatePushParserCtxt(&sax, unmanaged.toOpaque(), nil, 0, name) else {
+        return GPXReadResult(problem: "libxml2 could not create a parser")
+      }
+      defer { xmlFreeParserCtxt(context) }
+      xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
+      state.attach(context)
+
+      var filter = XMLByteFilter()
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 32)
+      defer { buffer.deallocate() }
+      var bytesFed = 0
+      func feed(_ bytes: UnsafeRawBufferPointer, terminate: Bool) -> Bool {
+        bytesFed += bytes.count
+        let status = xmlParseChunk(
+          context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), terminate ? 1 : 0)
+        return status == 0 && state.failure == nil && !state.wrongRoot
+      }
+      var healthy = true
+      /// The file was well-formed as far as it went but ended inside the document.
+      var cutShort = false
+      do throws(ExtractError) {
+        while healthy {
+          let n = try read(buffer)
+          if n == 0 { break }
+          filter.filter(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])) { bytes in
+            if healthy { healthy = feed(bytes, terminate: false) }
+          }
+        }
+        if healthy { filter.finish { bytes in if healthy { healthy = feed(bytes, terminate: false) } } }
+        if healthy {
+          healthy = feed(UnsafeRawBufferPointer(start: nil, count: 0), terminate: true)
+          cutShort = !healthy
+        }
+      } catch {
+        if case .unreadable(_, let reason) = error {
+          return GPXReadResult(points: state.points, problem: "cannot be read: \(reason)")
+        }
+        return GPXReadResult(points: state.points, problem: error.description)
+      }
+      if healthy { return GPXReadResult(points: state.points) }
+      if state.wrongRoot {
+        return GPXReadResult(points: state.points, problem: "not a GPX file: its root element is <\(state.rootName)>")
+      }
+      if bytesFed == 0 { return GPXReadResult(points: state.points, problem: "the file is empty") }
+      let failure = state.failure ?? (state.currentLine, "parse error")
+      let what = !state.sawRoot ? "not XML" : cutShort ? "cut short" : "broken XML"
+      return GPXReadResult(points: state.points, problem: "\(what) at line \(failure.line): \(failure.message)")
+    }
+  }
+}
+
+/// Per-file state of the GPX parse, reached from the C callbacks through `Unmanaged`.
+private final class GPXParserState {
+  /// The interned element names the parse reacts to, by role.
+  enum Name: Int, CaseIterable {
+    case gpx, trk, trkseg, trkpt, ele, time, speed, course, hAcc, vAcc
+  }
+
+  /// The point fields whose text is collected, in `Name` order from `ele`.
+  static let firstField = Name.ele.rawValue
+
+  let point: (GPXPoint) -> Void
+  var context: xmlParserCtxtPtr?
+  var names: [UnsafeRawPointer?] = []
+  var latitudeName: UnsafeRawPointer?
+  var longitudeName: UnsafeRawPointer?
+  var sawRoot = false
+  var wrongRoot = false
+  var rootName = ""
+  var failure: (line: Int, message: String)?
+  var points = 0
+
+  /// The open point's text: lat, lon, then the six fields, as ranges into `bytes`.
+  var inPoint = false
+  var newSegment = true
+  var bytes: [UInt8] = []
+  var ranges = [Range<Int>?](repeating: nil, count: 8)
+  /// The field whose element is open (index into `ranges`), or -1.
+  var collecting = -1
+  var collectStart = 0
+
+  init(point: @escaping (GPXPoint) -> Void) {
+    self.point = point
+    bytes.reserveCapacity(512)
+  }
+
+  func attach(_ context: xmlParserCtxtPtr) {
+    self.context = context
+    let dict = context.pointee.dict
+    names = Name.allCases.map { UnsafeRawPointer(xmlDictLookup(dict, String(describing: $0), -1)) }
+    latitudeName = UnsafeRawPointer(xmlDictLookup(dict, "lat", -1))
+    longitudeName = UnsafeRawPointer(xmlDictLookup(dict, "lon", -1))
+  }
+
+  var currentLine: Int {
+    guard let input = context?.pointee.input else { return 0 }
+    return Int(input.pointee.line)
+  }
+
+  @inline(__always) func name(_ localname: UnsafePointer<xmlChar>?) -> Name? {
+    let pointer = UnsafeRawPointer(localname)
+    for index in names.indices where names[index] == pointer { return Name(rawValue: index) }
+    return nil
+  }
+
+  func start(
+    _ localname: UnsafePointer<xmlChar>?, attributeCount: Int,
+    attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  ) {
+    let element = name(localname)
+    if !sawRoot {
+      sawRoot = true
+      rootName = localname.map { String(cString: $0) } ?? ""
+      guard element == .gpx else {
+        wrongRoot = true
+        xmlStopParser(context)
+        return
+      }
+    }
+    guard let element else { return }
+    switch element {
+    case .trk, .trkseg:
+      newSegment = true
+    case .trkpt:
+      inPoint = true
+      bytes.removeAll(keepingCapacity: true)
+      for index in ranges.indices { ranges[index] = nil }
+      guard let slots = UnsafeRawPointer(attributes)?.assumingMemoryBound(to: UnsafeRawPointer?.self) else { return }
+      for index in 0..<attributeCount {
+        let base = slots + index * 5
+        guard let attribute = base[0], let start = base[3], let end = base[4] else { continue }
+        let slot = attribute == latitudeName ? 0 : attribute == longitudeName ? 1 : -1
+        guard slot >= 0 else { continue }
+        let from = bytes.count
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: start, count: end - start))
+        ranges[slot] = from..<bytes.count
+      }
+    case .ele, .time, .speed, .course, .hAcc, .vAcc:
+      guard inPoint else { return }
+      collecting = 2 + element.rawValue - Self.firstField
+      collectStart = bytes.count
+    case .gpx:
+      break
+    }
+  }
+
+  func text(_ characters: UnsafePointer<xmlChar>?, _ length: Int) {
+    guard collecting >= 0, let characters, length > 0 else { return }
+    bytes.append(contentsOf: UnsafeBufferPointer(start: characters, count: length))
+  }
+
+  func end(_ localname: UnsafePointer<xmlChar>?) {
+    guard inPoint, let element = name(localname) else { return }
+    if element == .trkpt {
+      emit()
+      inPoint = false
+      collecting = -1
+      return
+    }
+    guard collecting >= 0, element.rawValue >= Self.firstField, collecting == 2 + element.rawValue - Self.firstField
+    else { return }
+    ranges[collecting] = collectStart..<bytes.count
+    collecting = -1
+  }
+
+  private func emit() {
+    bytes.withUnsafeBytes { all in
+      func field(_ index: Int) -> UnsafeRawBufferPointer? {
+        guard var range = ranges[index] else { return nil }
+        // Pretty-printed files put white space around the values.
+        while !range.isEmpty, Self.isSpace(all[range.lowerBound]) { range = (range.lowerBound + 1)..<range.upperBound }
+        while !range.isEmpty, Self.isSpace(all[range.upperBound - 1]) {
+          range = range.lowerBound..<(range.upperBound - 1)
+        }
+        guard !range.isEmpty else { return nil }
+        return UnsafeRawBufferPointer(rebasing: all[range])
+      }
+      point(
+        GPXPoint(
+          latitude: field(0), longitude: field(1), elevation: field(2), time: field(3), speed: field(4),
+          course: field(5), horizontalAccuracy: field(6), verticalAccuracy: field(7), startsSegment: newSegment))
+    }
+    newSegment = false
+    points += 1
+  }
+
+  @inline(__always) static func isSpace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+  }
+
+  func record(_ error: xmlError) {
+    guard error.level.rawValue >= XML_ERR_ERROR.rawValue, failure == nil else { return }
+    var message = error.message.map { String(cString: $0) } ?? "parse error"
+    while message.last?.isWhitespace == true { message.removeLast() }
+    failure = (Int(error.line), message)
   }
 }

@@ -188,6 +188,37 @@ struct XMLByteFilter {
     }
   }
 
+  /// The encoding of a document that is not UTF-8, from the first bytes read: a UTF-16 or UTF-32
+  /// byte order (mark or `<?` pattern), or an `encoding` in the XML declaration other than UTF-8
+  /// or its subset US-ASCII. Nil for UTF-8 (with or without a byte-order mark or declaration).
+  /// Exports are UTF-8; the byte filter works on UTF-8, and a file in another encoding was
+  /// converted by some other program, so it is refused by name instead of half-read.
+  static func encodingProblem(_ head: UnsafeRawBufferPointer) -> String? {
+    let bytes = Array(head.prefix(512))
+    func starts(_ prefix: [UInt8]) -> Bool { bytes.starts(with: prefix) }
+    if starts([0x00, 0x00, 0xFE, 0xFF]) || starts([0x00, 0x00, 0x00, 0x3C]) { return "UTF-32BE" }
+    if starts([0xFF, 0xFE, 0x00, 0x00]) || starts([0x3C, 0x00, 0x00, 0x00]) { return "UTF-32LE" }
+    if starts([0xFE, 0xFF]) || starts([0x00, 0x3C]) { return "UTF-16BE" }
+    if starts([0xFF, 0xFE]) || starts([0x3C, 0x00]) { return "UTF-16LE" }
+    var start = starts([0xEF, 0xBB, 0xBF]) ? 3 : 0
+    guard Self.starts(bytes, "<?xml", at: start), let end = find(bytes, "?>", from: start) else { return nil }
+    guard let key = find(Array(bytes[start..<end]), "encoding", from: 0) else { return nil }
+    start += key + 8
+    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0A || bytes[start] == 0x0D {
+      start += 1
+    }
+    guard start < end, bytes[start] == UInt8(ascii: "=") else { return nil }
+    start += 1
+    while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 || bytes[start] == 0x0A || bytes[start] == 0x0D {
+      start += 1
+    }
+    guard start < end, bytes[start] == UInt8(ascii: "\"") || bytes[start] == UInt8(ascii: "'") else { return nil }
+    let quote = bytes[start]
+    guard let close = bytes[(start + 1)..<end].firstIndex(of: quote) else { return nil }
+    let name = String(decoding: bytes[(start + 1)..<close].prefix(40), as: UTF8.self)
+    return ["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) ? nil : name
+  }
+
   static func starts(_ bytes: [UInt8], _ text: StaticString, at index: Int) -> Bool {
     let count = text.utf8CodeUnitCount
     guard index + count <= bytes.count else { return false }

@@ -34,8 +34,8 @@ extension SampleModel {
     return RouteSpec(start: start, end: end, fileName: fileName, trackName: trackName)
   }
 
-  /// The GPX 1.1 file of a route: a few dozen points on a loop around a Berlin park or lake, times
-  /// in UTC.
+  /// The GPX 1.1 file of a route: a few dozen points (one a second with `denseRoutes`) on a loop
+  /// around a Berlin park or lake, times in UTC.
   func gpx(_ plan: DayPlan, _ route: RouteSpec, exportInstant: Int64) -> ByteSink {
     var out = ByteSink(target: .memory)
     guard let workout = plan.workout else { return out }
@@ -63,7 +63,8 @@ extension SampleModel {
       (latitude, longitude) = (52.5145, 13.3501)  // Tiergarten
       speed = 1000 / workout.pace
     }
-    let points = r.int(36...60)
+    let sparse = r.int(36...60)
+    let points = denseRoutes ? Int(route.end - route.start) + 1 : sparse
     let seconds = Double(route.end - route.start)
     let radius = speed * seconds / (2 * Double.pi)
     let metersPerDegreeLatitude = 111_320.0

@@ -49,6 +49,9 @@ struct SampleModel {
   let start: CivilDate
   let days: Int
   let zone: ZoneRules
+  /// Route files hold a point a second, as the Watch records them (`--routes`), instead of a few
+  /// dozen.
+  var denseRoutes = false
 
   func rng(_ stream: Stream, _ index: Int) -> SplitMix64 {
     SplitMix64(seed: seed, stream: stream.rawValue, index: index)

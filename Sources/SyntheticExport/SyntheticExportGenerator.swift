@@ -26,7 +26,8 @@ public enum SyntheticExportGenerator {
       throw SampleExportError.timeZoneUnavailable(error.description)
     }
     let days = try dayCount(options, zone: zone)
-    let model = SampleModel(seed: options.seed, start: options.start, days: days, zone: zone)
+    var model = SampleModel(seed: options.seed, start: options.start, days: days, zone: zone)
+    model.denseRoutes = options.routes != nil
     let exportInstant = model.instant(options.start.adding(days: Int64(days)), 9 * 3600)
     let directory = parentDirectory(of: path)
     try makeDirectory(directory)
@@ -79,6 +80,17 @@ public enum SyntheticExportGenerator {
     // Dates are printed with four-digit years.
     let maximumDays = Int(CivilDate(year: 9998, month: 12, day: 31).daysSinceEpoch - options.start.daysSinceEpoch)
     guard options.start.year >= 1970 else { throw .invalidOptions("the start date must be 1970 or later") }
+    if let routes = options.routes {
+      guard routes >= 1 else { throw .invalidOptions("the number of routes must be at least 1 (got \(routes))") }
+      // Days one by one until the routine has given that many routes: about two and a half a week.
+      let model = SampleModel(seed: options.seed, start: options.start, days: maximumDays, zone: zone)
+      var found = 0
+      for day in 0..<maximumDays {
+        if model.route(model.plan(day)) != nil { found += 1 }
+        if found == routes { return day + 1 }
+      }
+      throw .invalidOptions("\(routes) routes need more days than the calendar allows")
+    }
     guard let target = options.targetMegabytes else {
       guard options.days >= 1 else { throw .invalidOptions("days must be at least 1 (got \(options.days))") }
       guard options.days <= maximumDays else { throw .invalidOptions("too many days: \(options.days)") }

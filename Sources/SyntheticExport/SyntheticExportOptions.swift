@@ -13,6 +13,10 @@ public struct SyntheticExportOptions: Sendable {
   public var targetMegabytes: Int?
   /// Write `export.zip` (as the iPhone does) instead of a bare XML file.
   public var zip: Bool
+  /// When set, the number of days is chosen so that the export holds exactly this many workout
+  /// routes, and every route file holds a point a second, as the Watch records them (a long
+  /// history of outdoor workouts); overrides `days` and `targetMegabytes`.
+  public var routes: Int? = nil
 
   /// The defaults make four weeks from Monday 2024-03-18 (crossing the 2024-03-31 spring-forward),
   /// seed 1, a bare XML file.

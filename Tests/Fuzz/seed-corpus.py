@@ -164,6 +164,24 @@ def real_xml_seeds():
     return seeds
 
 
+def gpx_seeds():
+    """The real GPX route files, each cut to its first five track points (libFuzzer mutates small
+    inputs fastest), plus hand-written edge cases."""
+    seeds = {}
+    for folder, _, files in sorted(os.walk(REAL)):
+        for name in sorted(files):
+            if not name.endswith(".gpx"):
+                continue
+            text = open(os.path.join(folder, name), encoding="utf-8").read()
+            lines = text.split("\n")
+            points = [i for i, line in enumerate(lines) if "<trkpt" in line]
+            if len(points) > 5:
+                lines = lines[: points[5]] + [line for line in lines[points[-1] + 1 :]]
+            owner = os.path.relpath(folder, REAL).split(os.sep)[0].split("__")[0]
+            seeds[f"real-{owner}-{name}"] = "\n".join(lines)
+    return seeds
+
+
 def zip_bytes(members, compression=zipfile.ZIP_DEFLATED, stream=False, zip64=False):
     buffer = io.BytesIO()
 
@@ -258,7 +276,24 @@ def main():
     write("state", "empty-object.json", "{}")
     write("state", "wrong-types.json", '{"emitted": [1, null], "pending": [{"a": 1}], "processed": [{"sha256": "x", "name": "y", "bytes": 1e300}]}')
 
+    gpx = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1">'
+        "<trk><trkseg>\n"
+        '<trkpt lat=" 52.5 " lon="13.4"><ele>34.5</ele><time>2024-03-18T18:06:10.250+01:00</time>'
+        "<extensions><speed>-1</speed><course>-1</course><hAcc>4</hAcc><vAcc>2</vAcc></extensions></trkpt>\n"
+        "</trkseg><trkseg>\n"
+        '<trkpt lon="13.41" lat="52.51"><time>2024-03-18T17:07:00Z</time></trkpt>\n'
+        "</trkseg></trk></gpx>\n"
+    )
+    write("gpx", "edge-two-segments.gpx", gpx)
+    write("gpx", "edge-cut-short.gpx", gpx[: gpx.index("</trkpt>")])
+    write("gpx", "edge-wrong-root.gpx", '<?xml version="1.0"?><kml><trkpt lat="1" lon="2"/></kml>')
+    write("gpx", "edge-doctype.gpx", '<?xml version="1.0"?><!DOCTYPE gpx [<!ENTITY e "x">]><gpx><trk><trkseg>'
+          '<trkpt lat="&e;" lon="2"><time>bad</time></trkpt></trkseg></trk></gpx>')
+
     if os.path.isdir(REAL):
+        for name, data in gpx_seeds().items():
+            write("gpx", name, data)
         for name, data in real_xml_seeds().items():
             write("xml", name, data)
         write("zip", "real-alxdrcirilo.zip", open(os.path.join(REAL, "alxdrcirilo__apple-health-parser/tests/data/export.zip"), "rb").read())

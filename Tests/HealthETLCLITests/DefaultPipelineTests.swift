@@ -10,6 +10,9 @@ import Testing
     "stats/heart-rate-per-minute.csv", "stats/steps-per-day.csv", "stats/walking-running-distance-per-day.csv",
     "stats/active-energy-per-day.csv", "stats/flights-per-day.csv", "stats/resting-heart-rate-per-day.csv",
     "stats/hrv-per-day.csv", "stats/swimming-distance-per-day.csv", "stats/swimming-strokes-per-day.csv",
+    "stats/basal-energy-per-day.csv", "stats/exercise-time-per-day.csv", "stats/heart-rate-per-day.csv",
+    "stats/walking-heart-rate-per-day.csv", "stats/respiratory-rate-per-day.csv", "stats/vo2max-per-day.csv",
+    "stats/body-mass-per-day.csv", "daily.csv", "health.xlsx", "route_points.csv", "workout_splits.csv",
     "report.html",
   ]
 

@@ -84,7 +84,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: work) }
     // Night 1: an empty file and a truncated export arrive before a good one.
     let empty = inbox.appendingPathComponent("a-empty.zip")
-    FileManager.default.createFile(atPath: empty.path, contents: Data())
+    _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
     let cut = inbox.appendingPathComponent("b-cut.zip")
     let bytes = try Data(contentsOf: exports[0])
     try bytes.prefix(bytes.count / 2).write(to: cut)

@@ -44,10 +44,11 @@ enum StageHarness {
     let transaction = try OutputTransaction(outputDirectory: directory.path)
     let stages = makeStages(transaction)
     let normalizer = RecordNormalizer(stages: stages)
-    _ = try ExportStream(source: source).read(into: normalizer)
+    var info: InputInfo?
+    _ = try ExportStream(source: source).read(into: normalizer, opened: { info = $0 })
     let zone = try RunZone.resolve(request, facts: normalizer.facts)
     let context = StageContext(
-      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: info)
     var outputs: [OutputSummary] = []
     for stage in stages { outputs += try stage.finish(context) }
     try transaction.commit()
@@ -67,8 +68,11 @@ enum StageHarness {
     return .bytes(Array(text.utf8), name: "test-export.xml")
   }
 
-  /// `../shared/fixtures/real` beside the checkout (absent in a user's fresh clone).
-  static let realRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  /// `../shared/fixtures/real` beside the checkout (absent in a user's fresh clone), or the
+  /// folder `HEALTHETL_REAL_FIXTURES` names (a git worktree sits elsewhere).
+  static let realRoot =
+    ProcessInfo.processInfo.environment["HEALTHETL_REAL_FIXTURES"].map { URL(fileURLWithPath: $0) }
+    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
   static var realAvailable: Bool { FileManager.default.fileExists(atPath: realRoot.path) }
   static let sampleExport = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

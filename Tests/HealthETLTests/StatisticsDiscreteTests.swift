@@ -25,9 +25,9 @@ import Testing
     let text = try out.text("hr")
     #expect(
       text == """
-        type,bucket_start,bucket_end,max,min,avg,count
-        HeartRate,2024-01-01T10:00:00+00:00,2024-01-01T10:01:00+00:00,90,60,76.6666666667,3
-        HeartRate,2024-01-01T10:02:00+00:00,2024-01-01T10:03:00+00:00,100,100,100,1
+        local_time,type,bucket_start,bucket_end,max,min,avg,count
+        2024-01-01 10:00:00,HeartRate,2024-01-01T10:00:00+00:00,2024-01-01T10:01:00+00:00,90,60,76.6667,3
+        2024-01-01 10:02:00,HeartRate,2024-01-01T10:02:00+00:00,2024-01-01T10:03:00+00:00,100,100,100,1
 
         """)
   }
@@ -101,8 +101,8 @@ import Testing
     //   11:02 → 50, nothing after: holds 600 s (to 11:12)
     // 10:00: (60·600 + 90·600 + 120·120 + 30·480 + 100·300) / (600 + 600 + 120 + 480 + 300)
     //      = (36000 + 54000 + 14400 + 14400 + 30000) / 2100 = 148800 / 2100 = 70.857142857142…
-    //      → 70.8571428571;   plain avg (60 + 90 + 120 + 30 + 100) / 5 = 80
-    // 11:00: (100·120 + 50·600) / 720 = 42000 / 720 = 58.3333333333;   avg 50
+    //      → 70.8571 (count/min to 0.0001);   plain avg (60 + 90 + 120 + 30 + 100) / 5 = 80
+    // 11:00: (100·120 + 50·600) / 720 = 42000 / 720 = 58.3333…→ 58.3333;   avg 50
     // 12:00: no row — 11:02's hold ends at 11:12, and holding is not data.
     let body = [
       StatsFixture.heartRate(60, "2024-01-01 10:00:00"), StatsFixture.heartRate(90, "2024-01-01 10:30:00"),
@@ -112,7 +112,7 @@ import Testing
     let out = try StatsFixture.run(body, jobs: [try StatsFixture.job("tw", "HeartRate", "1h", ["twavg", "avg"])])
     defer { out.result.remove() }
     let rows = try out.rows("tw")
-    #expect(rows.map { $0["twavg"] } == ["70.8571428571", "58.3333333333"])
+    #expect(rows.map { $0["twavg"] } == ["70.8571", "58.3333"])
     #expect(rows.map { $0["avg"] } == ["80", "50"])
   }
 
@@ -121,7 +121,7 @@ import Testing
     // start together: both hold until 10:04 (Watch 70) for 240 s each; 70 holds 600 s.
     //   (60·240 + 80·240 + 70·600) / (240 + 240 + 600) = (14400 + 19200 + 42000) / 1080 = 70
     // With separateBySource each source holds until its own next sample:
-    //   Watch: 60 until 10:04 (240 s), 70 for 600 s → (14400 + 42000) / 840 = 67.142857142857…
+    //   Watch: 60 until 10:04 (240 s), 70 for 600 s → (14400 + 42000) / 840 = 67.142857… → 67.1429
     //   strap: 80 for 600 s → 80
     let body = [
       StatsFixture.heartRate(60, "2024-01-01 10:00:00"), StatsFixture.heartRate(70, "2024-01-01 10:04:00"),
@@ -137,7 +137,7 @@ import Testing
     #expect(try out.rows("merged").map { $0["twavg"] } == ["70"])
     let each = try out.rows("each")
     #expect(each.map { $0["source"] } == ["Alex’s Apple Watch", "Strap"])
-    #expect(each.map { $0["twavg"] } == ["67.1428571429", "80"])
+    #expect(each.map { $0["twavg"] } == ["67.1429", "80"])
   }
 
   @Test func durationIsTheUnionOfTheIntervalsInTheBucket() throws {
@@ -178,7 +178,7 @@ import Testing
     #expect(out.result.outputs.map(\.rows) == [2, 2, 2])
     #expect(
       try out.result.text("more/hr.ndjson").split(separator: "\n").last
-        == #"{"type": "HeartRate", "bucket_start": "2024-01-01T11:00:00+00:00", "#
+        == #"{"local_time": "2024-01-01 11:00:00", "type": "HeartRate", "bucket_start": "2024-01-01T11:00:00+00:00", "#
         + #""bucket_end": "2024-01-01T12:00:00+00:00", "count": 0, "avg": null, "mostRecentTime": null, "#
         + #""duration": 600}"#)
     let json = try JSONSerialization.jsonObject(with: Data(try out.result.text("hr.json").utf8)) as? [[String: Any]]

@@ -184,7 +184,7 @@ import Testing
     #expect(daily.map { $0["sum"] } == ["80", "120"])
     #expect(daily.map { $0["count"] } == ["1", "2"])
     let header = try out.text("daily").split(separator: "\n").first
-    #expect(header == "type,bucket_start,bucket_end,source,sum,count")
+    #expect(header == "date,type,bucket_start,bucket_end,source,sum,count")
     let five = try out.rows("five")
     #expect(
       five.map { "\($0["bucket_start"]!.dropFirst(11).prefix(5)) \($0["source"]!) \($0["sum"]!)" } == [
@@ -207,7 +207,9 @@ import Testing
       ])
     defer { out.result.remove() }
     let rows = try out.rows("h")
-    #expect(try out.text("h").hasPrefix("type,bucket_start,bucket_end,duration,mostRecentTime,sum,count,mostRecent\n"))
+    #expect(
+      try out.text("h").hasPrefix(
+        "local_time,type,bucket_start,bucket_end,duration,mostRecentTime,sum,count,mostRecent\n"))
     #expect(rows.count == 1)
     #expect(rows.first?["duration"] == "1200")
     #expect(rows.first?["mostRecentTime"] == "2024-01-01T10:05:00+00:00")

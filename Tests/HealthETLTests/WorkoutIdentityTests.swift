@@ -38,7 +38,7 @@ import Testing
     #expect(row.id == "289DA714-C2DA-5473-8C28-E278807A0917")
     #expect(run.records.first?.recordUuid == "289DA714-C2DA-5473-8C28-E278807A0917")
     // The id column and swim_laps' workout_id use the same upper-case text as recordUuid.
-    #expect(try run.text("workouts.csv").contains("\n289DA714-C2DA-5473-8C28-E278807A0917,Running,37,"))
+    #expect(try run.text("workouts.csv").contains(",289DA714-C2DA-5473-8C28-E278807A0917,Running,37,"))
   }
 
   @Test func idUsesTheAttributeTextAsWritten() throws {

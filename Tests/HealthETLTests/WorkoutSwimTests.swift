@@ -77,7 +77,11 @@ import Testing
     // 22.86 m × 30 s / 40 s = 17.145 m (to the last binary digit or so).
     #expect(abs(row.laps[1].distanceMeters! - 17.145) < 1e-12)
     #expect(row.laps[2].distanceMeters == 22.86)
-    #expect(row.laps[3].distanceMeters == nil)  // no distance sample of the workout's source
+    // No distance sample of the workout's source: the pool length.
+    #expect(row.laps[3].distanceMeters == 22.86)
+    #expect(row.laps.map(\.distanceFrom) == ["samples", "samples", "samples", "pool_length", "samples"])
+    // L4 has no Lap event: a length of its own stroke sample.
+    #expect(row.laps.map(\.origin) == [.event, .event, .event, .strokeSample, .event])
     #expect(row.laps[4].distanceMeters == 22.86)
     // Totals: freestyle 18 + 20 + 16 = 54, breaststroke 15, backstroke 22, the rest 0.
     // Order: unknown, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard.
@@ -90,12 +94,23 @@ import Testing
 
     let csv = try run.text("swim_laps.csv")
     let lines = csv.split(separator: "\n").map(String.init)
-    #expect(lines.first == "workout_id,lap,start,end,duration_s,strokes,style,distance_m,swolf")
+    #expect(
+      lines.first == "local_time,workout_id,lap,start,end,duration_s,strokes,style,distance_m,swolf,from,distance_from")
     #expect(lines.count == 6)
-    #expect(lines[1] == "\(row.id),1,2024-02-01T07:00:10+00:00,2024-02-01T07:00:40+00:00,30,18,freestyle,22.86,48")
-    #expect(lines[4] == "\(row.id),4,2024-02-01T07:03:00+00:00,2024-02-01T07:03:40+00:00,40,22,backstroke,,")
-    #expect(lines[5] == "\(row.id),5,2024-02-01T07:04:00+00:00,2024-02-01T07:04:30+00:00,30,16,freestyle,22.86,46")
-    #expect(try run.text("workouts.csv").contains(",22.86,pool,0,0,54,22,15,0,0\n"))
+    #expect(
+      lines[1]
+        == "2024-02-01 07:00:10,\(row.id),1,2024-02-01T07:00:10+00:00,2024-02-01T07:00:40+00:00,30,18,freestyle,22.86,48"
+        + ",event,samples")
+    #expect(
+      lines[4]
+        == "2024-02-01 07:03:00,\(row.id),4,2024-02-01T07:03:00+00:00,2024-02-01T07:03:40+00:00,40,22,backstroke,22.86,"
+        + ",stroke_sample,pool_length")
+    #expect(
+      lines[5]
+        == "2024-02-01 07:04:00,\(row.id),5,2024-02-01T07:04:00+00:00,2024-02-01T07:04:30+00:00,30,16,freestyle,22.86,46"
+        + ",event,samples")
+    // Then 5 laps, 91 strokes from the samples.
+    #expect(try run.text("workouts.csv").contains(",22.86,pool,0,0,54,22,15,0,0,5,91,samples,"))
   }
 
   @Test func openWaterSwimWithoutStrokeSamples() throws {
@@ -120,7 +135,8 @@ import Testing
     #expect(row.strokesByStyle == nil)
     #expect(row.distanceMeters == 1200)  // 1.2 km
     #expect(try run.text("swim_laps.csv") == WorkoutTables.laps.columnNames.joined(separator: ",") + "\n")
-    #expect(try run.text("workouts.csv").hasSuffix(",,open_water,,,,,,,\n"))
+    // No lengths (0), distance from the statistic, no route.
+    #expect(try run.text("workouts.csv").hasSuffix(",,open_water,,,,,,,,0,,,statistics,,,,,,,,,,\n"))
   }
 
   @Test func strokesOfOtherWorkoutsAreNotLaps() throws {

@@ -21,6 +21,9 @@ struct PrioritySumSweep {
   /// Pieces before this instant have been handed out.
   private var cursor = Int64.min
 
+  /// Where the next piece starts; nil while no sample covers anything not yet handed out.
+  var pendingFrom: Int64? { active.isEmpty ? nil : cursor }
+
   /// Adds a sample with `start < end`; samples must come in start order, after `advance(to: start)`.
   mutating func add(start: Int64, end: Int64, value: Double, rank: Int32) {
     precondition(start < end && start >= cursor)
@@ -30,7 +33,8 @@ struct PrioritySumSweep {
 
   /// Hands out every piece before `limit`: `emit(pieceStart, pieceEnd, sample)` once per winning
   /// sample of each piece. Call with the next sample's start before adding it, and with
-  /// `Int64.max` at the end.
+  /// `Int64.max` at the end. Every `limit` also cuts a piece there; `StatisticsSweep` cuts at its
+  /// bucket boundaries too, which changes no bucket's share.
   mutating func advance(to limit: Int64, _ emit: (Int64, Int64, Active) -> Void) {
     while !active.isEmpty && cursor < limit {
       var nextEnd = Int64.max

@@ -127,7 +127,7 @@ final class SpillReader {
   init(path: String) throws(OutputError) {
     self.path = path
     descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .ioError(path: path, reason: String(cString: strerror(errno))) }
+    guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: false) }
   }
 
   deinit { close(descriptor) }

@@ -4,14 +4,24 @@ import HealthModel
 /// written as soon as no later sample can change them.
 ///
 /// Every option is a sweep, so a bucket is final once the stream has passed its end (a later
-/// sample starts at or after that instant and cannot reach back). Rows wait in a dictionary
-/// ordered by a heap of (bucket, source); only the rows still open are held — those reached by
-/// samples that have not ended — so memory follows the buckets written, never the samples read.
+/// sample starts at or after that instant and cannot reach back). What a sample contributes at
+/// its start (`avg`, `min`, `max`, `count`, `mostRecent`, and an instant's `sum`) goes to its
+/// bucket at once; what it contributes over time (`sum` pro rata, `duration`, `twavg` holding,
+/// and the coverage that makes a bucket a row) is handed out lazily, bucket by bucket, as the
+/// stream advances, and each bucket is written as soon as the stream has passed its end. So the
+/// rows held are those of the bucket the stream is in — never one row per bucket a long sample
+/// reaches, however long it is — and the buckets between two samples that nothing reaches are
+/// skipped, not visited.
 ///
 /// Which buckets have data: a row is written when one of the job's options has data there.
 /// `avg`, `min`, `max`, `count`, `mostRecent`, `mostRecentTime` have data in a bucket where a
 /// sample starts; `sum`, `duration`, `twavg` where a sample starts or which a sample overlaps for
 /// a positive time. A value that cannot be computed in a written row is empty.
+///
+/// Floating-point sums are order-sensitive, so every row receives the same terms in the same
+/// order whenever they are handed out: a pro-rata share is always one sample's whole overlap with
+/// one bucket, and the pieces of the merged sum and of twavg holding are cut only at sample
+/// boundaries and at bucket boundaries, which split no bucket's share.
 final class StatisticsSweep {
   struct RowKey: Comparable, Hashable {
     var bucket: Int64
@@ -55,6 +65,22 @@ final class StatisticsSweep {
     var caps: [Int64] = []
   }
 
+  /// `[from, to)`, empty when `from >= to`.
+  struct Coverage {
+    var from = Int64.min
+    var to = Int64.min
+  }
+
+  /// A sample summed on its own source, pro rata over the buckets it overlaps.
+  struct Spread {
+    var end: Int64
+    var value: Double
+    var length: Double
+    var source: Int32
+    /// The next bucket to receive its share.
+    var next: Int64
+  }
+
   /// How long a discrete sample holds its value for `twavg` when no later sample comes sooner.
   static let maximumHoldSeconds: Int64 = 600
 
@@ -74,11 +100,18 @@ final class StatisticsSweep {
   private let wantsDuration: Bool
   private let wantsTwavg: Bool
   private var sweep = PrioritySumSweep()
-  /// duration: per source, the end of the union of the intervals seen so far.
-  private var frontiers: [Int64]
+  /// Per source: the part of the union of its samples' intervals not yet handed out (`duration`,
+  /// and which buckets a sample overlaps).
+  private var coverage: [Coverage]
+  /// Sources whose `coverage` is not empty.
+  private var covering: [Int32] = []
+  /// `sum` with `separateBySource`: samples with buckets still to come, in arrival order.
+  private var spreads: [Spread] = []
   private var holds: [Holds]
   /// Sources whose `holds` may still hand out time.
   private var holding: [Int32] = []
+  /// Everything before this bucket has been handed out and written.
+  private var openBucket = Int64.min
   /// The bucket handed to `emit`, reused so a row allocates nothing.
   private var bucket: StatisticsBucket
 
@@ -105,7 +138,7 @@ final class StatisticsSweep {
     wantsDuration = job.options.contains(.duration)
     wantsTwavg = job.options.contains(.twavg)
     let sourceSlots = job.separateBySource ? max(sourceNames.count, 1) : 1
-    frontiers = [Int64](repeating: .min, count: sourceSlots)
+    coverage = [Coverage](repeating: Coverage(), count: sourceSlots)
     holds = [Holds](repeating: Holds(), count: sourceSlots)
   }
 
@@ -114,7 +147,7 @@ final class StatisticsSweep {
     let start = record.start
     let end = record.end
     let source = job.separateBySource ? groupSources[Int(record.group)] : 0
-    advance(to: start)
+    try advance(to: start)
     let bucket = buckets.index(containing: start)
     try flush(before: bucket)
     let key = RowKey(bucket: bucket, source: source)
@@ -139,7 +172,14 @@ final class StatisticsSweep {
     }
     guard wantsOverlaps else { return }
     if end > start {
-      forEachBucket(from: start, to: end, source: source) { row, _ in row.touched = true }
+      // `advance(to: start)` has handed out the coverage up to here.
+      let slot = Int(source)
+      if coverage[slot].to <= start {
+        coverage[slot] = Coverage(from: start, to: end)
+        covering.append(source)
+      } else if end > coverage[slot].to {
+        coverage[slot].to = end
+      }
     } else {
       update(key) { $0.touched = true }
     }
@@ -148,22 +188,17 @@ final class StatisticsSweep {
         // An instant counts whole in the bucket of its instant and is never merged away.
         update(key) { $0.sum += record.value }
       } else if job.separateBySource {
+        // Its share of this bucket now, of the later ones as the stream reaches them.
         let length = Double(end - start)
         let value = record.value
-        forEachBucket(from: start, to: end, source: source) { row, seconds in
-          row.sum += value * Double(seconds) / length
+        let upper = Swift.min(buckets.end(bucket), end)
+        update(key) { $0.sum += value * Double(upper - start) / length }
+        if end > upper {
+          spreads.append(Spread(end: end, value: value, length: length, source: source, next: bucket + 1))
         }
       } else {
         sweep.add(start: start, end: end, value: record.value, rank: groupRanks[Int(record.group)])
       }
-    }
-    if wantsDuration {
-      let frontier = frontiers[Int(source)]
-      let from = Swift.max(start, frontier)
-      if end > from {
-        forEachBucket(from: from, to: end, source: source) { row, seconds in row.duration += seconds }
-      }
-      frontiers[Int(source)] = Swift.max(frontier, end)
     }
     if wantsTwavg {
       let slot = Int(source)
@@ -180,9 +215,12 @@ final class StatisticsSweep {
     }
   }
 
+  /// Rows held, waiting for their bucket to close (tests watch it stay small).
+  var openRows: Int { rows.count }
+
   /// Hands out every remaining bucket.
   func finish() throws(OutputError) {
-    advance(to: .max)
+    try advance(to: .max)
     try flush(before: .max)
   }
 
@@ -197,58 +235,117 @@ final class StatisticsSweep {
     return record.value > row.recentValue
   }
 
-  /// Hands out everything that happens before `limit`: merged-sum pieces and twavg holding.
-  private func advance(to limit: Int64) {
+  /// Hands out everything that happens before `limit` (a sample's start, or `Int64.max` at the
+  /// end), bucket by bucket, writing each bucket the stream has passed. A bucket nothing reaches
+  /// is skipped.
+  private func advance(to limit: Int64) throws(OutputError) {
+    let last = limit == .max ? Int64.max : buckets.index(containing: limit)
+    while openBucket < last {
+      guard let bucket = nextPendingBucket(), bucket < last else {
+        openBucket = last
+        break
+      }
+      handOut(bucket, upTo: buckets.end(bucket))
+      try flush(before: bucket + 1)
+      openBucket = bucket + 1
+    }
+    if last != .max { handOut(last, upTo: limit) }
+  }
+
+  /// The earliest bucket that has something not yet handed out, nil when nothing has.
+  private func nextPendingBucket() -> Int64? {
+    var earliest = Int64.max
+    if wantsMergedSum, let from = sweep.pendingFrom { earliest = from }
+    for source in covering { earliest = Swift.min(earliest, coverage[Int(source)].from) }
+    for source in holding {
+      let hold = holds[Int(source)]
+      if hold.caps.contains(where: { $0 > hold.from }) { earliest = Swift.min(earliest, hold.from) }
+    }
+    var bucket = earliest == .max ? Int64.max : buckets.index(containing: earliest)
+    for spread in spreads { bucket = Swift.min(bucket, spread.next) }
+    return bucket == .max ? nil : bucket
+  }
+
+  /// Hands out what happens in `bucket` before `limit` (at most the bucket's end), and the whole
+  /// bucket's share of the samples summed by source. Everything before the bucket is out already.
+  private func handOut(_ bucket: Int64, upTo limit: Int64) {
     if wantsMergedSum {
       sweep.advance(to: limit) { pieceStart, pieceEnd, sample in
         let length = Double(sample.end - sample.start)
-        forEachBucket(from: pieceStart, to: pieceEnd, source: 0) { row, seconds in
-          row.sum += sample.value * Double(seconds) / length
+        update(RowKey(bucket: bucket, source: 0)) { row in
+          row.sum += sample.value * Double(pieceEnd - pieceStart) / length
         }
       }
     }
-    if wantsTwavg && !holding.isEmpty {
-      var index = 0
-      while index < holding.count {
-        let slot = Int(holding[index])
-        let from = holds[slot].from
-        var open = false
-        if from < limit {
-          for (value, cap) in zip(holds[slot].values, holds[slot].caps) where cap > from {
-            let upto = Swift.min(limit, cap)
-            forEachBucket(from: from, to: upto, source: holding[index]) { row, seconds in
-              row.weighted += value * Double(seconds)
-              row.weight += Double(seconds)
-            }
-            if cap > limit { open = true }
-          }
-          holds[slot].from = limit
-        } else {
-          open = true
+    var index = 0
+    while index < covering.count {
+      let slot = Int(covering[index])
+      let from = coverage[slot].from
+      let upto = Swift.min(coverage[slot].to, limit)
+      if from < upto {
+        update(RowKey(bucket: bucket, source: covering[index])) { row in
+          row.touched = true
+          row.duration += upto - from
         }
-        if open {
-          index += 1
-        } else {
-          holds[slot].values.removeAll(keepingCapacity: true)
-          holds[slot].caps.removeAll(keepingCapacity: true)
-          holding.swapAt(index, holding.count - 1)
-          holding.removeLast()
-        }
+        coverage[slot].from = upto
+      }
+      if coverage[slot].from < coverage[slot].to {
+        index += 1
+      } else {
+        covering.swapAt(index, covering.count - 1)
+        covering.removeLast()
       }
     }
+    if !spreads.isEmpty { handOutSpreads(bucket) }
+    if wantsTwavg && !holding.isEmpty { handOutHolding(bucket, upTo: limit) }
   }
 
-  /// Calls `body` with the row of every bucket that `[from, to)` overlaps and the seconds of overlap.
-  @inline(__always) private func forEachBucket(
-    from: Int64, to: Int64, source: Int32, _ body: (inout Row, Int64) -> Void
-  ) {
-    var t = from
-    var bucket = buckets.index(containing: from)
-    while t < to {
-      let upper = Swift.min(buckets.end(bucket), to)
-      update(RowKey(bucket: bucket, source: source)) { body(&$0, upper - t) }
-      t = upper
-      bucket += 1
+  /// Each sample summed by source that reaches `bucket` adds its share of the whole bucket, in
+  /// arrival order (the order the bucket's other terms came in).
+  private func handOutSpreads(_ bucket: Int64) {
+    let lower = buckets.start(bucket)
+    let upper = buckets.end(bucket)
+    var finished = false
+    for index in spreads.indices where spreads[index].next == bucket {
+      let spread = spreads[index]
+      let upto = Swift.min(spread.end, upper)
+      update(RowKey(bucket: bucket, source: spread.source)) { row in
+        row.sum += spread.value * Double(upto - lower) / spread.length
+      }
+      spreads[index].next = bucket + 1
+      if spread.end <= upper { finished = true }
+    }
+    if finished { spreads.removeAll { $0.end <= upper } }
+  }
+
+  /// twavg: every holding source's values, held up to `limit` or their caps.
+  private func handOutHolding(_ bucket: Int64, upTo limit: Int64) {
+    var index = 0
+    while index < holding.count {
+      let slot = Int(holding[index])
+      let from = holds[slot].from
+      var open = false
+      if from < limit {
+        for (value, cap) in zip(holds[slot].values, holds[slot].caps) where cap > from {
+          let seconds = Double(Swift.min(limit, cap) - from)
+          update(RowKey(bucket: bucket, source: holding[index])) { row in
+            row.weighted += value * seconds
+            row.weight += seconds
+          }
+          if cap > limit { open = true }
+        }
+        holds[slot].from = limit
+      } else {
+        open = true
+      }
+      if open {
+        index += 1
+      } else {
+        holds[slot].values.removeAll(keepingCapacity: true)
+        holds[slot].caps.removeAll(keepingCapacity: true)
+        holding.swapAt(index, holding.count - 1)
+        holding.removeLast()
+      }
     }
   }
 

@@ -7,6 +7,8 @@ import HealthModel
 public final class SampleMart: OutputStage {
   /// The column names, in the order the row encoders below write them.
   static let columns = SampleTables.samples.columnNames
+  /// The `value` column's precision: a unit conversion's binary noise goes, recorded digits stay.
+  static let valuePrecision = SampleTables.samples.columns.first { $0.name == "value" }!.precision
 
   /// Where rows go: a file (with `{type}` for one file per type) in a format.
   public struct Destination: Sendable {
@@ -191,6 +193,8 @@ public final class SampleMart: OutputStage {
   /// source, device, units, metadata keys) comes pre-encoded from the cache.
   private func appendCSVRow(_ sample: borrowing Sample, catalog: SampleCatalog, to out: inout [UInt8]) {
     let comma = UInt8(ascii: ",")
+    DeferredInstantFile.appendToken(sample.start, localTime: true, to: &out)
+    out.append(comma)
     out.append(contentsOf: idBytes)
     out.append(comma)
     out.append(contentsOf: cache.typeAndKindCSV(sample.type, catalog))
@@ -203,7 +207,7 @@ public final class SampleMart: OutputStage {
         if sample.value == sample.value.rounded(), abs(sample.value) < 1e15 {
           Self.appendInteger(Int64(sample.value), to: &out)
         } else {
-          CSVField.appendNumber(sample.value, to: &out)
+          CSVField.appendNumber(Self.valuePrecision.rounded(sample.value), to: &out)
         }
         out.append(comma)
         out.append(contentsOf: cache.canonicalUnitCSV(sample.rawUnit, catalog))
@@ -262,6 +266,11 @@ public final class SampleMart: OutputStage {
       out.append(UInt8(ascii: "\""))
     }
     out.append(UInt8(ascii: "{"))
+    key("local_time")
+    out.append(UInt8(ascii: "\""))
+    DeferredInstantFile.appendToken(sample.start, localTime: true, to: &out)
+    out.append(UInt8(ascii: "\""))
+    separator()
     key("id"); text(id); separator()
     key("type"); text(info.shortName); separator()
     key("kind"); text(info.kind.rawValue); separator()
@@ -269,7 +278,7 @@ public final class SampleMart: OutputStage {
     if info.kind == .category {
       text(catalog.categoryShortName(value: sample.categoryValue, type: sample.type))
     } else if sample.value.isFinite {
-      CSVField.appendNumber(sample.value, to: &out)
+      CSVField.appendNumber(Self.valuePrecision.rounded(sample.value), to: &out)
     } else {
       text(sample.rawValueString)
     }

@@ -4,10 +4,13 @@ public enum SampleTables {
   public static let samples = TableSchema(
     "samples", rows: "one row per distinct record, in document order", defaultFile: "samples/{type}.csv",
     columns: [
+      .localTime("`start` on the local clock, `YYYY-MM-DD HH:MM:SS`"),
       .text("id", "UUID v5 of type, source, start, end, raw value and raw unit: stable across re-exports"),
       .text("type", "the type identifier without its prefix (`StepCount`)"),
       .text("kind", "`quantity`, `category` or `other`"),
-      .number("value", "quantities in the canonical unit; categories as short names (`asleepCore`)"),
+      .number(
+        "value", precision: .significantDigits(15),
+        "quantities in the canonical unit; categories as short names (`asleepCore`)"),
       .text("unit", "the canonical unit of a quantity"),
       .text("raw_value", "the value exactly as written"),
       .text("raw_unit", "the unit exactly as written"),

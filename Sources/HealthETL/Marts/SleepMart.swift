@@ -48,6 +48,8 @@ public final class SleepMart: OutputStage {
   public private(set) var sessions: [SleepSessionSummary] = []
   /// SleepAnalysis samples whose value is not a sleep stage (missing or unknown): not used.
   public private(set) var skippedSamples = 0
+  /// Receives each night for `daily.csv`.
+  var daily: DailyCollector?
 
   /// Writes each table to the files `destinations` name (a table may go to several, or none).
   public init(transaction: OutputTransaction, destinations: [Destination]) {
@@ -97,6 +99,7 @@ public final class SleepMart: OutputStage {
     intervals = []
     nights = result.nights
     sessions = result.sessions
+    if let daily { for night in result.nights { daily.sleep(night) } }
     let sources = WinningSources(sourceNames: sourceNames)
     var written: [OutputSummary] = []
     for destination in destinations {
@@ -113,7 +116,8 @@ public final class SleepMart: OutputStage {
       case .sessions:
         for session in result.sessions {
           try writer.append(
-            [.instant(session.start), .instant(session.end), .date(session.date)] + Self.measures(session.tally)
+            [.instant(session.start), .instant(session.start), .instant(session.end), .date(session.date)]
+              + Self.measures(session.tally)
               + [.text(sources.names(session.tally))])
         }
       }

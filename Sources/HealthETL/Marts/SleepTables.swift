@@ -3,13 +3,15 @@
 public enum SleepTables {
   /// `asleep_s` … `sleep_end`: the measures the daily and session tables share.
   static let measures: [Column] = [
-    .integer("asleep_s", unit: "s", "core + deep + REM + unspecified"),
-    .integer("core_s", unit: "s", "asleep, core stage"),
-    .integer("deep_s", unit: "s", "asleep, deep stage"),
-    .integer("rem_s", unit: "s", "asleep, REM stage"),
-    .integer("unspecified_s", unit: "s", "asleep, no stage given (older watches and apps)"),
-    .integer("awake_s", unit: "s", "awake within the session"),
-    .integer("in_bed_s", unit: "s", "length of the union of all in-bed samples; empty when there are none"),
+    .integer("asleep_s", unit: "s", display: .hoursMinutes, "core + deep + REM + unspecified"),
+    .integer("core_s", unit: "s", display: .hoursMinutes, "asleep, core stage"),
+    .integer("deep_s", unit: "s", display: .hoursMinutes, "asleep, deep stage"),
+    .integer("rem_s", unit: "s", display: .hoursMinutes, "asleep, REM stage"),
+    .integer("unspecified_s", unit: "s", display: .hoursMinutes, "asleep, no stage given (older watches and apps)"),
+    .integer("awake_s", unit: "s", display: .hoursMinutes, "awake within the session"),
+    .integer(
+      "in_bed_s", unit: "s", display: .hoursMinutes,
+      "length of the union of all in-bed samples; empty when there are none"),
     .instant("sleep_start", "start of the first asleep stretch"),
     .instant("sleep_end", "end of the last asleep stretch"),
   ]
@@ -23,12 +25,14 @@ public enum SleepTables {
     columns: [
       .date("date", "the night's date: the local date of the session's end, or the next date after the day boundary")
     ]
-      + measures + [.integer("sessions", "sessions that belong to the date"), sources])
+      + measures + [.integer("sessions", "sessions that belong to the date"), sources],
+    inWorkbook: true)
 
   /// `sleep_sessions.csv`: one row per session.
   public static let sessions = TableSchema(
     "sessions", rows: "one row per sleep session, in start order", defaultFile: "sleep_sessions.csv",
     columns: [
+      .localTime("`session_start` on the local clock, `YYYY-MM-DD HH:MM:SS`"),
       .instant("session_start", "earliest start of the session's samples, in-bed ones included"),
       .instant("session_end", "latest end of the session's samples"),
       .date("date", "the night the session belongs to"),

@@ -55,6 +55,9 @@ public final class StatisticsMart: OutputStage {
   /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
   private var groupSlots: [Int32] = []
   private var groups: [Group] = []
+  /// The one-day queries behind `daily.csv`'s columns, and where their values go.
+  private let dailyQueries: [StatisticsQuery]
+  private let daily: DailyCollector?
 
   private struct Group {
     var source: Int32
@@ -67,9 +70,18 @@ public final class StatisticsMart: OutputStage {
   ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
   ///   - bufferCapacity: records per sorted run (tests make it tiny to force many runs).
   ///   - taps: values handed on; a tapped job without files is computed all the same.
-  public init(
+  public convenience init(
     jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity,
     taps: [Tap] = []
+  ) throws(StatisticsQueryError) {
+    try self.init(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity, taps: taps, daily: nil)
+  }
+
+  /// - Parameter daily: with a collector, also computes the one-day statistics `daily.csv`
+  ///   repeats (`DailyMeasure.statistic`) and hands their values to it; they write no file.
+  init(
+    jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity,
+    taps: [Tap] = [], daily: DailyCollector?
   ) throws(StatisticsQueryError) {
     var files = Set<String>()
     for job in jobs {
@@ -81,7 +93,9 @@ public final class StatisticsMart: OutputStage {
     self.transaction = transaction
     self.taps = taps
     var types: [String] = []
-    for job in jobs where !types.contains(job.type.shortName) { types.append(job.type.shortName) }
+    self.daily = daily
+    dailyQueries = daily == nil ? [] : try Self.dailyQueries()
+    for job in jobs + dailyQueries where !types.contains(job.type.shortName) { types.append(job.type.shortName) }
     streamTypes = types
     spill = SampleSpill(
       capacity: Swift.max(1, bufferCapacity), transaction: transaction, scratchName: "interval-statistics.runs")
@@ -122,6 +136,8 @@ public final class StatisticsMart: OutputStage {
     var outputs: [QueryOutput] = []
     var streamSweeps = [[Int]](repeating: [], count: streamTypes.count)
     let rules = context.zone.rules
+    // What `daily.csv` still needs after the jobs that compute the same one-day statistic.
+    var dailyNeeds = Set(dailyQueries.flatMap { query in query.options.map { DailyTap.Key(query.type.shortName, $0) } })
     for (jobIndex, job) in jobs.enumerated() {
       let jobTaps = taps.filter { $0.job == jobIndex }.compactMap { tap in
         job.options.firstIndex(of: tap.option).map { (index: $0, receive: tap.receive) }
@@ -129,13 +145,21 @@ public final class StatisticsMart: OutputStage {
       guard !StatisticsTables.destinations(of: job).isEmpty || !jobTaps.isEmpty else { continue }
       let output = try QueryOutput(job, context: context)
       outputs.append(output)
-      streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweeps.count)
-      let emit: (borrowing StatisticsBucket) throws(OutputError) -> Void
-      if jobTaps.isEmpty {
-        emit = output.write
-      } else {
-        emit = { bucket throws(OutputError) in
-          try output.write(bucket)
+      var emit = output.write
+      if let daily, Self.isDailyShape(job) {
+        let tap = DailyTap(query: job, wanted: dailyNeeds, daily: daily, rules: rules)
+        if tap.isUseful {
+          dailyNeeds.subtract(tap.keys)
+          emit = { (bucket: borrowing StatisticsBucket) throws(OutputError) in
+            try output.write(bucket)
+            tap.record(bucket)
+          }
+        }
+      }
+      if !jobTaps.isEmpty {
+        let written = emit
+        emit = { (bucket: borrowing StatisticsBucket) throws(OutputError) in
+          try written(bucket)
           for tap in jobTaps {
             if case .number(let value?) = bucket.values[tap.index] {
               tap.receive(bucket.start, rules.offset(at: bucket.start), value)
@@ -143,10 +167,20 @@ public final class StatisticsMart: OutputStage {
           }
         }
       }
+      streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweeps.count)
       sweeps.append(
         StatisticsSweep(
-          job: job, rules: context.zone.rules, groupRanks: groupRanks, groupSources: groupSources,
-          sourceNames: names, emit: emit))
+          job: job, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names, emit: emit))
+    }
+    for query in dailyQueries {
+      guard let daily else { break }
+      let tap = DailyTap(query: query, wanted: dailyNeeds, daily: daily, rules: rules)
+      guard tap.isUseful else { continue }
+      streamSweeps[streamTypes.firstIndex(of: query.type.shortName)!].append(sweeps.count)
+      sweeps.append(
+        StatisticsSweep(
+          job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
+          emit: tap.record))
     }
     let observer = streamObserver
     observer?.begin(
@@ -163,7 +197,58 @@ public final class StatisticsMart: OutputStage {
       try sweep.finish()
       written += try output.close()
     }
+    for sweep in sweeps.dropFirst(outputs.count) { try sweep.finish() }
     return written
+  }
+
+  /// Whether a job's buckets are the one-day buckets of `daily.csv`: a day from local midnight,
+  /// sources merged.
+  private static func isDailyShape(_ job: StatisticsQuery) -> Bool {
+    let day = BucketInterval("1d")!
+    return job.interval == day && job.anchor == BucketAnchor.defaultAnchor(for: day) && !job.separateBySource
+  }
+
+  /// Hands the values of a one-day query's buckets that `daily.csv` wants to its collector, as
+  /// the query's own file writes them. A job of the pipeline that computes a statistic feeds
+  /// the table itself, so no statistic is computed twice.
+  private final class DailyTap {
+    struct Key: Hashable {
+      let type: String
+      let option: StatisticsOption
+      init(_ type: String, _ option: StatisticsOption) {
+        self.type = type
+        self.option = option
+      }
+    }
+
+    /// Per option of the query: the column it feeds, nil when none (or already fed).
+    let measures: [DailyMeasure?]
+    let precisions: [NumberPrecision]
+    let keys: [Key]
+    let daily: DailyCollector
+    let rules: ZoneRules
+
+    init(query: StatisticsQuery, wanted: Set<Key>, daily: DailyCollector, rules: ZoneRules) {
+      let type = query.type.shortName
+      measures = query.options.map { option in
+        guard wanted.contains(Key(type, option)) else { return nil }
+        return DailyMeasure.allCases.first { $0.statistic == .init(type: type, option: option) }
+      }
+      keys = query.options.filter { wanted.contains(Key(type, $0)) }.map { Key(type, $0) }
+      precisions = query.options.map { StatisticsTables.column(for: $0, type: query.type).precision }
+      self.daily = daily
+      self.rules = rules
+    }
+
+    var isUseful: Bool { measures.contains { $0 != nil } }
+
+    func record(_ bucket: borrowing StatisticsBucket) {
+      let date = rules.localDate(at: bucket.start)
+      for (index, value) in bucket.values.enumerated() {
+        guard let measure = measures[index], case .number(let number) = value else { continue }
+        daily.set(measure, on: date, written: number, precision: precisions[index])
+      }
+    }
   }
 
   /// The files of one query's `buckets` table.
@@ -187,6 +272,8 @@ public final class StatisticsMart: OutputStage {
 
     func write(_ bucket: borrowing StatisticsBucket) throws(OutputError) {
       fields.removeAll(keepingCapacity: true)
+      // `date` or `local_time`: the column's kind formats the bucket's start.
+      fields.append(.instant(bucket.start))
       fields.append(typeName)
       fields.append(.instant(bucket.start))
       fields.append(.instant(bucket.end))
@@ -205,6 +292,20 @@ public final class StatisticsMart: OutputStage {
       var written: [OutputSummary] = []
       for writer in writers { written.append(try writer.close()) }
       return written
+    }
+  }
+
+  /// One query per type `daily.csv` takes statistics of, with the options it takes, in column
+  /// order.
+  static func dailyQueries() throws(StatisticsQueryError) -> [StatisticsQuery] {
+    var types: [String] = []
+    var options: [String: [StatisticsOption]] = [:]
+    for statistic in DailyMeasure.allCases.compactMap(\.statistic) {
+      if options[statistic.type] == nil { types.append(statistic.type) }
+      options[statistic.type, default: []].append(statistic.option)
+    }
+    return try types.map { type throws(StatisticsQueryError) in
+      try StatisticsQuery(name: "daily", type: type, interval: BucketInterval("1d")!, options: options[type]!)
     }
   }
 

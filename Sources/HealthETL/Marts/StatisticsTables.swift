@@ -1,9 +1,16 @@
 import Foundation
+public import HealthModel
 
 /// The table of a statistics job, declared once: `Pipelines/README.md` says how every option is
 /// computed ("Interval statistics").
 public enum StatisticsTables {
-  /// The columns every query writes before its options.
+  /// The first column: the bucket's local date for intervals of a day or longer, its local start
+  /// time for shorter ones, so a spreadsheet reads the rows as dates.
+  static let date = Column.date("date", "local date of `bucket_start` (intervals of a day or longer)")
+  static let localTime = Column.localTime(
+    "`bucket_start` on the local clock, `YYYY-MM-DD HH:MM:SS` (intervals shorter than a day)")
+
+  /// The columns every query writes after the first, before its options.
   static let leading: [Column] = [
     .text("type", "the quantity type, short name (`StepCount`)"),
     .instant("bucket_start", "the bucket's first instant"),
@@ -12,33 +19,52 @@ public enum StatisticsTables {
 
   static let source = Column.text("source", "the source name (only with `separateBySource`)")
 
-  /// The column of each option, named as the option; values in the type's canonical unit.
-  static func column(for option: StatisticsOption) -> Column {
-    let computed = NumberPrecision.significantDigits(12)
+  /// Whether a query's rows are days or longer (a `date` column) rather than parts of a day.
+  public static func rowsAreDays(_ interval: BucketInterval) -> Bool { !interval.unit.isFixedLength }
+
+  /// The column of each option, named as the option; values in the type's canonical `unit` (nil
+  /// in the declaration, where the precision is `by unit`).
+  static func column(for option: StatisticsOption, unit: String?, declared: Bool = false) -> Column {
+    func value(_ name: String, sum: Bool = false, _ meaning: String) -> Column {
+      declared
+        ? .number(name, precision: .byUnit, meaning)
+        : .measure(name, unit: unit, sum: sum, meaning)
+    }
     switch option {
-    case .sum:
-      return .number("sum", precision: computed, "pro-rata sum, sources merged by priority unless by source")
-    case .avg: return .number("avg", precision: computed, "arithmetic mean of the samples starting in the bucket")
-    case .twavg: return .number("twavg", precision: computed, "time-weighted mean, each sample held ≤ 10 min")
-    case .min: return .number("min", "smallest value of the samples starting in the bucket")
-    case .max: return .number("max", "largest value of the samples starting in the bucket")
+    case .sum: return value("sum", sum: true, "pro-rata sum, sources merged by priority unless by source")
+    case .avg: return value("avg", "arithmetic mean of the samples starting in the bucket")
+    case .twavg: return value("twavg", "time-weighted mean, each sample held ≤ 10 min")
+    case .min: return value("min", "smallest value of the samples starting in the bucket")
+    case .max: return value("max", "largest value of the samples starting in the bucket")
     case .count: return .integer("count", "samples starting in the bucket, all sources")
-    case .mostRecent: return .number("mostRecent", "value of the sample with the latest start in the bucket")
+    case .mostRecent: return value("mostRecent", "value of the sample with the latest start in the bucket")
     case .mostRecentTime: return .instant("mostRecentTime", "start of that sample")
     case .duration: return .integer("duration", unit: "s", "seconds of the bucket covered by the samples' union")
     }
+  }
+
+  /// The column of `option` in the table of a query of `type`.
+  public static func column(for option: StatisticsOption, type: SampleTypeInfo) -> Column {
+    column(for: option, unit: SampleTypeInfo.canonicalUnit(ofShortName: type.shortName))
   }
 
   /// The `buckets` table as declared: every column a query can ask for.
   public static let buckets = TableSchema(
     "buckets", rows: "one row per bucket that has data (per source with `separateBySource`), in time order",
     defaultFile: "stats/{job}.csv",
-    columns: leading + [source] + StatisticsOption.allCases.map(column(for:)),
-    variableColumns: "`source` only with `separateBySource`; then one column per option, in the order asked")
+    columns: [date, localTime] + leading + [source]
+      + StatisticsOption.allCases.map { column(for: $0, unit: nil, declared: true) },
+    variableColumns:
+      "`date` for intervals of a day or longer, `local_time` for shorter ones, never both; `source` only with "
+      + "`separateBySource`; then one column per option, in the order asked, its values in the canonical unit of the "
+      + "job's type and rounded to that unit's precision (see \"Precision\")",
+    inWorkbook: true)
 
-  /// The columns one query writes: `type, bucket_start, bucket_end, [source], <options in order>`.
+  /// The columns one query writes: `date` or `local_time`, `type, bucket_start, bucket_end,
+  /// [source], <options in order>`.
   public static func columns(of query: StatisticsQuery) -> [Column] {
-    leading + (query.separateBySource ? [source] : []) + query.options.map(column(for:))
+    [rowsAreDays(query.interval) ? date : localTime] + leading + (query.separateBySource ? [source] : [])
+      + query.options.map { column(for: $0, type: query.type) }
   }
 
   /// Where a query's table goes: the files its job lists, else the table's default file.

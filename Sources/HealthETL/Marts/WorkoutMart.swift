@@ -12,12 +12,15 @@ public final class WorkoutMart: OutputStage {
   /// The tables of a workouts job (the pipeline's `table` names).
   public enum Table: String, Sendable, CaseIterable {
     case workouts, records, laps
+    case routePoints = "route_points", splits
 
     public var schema: TableSchema {
       switch self {
       case .workouts: return WorkoutTables.workouts
       case .records: return WorkoutTables.records
       case .laps: return WorkoutTables.laps
+      case .routePoints: return WorkoutTables.routePoints
+      case .splits: return WorkoutTables.splits
       }
     }
   }
@@ -35,10 +38,16 @@ public final class WorkoutMart: OutputStage {
   private let outputs: [Output]
   private var workouts: [WorkoutElement] = []
   private var samples: WorkoutSampleIndex
+  private let routes: WorkoutRouteStage
+
+  /// What reading the routes found, for `run.json`; nil when no output needed the routes.
+  public var routeReport: RouteReport? { routes.report }
 
   /// The rows of the last `finish`, in output order (start, then id): for stages that build on
   /// them, such as the nightly batch's `workout_records.new.json`.
   public private(set) var rows: [WorkoutRow] = []
+  /// Receives each workout's local date, moving time and energy for `daily.csv`.
+  var daily: DailyCollector?
 
   /// The server records of the last `finish`, in output order.
   public var serverRecords: [WorkoutServerRecord] { rows.map(\.serverRecord) }
@@ -52,10 +61,16 @@ public final class WorkoutMart: OutputStage {
     self.codes = codes
     self.outputs = outputs
     samples = WorkoutSampleIndex(transaction: transaction)
+    routes = WorkoutRouteStage(transaction: transaction, outputs: outputs)
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     samples.add(sample, catalog: catalog)
+    routes.add(sample, catalog: catalog)
+  }
+
+  public func consume(routeLocation: RoutePoint, workout ordinal: Int) {
+    routes.add(location: routeLocation, ordinal: ordinal)
   }
 
   public func consume(_ workout: WorkoutElement) {
@@ -83,13 +98,28 @@ public final class WorkoutMart: OutputStage {
 
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     samples.sort()
+    var written = try routes.prepare(workouts, context: context)
     try samples.summarizeHeartRate(
-      for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) })
+      for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) }
+        + routes.heartRateWindows(workouts))
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
-    rows = workouts.map { builder.row(for: $0) }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
-    var written: [OutputSummary] = []
-    for output in outputs {
+    rows = workouts.indices.map { index in
+      var row = builder.row(for: workouts[index])
+      routes.complete(&row, workouts[index], index: index, heartRate: samples)
+      return row
+    }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
+    if let daily {
+      // As `workouts.csv` writes them, so the daily totals are sums of its cells.
+      let seconds = WorkoutTables.column("duration_s").precision
+      let energy = WorkoutTables.column("energy_kcal").precision
+      for row in rows {
+        daily.workout(
+          on: context.zone.rules.localDate(at: row.start), seconds: row.durationSeconds.map(seconds.rounded),
+          kilocalories: row.energyKilocalories.map(energy.rounded))
+      }
+    }
+    for output in outputs where output.table != .routePoints {
       var writer = try TableWriter(
         transaction, path: output.file, columns: output.table.schema.columns, format: output.format,
         zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
@@ -98,6 +128,8 @@ public final class WorkoutMart: OutputStage {
         case .workouts: try writer.append(Self.fields(row))
         case .records: try writer.append(row.serverRecord.fieldValues.map(Field.text))
         case .laps: for lap in row.laps { try writer.append(Self.fields(lap, workoutID: row.id)) }
+        case .splits: for split in row.splits { try writer.append(Self.fields(split, workoutID: row.id)) }
+        case .routePoints: break
         }
       }
       written.append(try writer.close())
@@ -108,7 +140,8 @@ public final class WorkoutMart: OutputStage {
   /// The fields of a `workouts` row.
   static func fields(_ row: WorkoutRow) -> [Field] {
     var fields: [Field] = [
-      .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start), .instant(row.end),
+      .instant(row.start), .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start),
+      .instant(row.end),
       .number(row.durationSeconds), .integer(row.elapsedSeconds), .number(row.distanceMeters),
       .number(row.energyKilocalories), .number(row.heartRateAverage), .number(row.heartRateMinimum),
       .number(row.heartRateMaximum), .text(row.source), .text(row.deviceModel), .boolean(row.indoor),
@@ -117,14 +150,16 @@ public final class WorkoutMart: OutputStage {
       .number(row.poolLengthMeters), .text(row.location),
     ]
     for style in SwimStrokeStyle.allCases { fields.append(.number(row.strokesByStyle?[style.rawValue])) }
-    return fields
+    return fields + routeFields(row)
   }
 
   /// The fields of a `laps` row.
   static func fields(_ lap: SwimLap, workoutID: String) -> [Field] {
     [
-      .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end), .integer(lap.end - lap.start),
+      .instant(lap.start), .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end),
+      .integer(lap.end - lap.start),
       .number(lap.strokes), .text(lap.style.name), .number(lap.distanceMeters), .number(lap.swolf),
+      .text(lap.origin.rawValue), .text(lap.distanceFrom),
     ]
   }
 }

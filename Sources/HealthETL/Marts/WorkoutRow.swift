@@ -57,24 +57,51 @@ public struct WorkoutRow: Sendable {
   public var laps: [SwimLap]
   /// The workout in the server's record format.
   public var serverRecord: WorkoutServerRecord
+  // Strokes, provenance, route and splits (Pipelines/README.md, "Swimming", "Routes", "Splits").
+  /// All strokes: the lengths' stroke samples, else the `SwimmingStrokeCount` statistic.
+  public var strokes: Double? = nil
+  /// `samples` or `statistics`.
+  public var strokesFrom: String? = nil
+  /// `statistics` or `totalDistance`.
+  public var distanceFrom: String? = nil
+  /// `statistics` or `samples` (for `heartRateAverage`).
+  public var heartRateFrom: String? = nil
+  /// The route's totals; nil without route points.
+  public var routeSummary: RouteSummary? = nil
+  /// Route files the workout names that are missing or broken, `;`-separated.
+  public var routeProblems: String? = nil
+  /// Splits per km and per mile (`workout_splits.csv`).
+  public var splits: [WorkoutSplit] = []
 }
 
-/// One length of a swim: one `SwimmingStrokeCount` sample.
+/// One length of a swim: a `Lap` event, or a `SwimmingStrokeCount` sample without one.
 public struct SwimLap: Sendable, Equatable {
   /// 1-based, in start order.
   public var lap: Int
-  /// The stroke sample's start.
+  /// The Lap event's date, else the stroke sample's start.
   public var start: Instant
-  /// The stroke sample's end.
+  /// The Lap event's date + duration (to the second), else the stroke sample's end.
   public var end: Instant
-  /// The stroke sample's value.
-  public var strokes: Double
+  /// The stroke samples' count; nil when the length has none (kickboard lengths never do).
+  public var strokes: Double?
   /// From the stroke sample, else its Lap event, else `unknown`.
   public var style: SwimStrokeStyle
   /// The overlapping `DistanceSwimming` samples, pro rata by time, in m.
   public var distanceMeters: Double?
   /// `HKSWOLFScore` of the stroke sample, else of its Lap event.
   public var swolf: Double?
+  /// What the length is: a Lap event, or a stroke sample no Lap event matches.
+  public var origin: SwimLapOrigin = .strokeSample
+  /// `samples` or `pool_length`: where `distanceMeters` came from.
+  public var distanceFrom: String? = nil
+}
+
+/// Where a swim length comes from (Pipelines/README.md, "Swimming").
+public enum SwimLapOrigin: String, Sendable {
+  /// A `Lap` event of the workout.
+  case event
+  /// A `SwimmingStrokeCount` sample no Lap event matches (exports without Lap events).
+  case strokeSample = "stroke_sample"
 }
 
 /// `HKSwimmingStrokeStyle`, raw values as in HealthKit's `HKMetadata.h`.
@@ -133,12 +160,12 @@ struct WorkoutRowBuilder {
     let ownZone = timeZone.flatMap { zone(named: $0) }
     let laps = swimLaps(workout, id: id)
     var strokesByStyle: [Double]?
-    if !laps.isEmpty {
+    if laps.contains(where: { $0.strokes != nil }) {
       var totals = [Double](repeating: 0, count: SwimStrokeStyle.allCases.count)
-      for lap in laps { totals[lap.style.rawValue] += lap.strokes }
+      for lap in laps { totals[lap.style.rawValue] += lap.strokes ?? 0 }
       strokesByStyle = totals
     }
-    return WorkoutRow(
+    var row = WorkoutRow(
       id: id, activityType: name, activityTypeRaw: WorkoutActivityTypeTable.rawValue(for: name),
       start: workout.start, end: workout.end,
       durationSeconds: workout.duration.flatMap { duration in
@@ -166,6 +193,8 @@ struct WorkoutRowBuilder {
       strokesByStyle: strokesByStyle, laps: laps,
       serverRecord: WorkoutServerRecord(
         workout: workout, id: id, codes: codes, ownZone: ownZone, runZone: runZone))
+    addProvenance(&row, workout, statistics: statistics, heartRateStatistic: heartRateStatistic)
+    return row
   }
 
   private mutating func zone(named name: String) -> ZoneRules? {

@@ -50,7 +50,8 @@ public struct WorkoutServerRecord: Sendable, Hashable {
         workout.start, offsetSeconds: zone.offset(at: workout.start), withTime: true),
       execEndTime: LocalTimeFormatter.compact(workout.end, offsetSeconds: zone.offset(at: workout.end), withTime: true),
       execRuntime: String(Self.runtimeSeconds(duration: workout.duration, start: workout.start, end: workout.end)),
-      deviceTypeCode: Self.deviceTypeCode(deviceModel: workout.device?.model, sourceName: workout.sourceName),
+      deviceTypeCode: Self.deviceTypeCode(
+        device: workout.device, sourceName: workout.sourceName, sourceVersion: workout.sourceVersion),
       recordUuid: id.uppercased())
   }
 

@@ -5,28 +5,22 @@ import HealthModel
 extension WorkoutRowBuilder {
   static let swimmingType = WorkoutActivityTypeTable.prefix + "Swimming"
 
-  /// One lap per stroke sample whose start lies in `[start, end)` of a swimming workout, in start
-  /// order. When the workout's own source wrote some of them, only its samples count (a second
-  /// device worn in the same pool writes its own lengths, which belong to its own workout);
-  /// otherwise every source's. Distance samples are chosen the same way.
+  /// The lengths of a swimming workout (Pipelines/README.md, "Swimming"): its Lap events, with
+  /// the stroke samples joined to them by time, plus any stroke sample no Lap event matches;
+  /// without Lap events, one length per stroke sample whose start lies in `[start, end)`. When
+  /// the workout's own source wrote some stroke samples, only its samples count (a second device
+  /// worn in the same pool writes its own lengths, which belong to its own workout); otherwise
+  /// every source's. Distance samples are chosen the same way.
   func swimLaps(_ workout: WorkoutElement, id: String) -> [SwimLap] {
     guard workout.activityType == Self.swimmingType else { return [] }
     let lengths = preferringWorkoutSource(
       Array(samples.strokes(from: workout.start.seconds, before: workout.end.seconds)), workout, \.source)
-    guard !lengths.isEmpty else { return [] }
     let distances = preferringWorkoutSource(
       samples.distances(overlapping: workout.start.seconds, workout.end.seconds), workout, \.source)
-    let lapEvents = Self.lapEvents(workout)
-    return lengths.enumerated().map { index, length in
-      let event = Self.lapEvent(matching: length, in: lapEvents)
-      let style =
-        length.style.flatMap(SwimStrokeStyle.init(metadataValue:)) ?? event?.style ?? .unknown
-      return SwimLap(
-        lap: index + 1, start: Instant(seconds: length.start), end: Instant(seconds: length.end),
-        strokes: length.strokes, style: style,
-        distanceMeters: Self.distance(from: length.start, to: length.end, distances),
-        swolf: length.swolf ?? event?.swolf)
-    }
+    let poolLength =
+      Self.metadataQuantity(workout, "HKLapLength", .length)
+      ?? Self.metadataQuantity(workout, "HKMetadataKeyLapLength", .length)
+    return Self.laps(events: Self.lapEvents(workout), lengths: lengths, distances: distances, poolLength: poolLength)
   }
 
   private func preferringWorkoutSource<T>(_ items: [T], _ workout: WorkoutElement, _ source: KeyPath<T, Int32>) -> [T] {
@@ -56,27 +50,6 @@ extension WorkoutRowBuilder {
         },
         swolf: event.metadata.first { $0.key == "HKSWOLFScore" }.flatMap { DecimalParser.parse($0.value) })
     }
-  }
-
-  /// The Lap event at a length: the one whose span overlaps the length longest; an event
-  /// without a duration matches the length its date falls in (`[start, end)`). Ties go to the
-  /// earlier event in the document.
-  static func lapEvent(matching length: WorkoutSampleIndex.StrokeSample, in events: [LapEvent]) -> LapEvent? {
-    let start = Double(length.start)
-    let end = Double(length.end)
-    var best: (event: LapEvent, overlap: Double)?
-    for event in events {
-      let overlap: Double
-      if event.end > event.start {
-        overlap = min(end, event.end) - max(start, event.start)
-        guard overlap > 0 else { continue }
-      } else {
-        guard event.start >= start, event.start < end else { continue }
-        overlap = 0
-      }
-      if best == nil || overlap > best!.overlap { best = (event, overlap) }
-    }
-    return best?.event
   }
 
   /// Metres of the distance samples overlapping `[start, end)`, each pro rata by time; an

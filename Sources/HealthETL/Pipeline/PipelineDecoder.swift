@@ -34,9 +34,17 @@ public enum PipelineDecoder {
       sourcePriority: try sourcePriority(object["sourcePriority"]), sleep: try sleep(object["sleep"]), jobs: [])
     let jobs = try object.required("jobs").array()
     guard !jobs.isEmpty else { throw try object.required("jobs").error("must list at least one job") }
+    // Every job writes at least one file: a list past the plan's limit is refused before each
+    // job is decoded (see `RunPlanner.maximumOutputFiles`).
+    guard jobs.count <= RunPlanner.maximumOutputFiles else {
+      throw try object.required("jobs").error(
+        "lists \(jobs.count) jobs, more than the \(RunPlanner.maximumOutputFiles) output files one run may write (each stays open while the run writes); split the jobs over several pipelines and runs"
+      )
+    }
+    var names: Set<String> = []
     for node in jobs {
       let job = try self.job(node)
-      if pipeline.jobs.contains(where: { $0.name == job.name }) {
+      guard names.insert(job.name).inserted else {
         throw try node.object(allowed: jobKeys(job.kind)).required("name").error(
           "'\(job.name)' is used by another job of this pipeline")
       }
@@ -73,7 +81,7 @@ public enum PipelineDecoder {
     var allowed = ["name", "kind", "outputs"]
     switch kind {
     case .samples: allowed.append("types")
-    case .sleep: break
+    case .sleep, .daily: break
     case .workouts: allowed.append("codes")
     case .statistics: allowed += ["type", "interval", "anchor", "options", "separateBySource"]
     case .elements: allowed.append("names")

@@ -22,7 +22,7 @@ public struct PipelineDefinition: Sendable, Equatable {
   }
 
   public enum Kind: String, Sendable, CaseIterable {
-    case samples, sleep, workouts, statistics, elements, report
+    case samples, sleep, workouts, statistics, elements, daily, report
 
     /// The tables a job of this kind can write, as their marts declare them; the first is the
     /// table an output names when it names none.
@@ -33,6 +33,7 @@ public struct PipelineDefinition: Sendable, Equatable {
       case .workouts: return WorkoutTables.all
       case .statistics: return StatisticsTables.all
       case .elements: return ElementTables.all
+      case .daily: return DailyTables.all
       case .report: return ReportTables.all
       }
     }

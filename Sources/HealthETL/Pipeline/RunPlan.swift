@@ -27,6 +27,7 @@ public struct PlannedJob: Sendable {
     case workouts(codes: WorkoutCodeTable)
     case statistics(StatisticsQuery)
     case elements(names: Set<String>?)
+    case daily
     /// The page template's path (resolved) and the chart library's; both are read when the
     /// run's stages are built, before the export is read.
     case report(template: String, chartLibrary: String)
@@ -38,13 +39,18 @@ public struct PlannedJob: Sendable {
 }
 
 public enum RunPlanner {
+  /// The most output files one plan may declare (a `{type}` or `{name}` pattern counts once).
+  /// A run keeps every output file, and a spill file per statistics job, open at once; far past
+  /// this it would run out of file descriptors (and memory) after reading the whole export.
+  public static let maximumOutputFiles = 10_000
+
   /// Checks `pipelines` and merges them into one plan.
   ///
   /// - Throws: `ConfigFileError` for anything a run would refuse: an unknown sample type, an
   ///   illegal statistics option, an output that is not a file inside the output folder or takes
   ///   a file of HealthETL's own, two outputs on one file, a code table that cannot be read, or
-  ///   pipelines that disagree on the zone, source priority or sleep settings — all before any
-  ///   input is read.
+  ///   pipelines that disagree on the zone, source priority or sleep settings, more than
+  ///   `maximumOutputFiles` outputs — all before any input is read.
   public static func plan(_ pipelines: [PipelineDefinition]) throws(ConfigFileError) -> RunPlan {
     var settings = RunSettings()
     var timezone: String?
@@ -52,7 +58,7 @@ public enum RunPlanner {
     var priorityFrom: String?
     var sleepFrom: String?
     var jobs: [PlannedJob] = []
-    var writers: [(file: String, by: String)] = []
+    var writers = OutputClaims()
     for pipeline in pipelines {
       func fail(_ keyPath: String, _ message: String) -> ConfigFileError {
         ConfigFileError(file: pipeline.path, keyPath: keyPath, message: message)
@@ -82,18 +88,24 @@ public enum RunPlanner {
         settings.dayBoundaryMinutes = boundary
         sleepFrom = pipeline.path
       }
+      let declared = pipeline.jobs.reduce(writers.count) {
+        $0 + ($1.outputs.isEmpty ? $1.kind.tables.count : $1.outputs.count)
+      }
+      if declared > maximumOutputFiles {
+        throw fail(
+          "jobs",
+          "the plan writes \(declared) output files, more than the \(maximumOutputFiles) one run may write (each stays open while the run writes); split the jobs over several pipelines and runs"
+        )
+      }
       for var job in pipeline.jobs {
         if job.outputs.isEmpty { job.outputs = defaultOutputs(job) }
         let work = try resolve(&job, pipeline: pipeline)
         for output in job.outputs {
-          for other in writers {
-            if let conflict = OutputPaths.conflict(output.file, other.file) {
-              throw fail(
-                job.keyPath + ".outputs",
-                "'\(output.file)' \(conflict) \(other.by); give one of them another file name")
-            }
+          if let (conflict, by) = writers.conflict(output.file) {
+            throw fail(
+              job.keyPath + ".outputs", "'\(output.file)' \(conflict) \(by); give one of them another file name")
           }
-          writers.append((output.file, "job '\(job.name)' of \(pipeline.path)"))
+          writers.add(output.file, by: "job '\(job.name)' of \(pipeline.path)")
         }
         jobs.append(PlannedJob(definition: job, work: work))
       }
@@ -129,6 +141,8 @@ public enum RunPlanner {
       return .samples(types: job.types.map(Set.init))
     case .sleep:
       return .sleep
+    case .daily:
+      return .daily
     case .elements:
       return .elements(names: job.names.map(Set.init))
     case .report:
@@ -228,7 +242,7 @@ public enum RunPlanner {
         if let codes = job.definition.codes { detail += ", server codes from \(codes)" }
       case .report(let template, let chartLibrary):
         detail += " from \(template), chart library \(chartLibrary)"
-      case .sleep:
+      case .sleep, .daily:
         break
       }
       lines.append("  \(job.name): \(detail)")

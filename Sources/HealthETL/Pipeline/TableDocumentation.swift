@@ -13,18 +13,49 @@ public enum TableDocumentation {
   public static func begin(_ id: String) -> String { "<!-- generated: \(id) (make docs) -->" }
   public static let end = "<!-- end generated -->"
 
-  /// The Markdown block of one table, markers included.
+  /// The Markdown block of one table, markers included. Tables that can be sheets of
+  /// `health.xlsx` say how each column is shown there.
   public static func markdown(id: String, schema: TableSchema) -> String {
     var lines = [begin(id), "", "`\(schema.name)`: \(schema.rows); default file `\(schema.defaultFile)`.", ""]
-    lines.append("| column | type | unit | precision | meaning |")
-    lines.append("|---|---|---|---|---|")
+    if schema.inWorkbook {
+      lines.append("| column | type | unit | precision | shown in health.xlsx | meaning |")
+      lines.append("|---|---|---|---|---|---|")
+    } else {
+      lines.append("| column | type | unit | precision | meaning |")
+      lines.append("|---|---|---|---|---|")
+    }
     for column in schema.columns {
       let precision = column.kind == .number ? column.precision.description : ""
-      lines.append(
-        "| `\(column.name)` | \(column.kind.rawValue) | \(column.unit.map { "`\($0)`" } ?? "") | \(precision) | "
-          + column.meaning.replacingOccurrences(of: "|", with: "\\|") + " |")
+      var cells = [
+        "`\(column.name)`", column.kind.rawValue, column.unit.map { "`\($0)`" } ?? "", precision,
+      ]
+      if schema.inWorkbook {
+        let format = WorkbookTableWriter.shownFormat(column)
+        cells.append(column.precision == .byUnit ? "by unit" : format.isEmpty ? "" : "`\(format)`")
+      }
+      cells.append(column.meaning.replacingOccurrences(of: "|", with: "\\|"))
+      lines.append("| " + cells.joined(separator: " | ") + " |")
     }
     if let variable = schema.variableColumns { lines += ["", "Columns: \(variable)."] }
+    lines += ["", end]
+    return lines.joined(separator: "\n")
+  }
+
+  /// The precision table: decimals of values and sums per canonical unit, and how
+  /// `health.xlsx` shows them.
+  public static var precisionMarkdown: String {
+    var lines = [
+      begin("precision"), "",
+      "| unit | values | sums | shown in health.xlsx (values, sums) | why |", "|---|---|---|---|---|",
+    ]
+    for entry in UnitPrecision.table + [UnitPrecision.other] {
+      let unit = entry.unit == "other" ? "any other" : "`\(entry.unit)`"
+      let shown = [entry.display, entry.sumDisplay].map { $0.description.isEmpty ? "General" : "`\($0.description)`" }
+      lines.append(
+        "| \(unit) | \(UnitPrecision.precision(unit: entry.unit).description) | "
+          + "\(UnitPrecision.precision(unit: entry.unit, sum: true).description) | "
+          + shown.joined(separator: ", ") + " | \(entry.reason) |")
+    }
     lines += ["", end]
     return lines.joined(separator: "\n")
   }
@@ -42,6 +73,7 @@ public enum TableDocumentation {
 
   /// Every block, separated by blank lines: what `healthetl pipelines tables` prints.
   public static var allMarkdown: String {
-    (all.map { markdown(id: $0.id, schema: $0.schema) } + [unitsMarkdown]).joined(separator: "\n\n") + "\n"
+    (all.map { markdown(id: $0.id, schema: $0.schema) } + [unitsMarkdown, precisionMarkdown]).joined(
+      separator: "\n\n") + "\n"
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// What an output folder has delivered of its workout server records, and which exports the
 /// nightly batch has handled (Pipelines/README.md, "Runs and the nightly batch"). It lives in
@@ -11,8 +12,16 @@ import Foundation
 /// (its records stay `pending` until the night ends). A consumer that posts every sequence it has
 /// not posted yet, keyed by `recordUuid`, gets every workout exactly once in effect, whenever a
 /// run was killed.
+///
+/// Delivery (`healthetl deliver`, Pipelines/README.md, "Delivering to a server"): a record
+/// emitted in a final delta joins the `outbox`; a delivery run seals the outbox into `batches`
+/// (committed before anything is sent, so a batch keeps its records, and with them its
+/// idempotency key, on every attempt of every run); a batch leaves the state when a server
+/// acknowledges it, or moves to `quarantinedBatches` when the server rejects it.
 public struct DeliveryState: Sendable, Equatable {
-  public static let version = 2
+  /// Version 3 added `batches` and `quarantinedBatches`, and is written only while either holds
+  /// something; versions 1 and 2 are still read.
+  public static let version = 3
 
   /// An inbox export the nightly batch has handled.
   public struct Export: Sendable, Equatable {
@@ -34,6 +43,45 @@ public struct DeliveryState: Sendable, Equatable {
     public var reason: String
   }
 
+  /// Records sealed for delivery together: posted as one request, with one idempotency key.
+  public struct Batch: Sendable, Equatable {
+    public var records: [WorkoutServerRecord]
+
+    public init(records: [WorkoutServerRecord]) { self.records = records }
+
+    /// The `Idempotency-Key` of the batch: SHA-256 (lower-case hex) of its `recordUuid`s sorted
+    /// by their bytes, each followed by a line feed. It depends on nothing but which records the
+    /// batch holds, so every attempt of the batch, in any run, carries the same key.
+    public var key: String {
+      let digest = Digest.SHA256Stream()
+      for uuid in records.map(\.recordUuid).sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        var line = Array(uuid.utf8)
+        line.append(0x0A)
+        line.withUnsafeBytes { digest.update($0) }
+      }
+      return digest.finalizeHex()
+    }
+  }
+
+  /// A batch the server rejected (an HTTP 4xx that says the request itself is wrong): kept apart,
+  /// not sent again until `healthetl deliver --retry-quarantined` puts its records back.
+  public struct QuarantinedBatch: Sendable, Equatable {
+    public var records: [WorkoutServerRecord]
+    /// The HTTP status of the rejection.
+    public var status: Int
+    /// The start of the response body (see `WorkoutDelivery.excerpt`).
+    public var body: String
+    /// When it was rejected, ISO 8601 UTC.
+    public var at: String
+
+    public init(records: [WorkoutServerRecord], status: Int, body: String, at: String) {
+      self.records = records
+      self.status = status
+      self.body = body
+      self.at = at
+    }
+  }
+
   /// The number of the last delta written.
   public var sequence = 0
   /// Exports processed, oldest first.
@@ -41,8 +89,12 @@ public struct DeliveryState: Sendable, Equatable {
   public var quarantined: [Quarantined] = []
   /// Records of the night still going: in the current delta, not yet final.
   public var pending: [WorkoutServerRecord] = []
-  /// Records emitted in a final delta and not yet acknowledged by a server (`healthetl deliver`).
+  /// Records emitted in a final delta and not yet sealed into a delivery batch.
   public var outbox: [WorkoutServerRecord] = []
+  /// Batches sealed for delivery and not yet acknowledged, in the order they are sent.
+  public var batches: [Batch] = []
+  /// Batches a server rejected, oldest first.
+  public var quarantinedBatches: [QuarantinedBatch] = []
   /// Ids of every record emitted in a final delta.
   var emitted = EmittedRecords()
 
@@ -50,11 +102,15 @@ public struct DeliveryState: Sendable, Equatable {
 
   public static func == (a: DeliveryState, b: DeliveryState) -> Bool {
     a.sequence == b.sequence && a.processed == b.processed && a.quarantined == b.quarantined
-      && a.pending == b.pending && a.outbox == b.outbox && a.emitted.ids == b.emitted.ids
+      && a.pending == b.pending && a.outbox == b.outbox && a.batches == b.batches
+      && a.quarantinedBatches == b.quarantinedBatches && a.emitted.ids == b.emitted.ids
   }
 
   /// How many records the folder has emitted in final deltas.
   public var emittedCount: Int { emitted.count }
+
+  /// Records emitted and neither acknowledged by a server nor quarantined.
+  public var undelivered: Int { outbox.count + batches.reduce(0) { $0 + $1.records.count } }
 
   // MARK: - Reading
 
@@ -90,13 +146,19 @@ public struct DeliveryState: Sendable, Equatable {
     do throws(ConfigFileError) {
       let root = try ConfigFile.parse(bytes, file: path)
       let object = try root.object(
-        allowed: ["version", "sequence", "processed", "quarantined", "pending", "outbox", "emitted"],
+        allowed: [
+          "version", "sequence", "processed", "quarantined", "pending", "outbox", "batches", "quarantinedBatches",
+          "emitted",
+        ],
         required: ["version"])
       let versionNode = try object.required("version")
       let version = try versionNode.integer(in: Int.min...Int.max)
-      guard version == 1 || version == Self.version else {
+      guard (1...Self.version).contains(version) else {
         throw versionNode.error(
-          "is \(version); this healthetl reads state versions 1 and \(Self.version) (a newer healthetl wrote it?)")
+          "is \(version); this healthetl reads state versions 1 to \(Self.version) (a newer healthetl wrote it?)")
+      }
+      for key in ["batches", "quarantinedBatches"] where version < 3 {
+        if let node = object[key] { throw node.error("is not part of a version \(version) state") }
       }
       var state = DeliveryState()
       state.sequence = try object["sequence"]?.integer(in: 0...Int.max) ?? 0
@@ -110,6 +172,19 @@ public struct DeliveryState: Sendable, Equatable {
       }
       state.pending = try (object["pending"]?.array() ?? []).map(record)
       state.outbox = try (object["outbox"]?.array() ?? []).map(record)
+      for node in try object["batches"]?.array() ?? [] {
+        let entry = try node.object(allowed: ["records"], required: ["records"])
+        state.batches.append(Batch(records: try records(entry.required("records"))))
+      }
+      for node in try object["quarantinedBatches"]?.array() ?? [] {
+        let entry = try node.object(
+          allowed: ["status", "body", "at", "records"], required: ["status", "body", "at", "records"])
+        state.quarantinedBatches.append(
+          QuarantinedBatch(
+            records: try records(entry.required("records")),
+            status: try entry.required("status").integer(in: 100...599),
+            body: try entry.required("body").string(), at: try entry.required("at").string()))
+      }
       // Version 1 kept the emitted ids in the file itself.
       if let emitted = object["emitted"] {
         var ids: [EmittedRecords.ID] = []
@@ -138,6 +213,13 @@ public struct DeliveryState: Sendable, Equatable {
       bytes: Int64(try object.required("bytes").integer(in: 0...Int.max)))
   }
 
+  /// A batch's records: at least one.
+  private static func records(_ node: ConfigNode) throws(ConfigFileError) -> [WorkoutServerRecord] {
+    let list = try node.array()
+    guard !list.isEmpty else { throw node.error("is empty; a batch holds at least one record") }
+    return try list.map(record)
+  }
+
   private static func record(_ node: ConfigNode) throws(ConfigFileError) -> WorkoutServerRecord {
     let names = WorkoutTables.records.columnNames
     let object = try node.object(allowed: names, required: names)
@@ -153,8 +235,9 @@ public struct DeliveryState: Sendable, Equatable {
 
   // MARK: - Writing
 
-  /// Stages the state and the emitted ids in `transaction`.
-  func write(to transaction: OutputTransaction) throws(OutputError) {
+  /// Stages the state and the emitted ids in `transaction`. A commit that changes no id (a
+  /// delivery) passes `ids: false`: the folder's `.healthetl-emitted` is then carried over as it is.
+  func write(to transaction: OutputTransaction, ids writeIDs: Bool = true) throws(OutputError) {
     var out: [UInt8] = []
     func line(_ text: String) { out.append(contentsOf: Array(text.utf8)) }
     func quoted(_ text: String) -> String {
@@ -170,17 +253,35 @@ public struct DeliveryState: Sendable, Equatable {
     func export(_ entry: Export) -> String {
       "{\"sha256\": \(quoted(entry.sha256)), \"name\": \(quoted(entry.name)), \"bytes\": \(entry.bytes)"
     }
-    line("{\n  \"version\": \(Self.version),\n  \"sequence\": \(sequence),\n")
+    // Without batches the state is written as version 2, byte for byte what a healthetl that
+    // cannot deliver writes and reads; with batches it is version 3, which such a healthetl
+    // refuses instead of dropping the queue.
+    let delivering = !batches.isEmpty || !quarantinedBatches.isEmpty
+    line("{\n  \"version\": \(delivering ? Self.version : 2),\n  \"sequence\": \(sequence),\n")
     list("processed", processed.map { export($0) + "}" })
     list(
       "quarantined",
       quarantined.map { export($0.export) + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason))}" })
     list("pending", pending.map { Self.json($0) })
-    list("outbox", outbox.map { Self.json($0) }, last: true)
+    list("outbox", outbox.map { Self.json($0) }, last: !delivering)
+    func records(_ list: [WorkoutServerRecord]) -> String {
+      "\"records\": [\n      " + list.map(Self.json).joined(separator: ",\n      ") + "\n    ]}"
+    }
+    if delivering {
+      list("batches", batches.map { "{" + records($0.records) })
+      list(
+        "quarantinedBatches",
+        quarantinedBatches.map {
+          "{\"status\": \($0.status), \"body\": \(quoted($0.body)), \"at\": \(quoted($0.at)), " + records($0.records)
+        }, last: true)
+    }
     line("}\n")
     let file = try transaction.create(ToolFiles.state)
     try file.write(out)
     try file.close()
+    // A state read from version 1 has no id file yet: it is written whatever the caller says.
+    var info = stat()
+    if !writeIDs, lstat(transaction.committedPath(ToolFiles.emitted), &info) == 0 { return }
     let ids = try transaction.create(ToolFiles.emitted)
     try ids.write(emitted.encoded())
     try ids.close()

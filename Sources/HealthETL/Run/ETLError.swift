@@ -9,6 +9,8 @@ public enum ETLError: Error, CustomStringConvertible {
   case pipeline(ConfigFileError)
   /// The output folder's delivery state cannot be used.
   case state(ConfigFileError)
+  /// A delivery's URL, token, CA file or option cannot be used.
+  case delivery(DeliveryError)
   /// `--strict` and at least one record was rejected.
   case strictRejection(count: Int, first: RejectionLog.Example, reason: String)
 
@@ -19,6 +21,7 @@ public enum ETLError: Error, CustomStringConvertible {
     case .output(let error): return error.description
     case .pipeline(let error): return error.description
     case .state(let error): return error.description
+    case .delivery(let error): return error.description
 
     case .strictRejection(let count, let first, let reason):
       return
@@ -33,13 +36,17 @@ public enum ETLError: Error, CustomStringConvertible {
     case .extract(.unreadable): return .noInput
     case .extract: return .dataError
     case .zone(.unknown): return .usage
-    case .zone(.unreadable): return .ioError
+    case .zone(.unreadable), .zone(.databaseMissing): return .ioError
     case .output(.cannotCreate): return .cannotCreate
     case .output(.ioError): return .ioError
     case .output(.locked): return .temporaryFailure
+    case .output(.tooManyOpenFiles): return .cannotCreate
+    case .output(.unsuitable): return .usage
     case .strictRejection: return .dataError
     case .pipeline: return .usage
     case .state: return .dataError
+    case .delivery(.unreadable): return .noInput
+    case .delivery: return .usage
     }
   }
 }

@@ -14,6 +14,8 @@ public enum ExportRun {
     /// What to compute and write; its settings apply unless overridden (`--tz` via `zone`).
     public var plan: RunPlan
     public var csvByteOrderMark = false
+    /// Write `health.xlsx` when the plan has a `daily` job (`--no-workbook` turns it off).
+    public var workbook = true
     /// Set by the nightly batch, which holds the folder's lock itself: the export being processed,
     /// whose records join the night's pending delta.
     public var nightlyEntry: DeliveryState.Export?
@@ -41,6 +43,7 @@ public enum ExportRun {
   public static func run(_ options: RunOptions) throws(ETLError) -> RunReport {
     let started = ContinuousClock.now
     do { try RunZone.validate(options.zone) } catch { throw .zone(error) }
+    try checkBeforeWriting(options)
     var lock: OutputLock?
     if options.nightlyEntry == nil {
       do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
@@ -82,11 +85,29 @@ public enum ExportRun {
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
     for case let report as ReportMart in stages { report.header = Self.reportHeader(inventory) }
-    let context = StageContext(zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings)
+    let context = StageContext(
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
+      if options.workbook, options.plan.jobs.contains(where: { $0.kind == .daily }) {
+        let sheets = Self.workbookSheets(options.plan)
+        transaction.workbook = try RunWorkbook(
+          transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
+          created: normalizer.facts.exportDate)
+      }
       try load(
         stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
         into: &report)
+      if let workbook = transaction.workbook {
+        let closeStarted = ContinuousClock.now
+        let summary = try workbook.close(
+          charts: Self.dailyCharts, of: options.plan.jobs.first { $0.kind == .daily }?.outputs.first?.file ?? "")
+        report.outputs.append(
+          .init(
+            path: RunWorkbook.file, rows: summary.sheets.reduce(0) { $0 + $1.dataRows },
+            bytes: fileSize(transaction.stagedPath(RunWorkbook.file))))
+        report.workbook = RunReport.Workbook(summary: summary, leftToCSV: workbook.leftToCSV)
+        report.stageSeconds["workbook"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
+      }
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
       let reportFile = try transaction.create(ToolFiles.runReport)
@@ -120,6 +141,59 @@ public enum ExportRun {
     return header
   }
 
+  /// The sheets of `health.xlsx`, in the plan's order: each table that can be a sheet, fed by
+  /// its first output; tables whose rows are parts of a day are left to their files.
+  static func workbookSheets(_ plan: RunPlan) -> (
+    sheets: [RunWorkbook.SheetPlan], leftToCSV: [(file: String, reason: String)]
+  ) {
+    var sheets: [RunWorkbook.SheetPlan] = []
+    var left: [(file: String, reason: String)] = []
+    var seen = Set<String>()
+    for job in plan.jobs {
+      for output in job.outputs {
+        guard let schema = job.kind.tables.first(where: { $0.name == output.table }), schema.inWorkbook,
+          seen.insert(job.name + "." + output.table).inserted
+        else { continue }
+        var columns = schema.columns
+        var name = job.name
+        switch job.work {
+        case .statistics(let query):
+          guard StatisticsTables.rowsAreDays(query.interval) else {
+            left.append((output.file, "rows are parts of a day; years of them fill several sheets"))
+            continue
+          }
+          columns = StatisticsTables.columns(of: query)
+        default:
+          name = Self.sheetNames[job.kind.rawValue + "." + output.table] ?? job.name
+        }
+        sheets.append(.init(file: output.file, name: name, columns: columns))
+      }
+    }
+    return (sheets, left)
+  }
+
+  static let sheetNames = [
+    "daily.daily": "Daily", "sleep.daily": "Sleep", "workouts.workouts": "Workouts",
+    "workouts.records": "Workout records", "workouts.laps": "Swim laps",
+  ]
+
+  /// The Charts sheet: steps per day, sleep per night by stage, resting heart rate.
+  static let dailyCharts = [
+    WorkbookChart(
+      .column, title: "Steps per day", categoryColumn: "date", series: [.init("steps", name: "Steps")],
+      categoryAxisTitle: "Date", valueAxisTitle: "Steps"),
+    WorkbookChart(
+      .stackedColumn, title: "Sleep per night by stage", categoryColumn: "date",
+      series: [
+        .init("deep_h", name: "Deep"), .init("core_h", name: "Core"), .init("rem_h", name: "REM"),
+        .init("awake_h", name: "Awake"),
+      ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
+    WorkbookChart(
+      .line, title: "Resting heart rate", categoryColumn: "date",
+      series: [.init("resting_hr_bpm", name: "Resting heart rate")], categoryAxisTitle: "Date",
+      valueAxisTitle: "bpm"),
+  ]
+
   /// `--strict`: the first rejected record in document order fails the run.
   static func refuseRejections(_ rejections: RejectionLog) throws(ETLError) {
     guard rejections.total > 0,
@@ -146,6 +220,7 @@ public enum ExportRun {
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)
     }
     let workouts = stages.compactMap { $0 as? WorkoutMart }
+    report.routes = workouts.lazy.compactMap(\.routeReport).first
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
       let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))

@@ -18,6 +18,8 @@ public enum NightlyBatch {
     public var zone: RunZone.Request = .auto
     /// Progress shows only when stderr is a terminal anyway (never under cron).
     public var quiet = false
+    /// Where to deliver the workout records at the end of the night (`--deliver URL`).
+    public var delivery: DeliverySettings?
 
     public init(inbox: String, outputDirectory: String, plan: RunPlan) {
       self.inbox = inbox
@@ -39,11 +41,26 @@ public enum NightlyBatch {
     public var sequence = 0
     /// Records in it.
     public var newWorkoutRecords = 0
+    /// What the delivery after the night did (`--deliver`).
+    public var delivery: WorkoutDelivery.Result?
+
+    /// A quarantined export (65) and what the delivery says, whichever needs the operator more:
+    /// a refused client (64), then anything quarantined (65), then records left queued (75).
+    public var exitCode: ExitCode {
+      let codes: [ExitCode] = [quarantined.isEmpty ? .success : .dataError, delivery?.exitCode ?? .success]
+      return [ExitCode.usage, .dataError, .temporaryFailure].first(where: codes.contains) ?? .success
+    }
   }
 
   public static func run(_ options: Options) throws(ETLError) -> Result {
+    do { try options.delivery?.validate() } catch { throw .delivery(error) }
     let lock: OutputLock
-    do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
+    // The inbox may sit inside the output folder (its exports are read before the swap), so
+    // only the folder itself is checked here.
+    do {
+      try OutputFolderCheck.check(options.outputDirectory, input: nil)
+      lock = try OutputLock(directory: options.outputDirectory)
+    } catch { throw .output(error) }
     defer { lock.release() }
     var result = Result()
     let candidates = try inboxFiles(options.inbox)
@@ -87,6 +104,13 @@ public enum NightlyBatch {
       }
     }
     try finishNight(options, candidates: candidates, into: &result)
+    // At the end of the night, under the same lock: the night's final delta is in the outbox.
+    if let delivery = options.delivery {
+      result.delivery =
+        delivery.dryRun
+        ? try WorkoutDelivery.dryRun(options.outputDirectory, delivery)
+        : try WorkoutDelivery.deliver(options.outputDirectory, delivery)
+    }
     return result
   }
 

@@ -30,12 +30,12 @@ public final class ProgressReporter {
     } else {
       line += String(format: ", %.1f MB/s   ", rate)
     }
-    FileHandle.standardError.write(Data(line.utf8))
+    try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
     printed = true
   }
 
   public func done() {
-    if printed { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    if printed { try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K".utf8)) }
   }
 
   static func seconds(_ duration: Duration) -> Double {

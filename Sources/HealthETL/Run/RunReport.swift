@@ -19,6 +19,8 @@ public struct RunReport {
   public var jobs = 0
   /// The delta this run committed (`workout_records.new.json`); nil when it wrote none.
   public var delta: Delta?
+  /// What reading the workout routes found; nil when no job read them.
+  public var routes: RouteReport?
 
   public struct Delta: Sendable {
     public var sequence: Int
@@ -28,6 +30,15 @@ public struct RunReport {
     public var records: Int
     /// Of those, records this run added.
     public var fresh: Int
+  }
+
+  /// `health.xlsx`: its sheets (a table over a sheet's rows goes on in `<name> (2)`) and the
+  /// outputs left to their files.
+  public var workbook: Workbook?
+
+  public struct Workbook {
+    public var summary: WorkbookSummary
+    public var leftToCSV: [(file: String, reason: String)]
   }
 
   /// Server records no earlier run into this folder had emitted (nil when no delta was written).
@@ -56,6 +67,21 @@ public struct RunReport {
     object["delta"] =
       delta.map { ["file": ToolFiles.newRecords, "sequence": $0.sequence, "final": $0.final, "records": $0.records] }
       ?? NSNull()
+    object["workbook"] =
+      workbook.map { workbook -> [String: Any] in
+        [
+          "file": workbook.summary.path.split(separator: "/").last.map(String.init) ?? "",
+          "sheets": workbook.summary.sheets.map { sheet -> [String: Any] in
+            [
+              "table": sheet.requestedName, "rows": sheet.dataRows,
+              "parts": sheet.parts.map { ["sheet": $0.name, "rows": $0.dataRows] as [String: Any] },
+            ]
+          },
+          "charts": workbook.summary.charts,
+          "leftToCSV": workbook.leftToCSV.map { ["file": $0.file, "reason": $0.reason] },
+        ]
+      } ?? NSNull()
+    object["routes"] = routes?.jsonObject() ?? NSNull()
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }

@@ -9,6 +9,9 @@ enum StageFactory {
     // Every statistics query goes to one stage: one spill and one merge per type for all of them.
     var queries: [StatisticsQuery] = []
     var report: (file: String, template: String, library: String)?
+    // `daily.csv` repeats the other outputs: their stages hand it their results.
+    let dailyJobs = plan.jobs.filter { $0.kind == .daily }
+    let daily = dailyJobs.isEmpty ? nil : DailyCollector()
     for job in plan.jobs {
       switch job.work {
       case .samples(let types):
@@ -41,6 +44,8 @@ enum StageFactory {
             destinations: job.outputs.map { .init(table: $0.table, file: $0.file, format: $0.format) }, names: names))
       case .statistics(let query):
         queries.append(query)
+      case .daily:
+        break
       case .report(let template, let library):
         report = (job.outputs.first?.file ?? ReportTables.page.defaultFile, template, library)
       }
@@ -73,15 +78,40 @@ enum StageFactory {
       }
       reportMart = mart
     }
-    if !queries.isEmpty {
+    if !queries.isEmpty || daily != nil {
       do {
-        let statistics = try StatisticsMart(jobs: queries, transaction: transaction, taps: taps)
+        let statistics = try StatisticsMart(jobs: queries, transaction: transaction, taps: taps, daily: daily)
         statistics.streamObserver = reportMart?.statisticsObserver
         reportMart?.streamedTypes = Set(statistics.streamTypeNames)
         stages.append(statistics)
       } catch {
         throw ConfigFileError(file: plan.pipelines.map(\.path).joined(separator: ", "), message: error.description)
       }
+    }
+    if let daily {
+      // Without a sleep or workouts job, the daily stage runs one that writes nothing.
+      var own: [any OutputStage] = []
+      if let sleep = stages.lazy.compactMap({ $0 as? SleepMart }).first {
+        sleep.daily = daily
+      } else {
+        let sleep = SleepMart(transaction: transaction, destinations: [])
+        sleep.daily = daily
+        own.append(sleep)
+      }
+      if let workouts = stages.lazy.compactMap({ $0 as? WorkoutMart }).first {
+        workouts.daily = daily
+      } else {
+        let workouts = WorkoutMart(transaction: transaction, outputs: [])
+        workouts.daily = daily
+        own.append(workouts)
+      }
+      stages.append(
+        DailyMart(
+          transaction: transaction,
+          destinations: dailyJobs.flatMap { job in
+            job.outputs.map { DailyMart.Destination(table: .daily, file: $0.file, format: $0.format) }
+          },
+          collector: daily, ownStages: own))
     }
     // Last: it reads what the other marts computed in their own finish.
     if let reportMart { stages.append(reportMart) }

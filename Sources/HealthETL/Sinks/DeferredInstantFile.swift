@@ -9,13 +9,16 @@ import HealthModel
 /// the staged rows into the real output, formatting each token in the resolved zone.
 final class DeferredInstantFile {
   static let marker: UInt8 = 0x01
+  static let tokenLength = 10
   let scratch: OutputFile
   private(set) var rows = 0
 
   init(scratch: OutputFile) { self.scratch = scratch }
 
-  static func appendToken(_ instant: Instant, to out: inout [UInt8]) {
+  /// - Parameter localTime: `YYYY-MM-DD HH:MM:SS` on the local clock instead of ISO 8601.
+  static func appendToken(_ instant: Instant, localTime: Bool = false, to out: inout [UInt8]) {
     out.append(marker)
+    out.append(localTime ? 1 : 0)
     withUnsafeBytes(of: instant.seconds.littleEndian) { out.append(contentsOf: $0) }
   }
 
@@ -52,14 +55,18 @@ final class DeferredInstantFile {
           }
           let at = base.distance(to: UnsafeRawPointer(hit))
           out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i..<at]))
-          guard at + 9 <= raw.count else {
+          guard at + Self.tokenLength <= raw.count else {
             carry = Array(raw[at...])
             break
           }
-          let seconds = Int64(littleEndian: base.loadUnaligned(fromByteOffset: at + 1, as: Int64.self))
+          let seconds = Int64(littleEndian: base.loadUnaligned(fromByteOffset: at + 2, as: Int64.self))
           let instant = Instant(seconds: seconds)
-          LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &out)
-          i = at + 9
+          if raw[at + 1] == 1 {
+            LocalTimeFormatter.appendLocal(instant, offsetSeconds: zone.offset(at: instant), to: &out)
+          } else {
+            LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &out)
+          }
+          i = at + Self.tokenLength
         }
       }
       if out.count >= 1 << 20 {

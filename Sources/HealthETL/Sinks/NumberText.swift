@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// Numbers as output text: rounded to a column's precision, then written in the shortest form
 /// that reads back to the rounded value (integers without `.0`).
@@ -7,7 +8,7 @@ enum NumberText {
   static func append(_ value: Double, precision: NumberPrecision, to out: inout [UInt8]) {
     guard value.isFinite else { return }
     switch precision {
-    case .asRecorded: CSVField.appendNumber(value, to: &out)
+    case .asRecorded, .byUnit: CSVField.appendNumber(value, to: &out)
     case .significantDigits(let digits): CSVField.appendNumber(rounded(value, significantDigits: digits), to: &out)
     case .decimals(let places): CSVField.appendNumber(rounded(value, decimals: places), to: &out)
     }
@@ -18,16 +19,24 @@ enum NumberText {
   static func rounded(_ value: Double, significantDigits digits: Int) -> Double {
     guard value.isFinite, value != 0 else { return value }
     let exponent = Int(Foundation.floor(Foundation.log10(Swift.abs(value))))
-    let scale = Foundation.pow(10.0, Double(digits - 1 - exponent))
-    guard scale.isFinite, scale > 0 else { return value }
-    let result = (value * scale).rounded() / scale
-    return result.isFinite ? result : value
+    return rounded(value, decimals: digits - 1 - exponent)
   }
 
-  /// `value` to `places` decimal places, halves away from zero.
+  /// `value` to `places` decimal places, halves away from zero, as the decimal the value's
+  /// shortest text stands for: `0.7909990439770554` to 15 places is 0.790999043977055. Scaling
+  /// the Double is exact enough except within a few units in the last place of a half, where
+  /// the product's own rounding could tip it; there the decimal is rounded digit by digit.
   static func rounded(_ value: Double, decimals places: Int) -> Double {
+    guard value.isFinite else { return value }
     let scale = Foundation.pow(10.0, Double(places))
-    let result = (value * scale).rounded() / scale
+    guard scale.isFinite, scale > 0 else { return value }
+    let scaled = value * scale
+    let fraction = Swift.abs(scaled - scaled.rounded(.towardZero))
+    if Swift.abs(fraction - 0.5) <= 4 * scaled.ulp, let exact = ExactDecimal(value) {
+      let result = exact.rounded(places: places).doubleValue
+      if result.isFinite { return result }
+    }
+    let result = scaled.rounded() / scale
     return result.isFinite ? result : value
   }
 }

@@ -7,16 +7,48 @@ public enum OutputError: Error, CustomStringConvertible {
   case ioError(path: String, reason: String)
   /// Another process holds the folder's lock.
   case locked(path: String)
+  /// The process reached its limit of open files (EMFILE) or the system its own (ENFILE).
+  case tooManyOpenFiles(path: String, limit: Int?)
+  /// An output folder no run may write into (`/`, the folder holding the input, …): a usage error.
+  case unsuitable(path: String, reason: String)
 
   public var description: String {
     switch self {
     case .cannotCreate(let path, let reason):
-      return "cannot create output \(path): \(reason). Check that the folder is writable, or pass another --out."
+      // Reasons of HealthETL's own say what to do; the system's ("Permission denied") do not.
+      let hint = reason.contains("--out") ? "" : " Check that the folder is writable, or pass another --out."
+      return "cannot create output \(path): \(Self.sentence(reason)).\(hint)"
     case .ioError(let path, let reason):
-      return "I/O error writing \(path): \(reason)"
+      return "I/O error writing \(path): \(Self.sentence(reason))"
     case .locked(let path):
       return "another healthetl run is writing \(path); try again when it has finished (this run changed nothing)"
+    case .tooManyOpenFiles(let path, let limit):
+      return
+        "too many open files (opening \(path)): a run keeps one file open per output file and statistics job\(limit.map { ", and this process may open \($0)" } ?? ""). Raise the limit (ulimit -n) or run fewer jobs per pipeline."
+    case .unsuitable(let path, let reason):
+      return "--out \(path.isEmpty ? "\"\"" : path): \(reason)"
     }
+  }
+
+  /// A reason as the middle of a sentence: Foundation's reasons end with a period of their own.
+  static func sentence(_ reason: String) -> String {
+    var text = reason
+    while text.last == "." || text.last?.isWhitespace == true { text.removeLast() }
+    return text
+  }
+
+  /// The error for an `open` of `path` that failed with `code`: running out of descriptors is
+  /// said as such, never as a folder that is not writable.
+  static func openFailure(path: String, code: Int32, creating: Bool) -> OutputError {
+    if code == EMFILE || code == ENFILE {
+      var limit = rlimit()
+      return .tooManyOpenFiles(
+        path: path,
+        limit: code == EMFILE && getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
+          ? Int(limit.rlim_cur) : nil)
+    }
+    let reason = String(cString: strerror(code))
+    return creating ? .cannotCreate(path: path, reason: reason) : .ioError(path: path, reason: reason)
   }
 }
 
@@ -33,8 +65,12 @@ public enum OutputError: Error, CustomStringConvertible {
 public final class OutputTransaction {
   public let outputDirectory: String
   let stagingDirectory: String
+  /// `health.xlsx` of the run, when it writes one: `TableWriter`s feed its sheets.
+  var workbook: RunWorkbook?
   private var files: Set<String> = []
   private var finished = false
+  /// The staging folder's registration with `InterruptCleanup`, until it is gone.
+  private var cleanupToken: Int?
 
   public init(outputDirectory: String) throws(OutputError) {
     let fm = FileManager.default
@@ -64,25 +100,51 @@ public final class OutputTransaction {
     }
     stagingDirectory = parent + "/" + prefix + String(getpid())
     try? fm.removeItem(atPath: stagingDirectory)
+    cleanupToken = InterruptCleanup.register(staging: stagingDirectory)
     guard mkdir(stagingDirectory, 0o755) == 0 else {
-      throw .cannotCreate(path: trimmed, reason: String(cString: strerror(errno)))
+      if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
+      throw .openFailure(path: trimmed, code: errno, creating: true)
     }
   }
 
   deinit { if !finished { abandon() } }
 
   /// A new staged file that becomes `outputDirectory/relativePath` on commit.
+  ///
+  /// Files and folders are created while a signal's clean-up is held off (`InterruptCleanup`):
+  /// a clean-up that removed the staging folder while this thread re-created part of it would
+  /// leave that part behind.
   public func create(_ relativePath: String) throws(OutputError) -> OutputFile {
     let staged = stagingDirectory + "/" + relativePath
     let folder = (staged as NSString).deletingLastPathComponent
+    let file = try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
+      }
+      return try OutputFile(path: staged)
+    }
+    files.insert(relativePath)
+    return file
+  }
+
+  /// A staged file another library writes itself (the workbook): its staged path, and the file
+  /// becomes `outputDirectory/relativePath` on commit.
+  func reserve(_ relativePath: String) -> String {
+    files.insert(relativePath)
+    return stagedPath(relativePath)
+  }
+
+  /// The staging folder's scratch folder (never moved into place), created when missing.
+  func scratchDirectory() throws(OutputError) -> String {
+    let folder = stagingDirectory + "/" + ToolFiles.scratch
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
+      throw .cannotCreate(path: folder, reason: Self.reason(error))
     }
-    let file = try OutputFile(path: staged)
-    files.insert(relativePath)
-    return file
+    return folder
   }
 
   /// Where a staged file sits until commit.
@@ -94,12 +156,14 @@ public final class OutputTransaction {
   /// A scratch file inside the staging folder that is never moved into place.
   public func createScratch(_ name: String) throws(OutputError) -> OutputFile {
     let folder = stagingDirectory + "/" + ToolFiles.scratch
-    do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    } catch {
-      throw .cannotCreate(path: folder, reason: Self.reason(error))
+    return try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw .cannotCreate(path: folder, reason: Self.reason(error))
+      }
+      return try OutputFile(path: folder + "/" + name)
     }
-    return try OutputFile(path: folder + "/" + name)
   }
 
   /// Puts every staged file in place at once, keeping the output folder's other files.
@@ -109,10 +173,16 @@ public final class OutputTransaction {
     var isDirectory: ObjCBool = false
     guard fm.fileExists(atPath: outputDirectory, isDirectory: &isDirectory) else {
       try syncDirectory(stagingDirectory)
-      guard rename(stagingDirectory, outputDirectory) == 0 else {
-        throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
+      try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+        guard rename(stagingDirectory, outputDirectory) == 0 else {
+          throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
+        }
       }
+      // Outside the held-off section: its lock is not re-entrant. A signal in between finds no
+      // staging folder left to remove.
       finished = true
+      if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
+      cleanupToken = nil
       return
     }
     guard isDirectory.boolValue else {
@@ -122,22 +192,27 @@ public final class OutputTransaction {
     // output folder is (or contains) the current one, files are renamed into it instead.
     let current = URL(fileURLWithPath: fm.currentDirectoryPath).resolvingSymlinksInPath().path
     if current == outputDirectory || current.hasPrefix(outputDirectory + "/") {
-      try renameOneByOne()
+      try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
       finished = true
       abandon()
       return
     }
     try linkUnchangedFiles()
     try syncDirectory(stagingDirectory)
-    if healthetl_exchange_paths(stagingDirectory, outputDirectory) == 0 {
+    // After the exchange the staging path holds the previous outputs; a signal removes them
+    // just as the commit would.
+    let exchanged = InterruptCleanup.whileNotInterrupted {
+      healthetl_exchange_paths(stagingDirectory, outputDirectory) == 0 ? 0 : errno
+    }
+    if exchanged == 0 {
       finished = true
-      try? fm.removeItem(atPath: stagingDirectory)  // now the previous outputs
+      abandon()  // now the previous outputs
       return
     }
-    guard errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP else {
-      throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
+    guard exchanged == EINVAL || exchanged == ENOSYS || exchanged == EOPNOTSUPP else {
+      throw .ioError(path: outputDirectory, reason: String(cString: strerror(exchanged)))
     }
-    try renameOneByOne()
+    try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
     finished = true
     abandon()
   }
@@ -146,6 +221,8 @@ public final class OutputTransaction {
   public func abandon() {
     finished = true
     try? FileManager.default.removeItem(atPath: stagingDirectory)
+    if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
+    cleanupToken = nil
   }
 
   /// Hard-links every file of the output folder this run does not rewrite into the staging folder.
@@ -205,7 +282,7 @@ public final class OutputFile {
   init(path: String) throws(OutputError) {
     self.path = path
     descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+    guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: true) }
     buffer.reserveCapacity(Self.flushThreshold + 4096)
   }
 

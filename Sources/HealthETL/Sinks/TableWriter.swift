@@ -15,6 +15,8 @@ public struct TableWriter {
   private let zone: ZoneRules
   private var line: [UInt8] = []
   public private(set) var rows = 0
+  /// The sheet of `health.xlsx` the rows also go to, when the table has one.
+  private let sheet: WorkbookTableWriter?
 
   /// - Parameters:
   ///   - columns: the table's columns (its declaration, or the part of it a job asked for).
@@ -24,6 +26,7 @@ public struct TableWriter {
     zone: ZoneRules, byteOrderMark: Bool = false
   ) throws(OutputError) {
     file = try transaction.create(relativePath)
+    sheet = transaction.workbook?.claim(file: relativePath)
     self.relativePath = relativePath
     self.columns = columns
     self.format = format
@@ -65,6 +68,7 @@ public struct TableWriter {
     }
     if format != .json { line.append(0x0A) }
     try file.write(line)
+    try sheet?.append(fields)
     rows += 1
   }
 
@@ -93,6 +97,7 @@ public struct TableWriter {
     case .text(let text): JSONText.appendString(text, to: &line)
     case .number(let value) where !value.isFinite: line.append(contentsOf: Self.null)
     case .instant, .date:
+      // Instants, dates and local times are all JSON strings.
       line.append(UInt8(ascii: "\""))
       appendBare(field, column: column)
       line.append(UInt8(ascii: "\""))
@@ -108,7 +113,13 @@ public struct TableWriter {
     case .number(let value): NumberText.append(value, precision: column.precision, to: &line)
     case .boolean(let value): line.append(contentsOf: (value ? "true" : "false").utf8)
     case .instant(let instant):
-      LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &line)
+      let offset = zone.offset(at: instant)
+      switch column.kind {
+      case .date: LocalTimeFormatter.appendDate(zone.localDate(at: instant), to: &line)
+      case .localTime: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, to: &line)
+      case .localMinute: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, seconds: false, to: &line)
+      default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &line)
+      }
     case .date(let date): LocalTimeFormatter.appendDate(date, to: &line)
     }
   }

@@ -12,9 +12,11 @@ public enum ToolFiles {
   public static let runReport = "run.json"
   /// The workout records no earlier run into the folder emitted.
   public static let newRecords = "workout_records.new.json"
+  /// What `healthetl deliver` did, one line per batch sent, acknowledged, rejected or retried.
+  public static let deliveryLog = "delivery.log"
   /// Scratch files of a run, inside its staging folder; never committed.
   public static let scratch = ".scratch"
 
   /// Names reserved at the top of the output folder.
-  public static let reserved = [lock, state, emitted, runReport, newRecords, scratch]
+  public static let reserved = [lock, state, emitted, runReport, newRecords, deliveryLog, scratch]
 }

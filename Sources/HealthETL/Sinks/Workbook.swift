@@ -40,9 +40,11 @@ public final class Workbook {
   ///   - temporaryDirectory: an existing folder for libxlsxwriter's row files, e.g. the run's
   ///     staging folder (they are unlinked as soon as they are opened, so nothing is left behind).
   ///   - rowsPerSheet: rows per sheet including the header; only tests pass a smaller value.
-  public init(path: String, temporaryDirectory: String, rowsPerSheet: Int = Workbook.excelRowsPerSheet)
-    throws(WorkbookError)
-  {
+  ///   - created: the creation time the file records (seconds since 1970); the time of writing
+  ///     when nil. A run passes the export's date, so a rerun writes the same bytes.
+  public init(
+    path: String, temporaryDirectory: String, rowsPerSheet: Int = Workbook.excelRowsPerSheet, created: Int64? = nil
+  ) throws(WorkbookError) {
     precondition((2...Self.excelRowsPerSheet).contains(rowsPerSheet), "a sheet holds 2 ... 1,048,576 rows")
     self.path = path
     self.rowsPerSheet = rowsPerSheet
@@ -61,6 +63,11 @@ public final class Workbook {
       throw .cannotCreate(path: path, reason: "libxlsxwriter could not allocate the workbook")
     }
     format_set_bold(bold)
+    if let created, created > 0 {
+      var properties = lxw_doc_properties()
+      properties.created = time_t(created)
+      workbook_set_properties(workbook, &properties)
+    }
     handle = workbook
     temporaryDirectoryCString = directory
     headerFormat = bold
@@ -213,7 +220,7 @@ public final class Workbook {
           ExcelSerialDate.serial(dateTime), orText: Self.isoText(dateTime), sheet, row, col, format)
       case (.timeOfDay(let seconds), .timeOfDay):
         status = worksheet_write_number(sheet, row, col, Double(seconds) / 86_400, format)
-      case (.duration(let seconds), .duration):
+      case (.duration(let seconds), .duration), (.duration(let seconds), .durationWithSeconds):
         guard seconds.isFinite else { continue }
         status = worksheet_write_number(sheet, row, col, ExcelSerialDate.duration(seconds: seconds), format)
       case (.boolean(let value), .boolean):

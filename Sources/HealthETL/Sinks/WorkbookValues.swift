@@ -44,6 +44,8 @@ public struct WorkbookColumn: Hashable, Sendable {
     case timeOfDay
     /// `[h]:mm`: hours past 24 keep counting, so a 30-hour total shows `30:00`.
     case duration
+    /// `[h]:mm:ss`, for durations shorter than a few minutes (a swim length).
+    case durationWithSeconds
     /// TRUE / FALSE.
     case boolean
   }
@@ -69,13 +71,14 @@ public struct WorkbookColumn: Hashable, Sendable {
     case .dateTimeMinutes: return "yyyy-mm-dd hh:mm"
     case .timeOfDay: return "hh:mm"
     case .duration: return "[h]:mm"
+    case .durationWithSeconds: return "[h]:mm:ss"
     }
   }
 
   /// Whether a chart can plot the column as values.
   var isNumeric: Bool {
     switch kind {
-    case .number, .integer, .decimal, .duration: return true
+    case .number, .integer, .decimal, .duration, .durationWithSeconds: return true
     case .text, .date, .dateTime, .dateTimeMinutes, .timeOfDay, .boolean: return false
     }
   }
@@ -96,7 +99,7 @@ public enum WorkbookCell: Hashable, Sendable {
   case dateTime(LocalDateTime)
   /// `.timeOfDay`: seconds after local midnight.
   case timeOfDay(secondsSinceMidnight: Int)
-  /// `.duration`.
+  /// `.duration`, `.durationWithSeconds`.
   case duration(seconds: Double)
   /// `.boolean`.
   case boolean(Bool)
@@ -337,7 +340,7 @@ struct ColumnWidthEstimate {
     case .timeOfDay: shown = 5
     case .duration(let seconds):
       guard seconds.isFinite else { return }
-      shown = String(Int(abs(seconds) / 3600)).count + 3 + (seconds < 0 ? 1 : 0)
+      shown = String(Int(abs(seconds) / 3600)).count + (kind == .durationWithSeconds ? 6 : 3) + (seconds < 0 ? 1 : 0)
     case .boolean: shown = 5
     }
     characters[column] = max(characters[column], shown + 1)

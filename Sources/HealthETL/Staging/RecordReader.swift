@@ -12,6 +12,12 @@ final class RecordReader {
   private(set) var distinctSamples: [Int] = []
   private(set) var duplicateSamples: [Int] = []
   private(set) var beatsRead = 0
+
+  /// The longest a quantity or sleep record, or a workout, may last: 366 days (Pipelines/README.md,
+  /// "Bad input"). Statistics share such a record out over every bucket it overlaps and sleep
+  /// joins every night it covers into one session, so a record of thousands of years would cost
+  /// millions of rows and hide every real night, for data no measurement gives.
+  static let longestSpanSeconds: Int64 = 366 * 86_400
   /// Whether a record is being read (its metadata comes next).
   private(set) var isOpen = false
 
@@ -77,10 +83,10 @@ final class RecordReader {
       return reject("missing attribute", line: line, detail: "no startDate or endDate attribute")
     }
     guard let start = HealthDateParser.parse(startBytes) else {
-      return reject("unparseable date", line: line, detail: "startDate=\"\(ElementAttributes.text(startBytes))\"")
+      return reject("unparseable date", line: line, detail: "startDate=\"\(ElementAttributes.excerpt(startBytes))\"")
     }
     guard let end = HealthDateParser.parse(endBytes) else {
-      return reject("unparseable date", line: line, detail: "endDate=\"\(ElementAttributes.text(endBytes))\"")
+      return reject("unparseable date", line: line, detail: "endDate=\"\(ElementAttributes.excerpt(endBytes))\"")
     }
     sample.start = start.instant
     sample.end = end.instant
@@ -88,7 +94,7 @@ final class RecordReader {
     if let createdBytes = attributes.value(.creationDate) {
       guard let created = HealthDateParser.parse(createdBytes) else {
         return reject(
-          "unparseable date", line: line, detail: "creationDate=\"\(ElementAttributes.text(createdBytes))\"")
+          "unparseable date", line: line, detail: "creationDate=\"\(ElementAttributes.excerpt(createdBytes))\"")
       }
       sample.created = created.instant
     }
@@ -134,7 +140,7 @@ final class RecordReader {
       guard let raw = DecimalParser.parse(rawValue) else {
         return reject(
           "non-numeric value", line: sample.line,
-          detail: "\(self.typeName) value=\"\(ElementAttributes.text(rawValue))\"")
+          detail: "\(self.typeName) value=\"\(ElementAttributes.excerpt(rawValue))\"")
       }
       sample.value = catalog.canonicalValue(raw, unit: sample.rawUnit)
     case .category:
@@ -148,6 +154,15 @@ final class RecordReader {
       return reject(
         "end before start", line: sample.line,
         detail: "\(self.typeName) ends \(self.sample.start.seconds - self.sample.end.seconds) s before it starts")
+    }
+    // Other categories pass: a pregnancy or a contraceptive lasts months or years, and one with
+    // no end yet is written as lasting until 4001-01-01.
+    if sample.end.seconds - sample.start.seconds > Self.longestSpanSeconds,
+      sample.kind == .quantity || typeName == "SleepAnalysis"
+    {
+      return reject(
+        "implausible span", line: sample.line,
+        detail: "\(self.typeName) lasts \(self.sample.end.seconds - self.sample.start.seconds) s, more than 366 days")
     }
     var fingerprint = FastHash.hash(rawValue, seed: UInt64(UInt32(bitPattern: sample.type)))
     fingerprint = FastHash.combine(fingerprint, UInt64(UInt32(bitPattern: sample.source)))
@@ -181,7 +196,8 @@ final class RecordReader {
     }
   }
 
-  private var typeName: String { catalog.typeInfo(sample.type).shortName }
+  /// The type as a rejection names it (an unknown identifier can be any length).
+  private var typeName: String { ElementAttributes.excerpt(catalog.typeInfo(sample.type).shortName) }
 
   private func reject(_ reason: String, line: Int, detail: @autoclosure () -> String) {
     rejected = true

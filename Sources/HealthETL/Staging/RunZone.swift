@@ -36,9 +36,14 @@ public struct RunZone: Sendable {
       a.element.votes != b.element.votes ? a.element.votes > b.element.votes : a.offset < b.offset
     }
     for (_, candidate) in ranked {
-      if let rules = try? ZoneRules.load(candidate.name) {
+      do {
         return RunZone(
-          rules: rules, reason: "most frequent HKTimeZone metadata (\(candidate.votes) of \(total) votes)")
+          rules: try ZoneRules.load(candidate.name),
+          reason: "most frequent HKTimeZone metadata (\(candidate.votes) of \(total) votes)")
+      } catch {
+        // A name the database does not know is skipped; a database that is not there fails the
+        // run rather than silently falling back to a fixed offset.
+        if case .databaseMissing = error { throw error }
       }
     }
     if let offset = facts.exportDateOffset {

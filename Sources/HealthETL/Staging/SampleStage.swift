@@ -1,3 +1,5 @@
+public import HealthExtract
+
 /// A consumer of the staging layer's output. Every method has a default that ignores its input,
 /// so a stage implements only what it uses.
 public protocol SampleStage: AnyObject {
@@ -7,12 +9,17 @@ public protocol SampleStage: AnyObject {
   func consume(_ workout: WorkoutElement)
   /// Any other top-level element.
   func consume(_ element: GenericElement)
+  /// An inline `Location` of a workout's route, as it streams (older exports write routes this
+  /// way); `workout` is the `ordinal` of the `WorkoutElement` it belongs to, which arrives
+  /// afterwards — or never, when that workout is a copy of an earlier one.
+  func consume(routeLocation: RoutePoint, workout ordinal: Int)
 }
 
 extension SampleStage {
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {}
   public func consume(_ workout: WorkoutElement) {}
   public func consume(_ element: GenericElement) {}
+  public func consume(routeLocation: RoutePoint, workout ordinal: Int) {}
 }
 
 /// A stage that writes outputs once the whole export has been read and the run's zone is known.
@@ -28,13 +35,18 @@ public struct StageContext {
   public let catalog: SampleCatalog
   public let transaction: OutputTransaction
   public let settings: RunSettings
+  /// What was read, so a stage can read the export's other files (GPX routes) after the parse;
+  /// nil when the caller has no export to point to.
+  public let input: InputInfo?
 
   public init(
-    zone: RunZone, catalog: SampleCatalog, transaction: OutputTransaction, settings: RunSettings
+    zone: RunZone, catalog: SampleCatalog, transaction: OutputTransaction, settings: RunSettings,
+    input: InputInfo? = nil
   ) {
     self.zone = zone
     self.catalog = catalog
     self.transaction = transaction
     self.settings = settings
+    self.input = input
   }
 }

@@ -1,3 +1,4 @@
+import HealthExtract
 import HealthModel
 
 /// What every element family of the staging layer reports into: the export's facts about
@@ -10,7 +11,10 @@ final class StagingLedger {
 
   /// One vote for the run's zone (Pipelines/README.md, "Time zone"): one per distinct Record,
   /// Workout or Correlation that carries the key.
-  func vote(forZone name: String) {
+  func vote(forZone value: String) {
+    // No zone name is that long (the tz database's are under 100 bytes), so a longer value is
+    // kept as an excerpt: it is listed in run.json, never looked up.
+    let name = value.utf8.count < 100 ? value : ElementAttributes.excerpt(value)
     if let index = voteIndex[name] {
       facts.timeZoneVotes[index].votes += 1
     } else {

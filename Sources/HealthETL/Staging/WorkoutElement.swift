@@ -62,6 +62,9 @@ public struct WorkoutElement: Sendable {
   public var activities: [Activity] = []
   public var routes: [Route] = []
   public var line = 0
+  /// 0-based position among the export's `Workout` elements, copies and rejected ones included:
+  /// what inline route `Location`s name their workout by.
+  public var ordinal = 0
 
   public init() {}
 

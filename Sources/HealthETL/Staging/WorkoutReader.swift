@@ -16,6 +16,8 @@ final class WorkoutReader {
   private var event: WorkoutElement.Event?
   private var eventInActivity = false
   private var route: WorkoutElement.Route?
+  /// `Workout` elements started so far.
+  private var ordinals = 0
 
   init(ledger: StagingLedger, stages: [any SampleStage]) {
     self.ledger = ledger
@@ -28,6 +30,8 @@ final class WorkoutReader {
   func start(_ attributes: ElementAttributes, line: Int) {
     var element = WorkoutElement()
     element.line = line
+    element.ordinal = ordinals
+    ordinals += 1
     rejected = false
     defer { workout = element }
     guard let activityType = attributes.string(.workoutActivityType), let source = attributes.string(.sourceName),
@@ -43,7 +47,15 @@ final class WorkoutReader {
       rejected = true
       ledger.rejections.reject(
         reason: "unparseable date", line: line, element: "Workout",
-        detail: "startDate=\"\(ElementAttributes.text(startBytes))\" endDate=\"\(ElementAttributes.text(endBytes))\"")
+        detail:
+          "startDate=\"\(ElementAttributes.excerpt(startBytes))\" endDate=\"\(ElementAttributes.excerpt(endBytes))\"")
+      return
+    }
+    guard end.instant.seconds - start.instant.seconds <= RecordReader.longestSpanSeconds else {
+      rejected = true
+      ledger.rejections.reject(
+        reason: "implausible span", line: line, element: "Workout",
+        detail: "\(activityType) lasts \(end.instant.seconds - start.instant.seconds) s, more than 366 days")
       return
     }
     element.activityType = activityType
@@ -83,7 +95,12 @@ final class WorkoutReader {
     case .fileReference:
       if route != nil { route!.filePath = attributes.string(.path) }
     case .location:
-      if route != nil { route!.locationCount += 1 }
+      guard route != nil else { break }
+      route!.locationCount += 1
+      if !rejected, let ordinal = workout?.ordinal {
+        let point = RoutePoint(location: attributes)
+        for stage in stages { stage.consume(routeLocation: point, workout: ordinal) }
+      }
     default:
       break
     }

@@ -111,6 +111,16 @@ public struct ConfigNode: Sendable {
     return number
   }
 
+  /// A number within `range`, fraction allowed (a duration in seconds, say).
+  public func number(in range: ClosedRange<Double>) throws(ConfigFileError) -> Double {
+    guard case .number(let text) = value.kind else { throw expected("a number") }
+    guard let number = Double(text), number.isFinite, range.contains(number) else {
+      func plain(_ bound: Double) -> String { bound == bound.rounded() ? String(Int(bound)) : String(bound) }
+      throw error("\(Self.excerpt(text)) is out of range: use \(plain(range.lowerBound)) to \(plain(range.upperBound))")
+    }
+    return number
+  }
+
   public func array() throws(ConfigFileError) -> [ConfigNode] {
     guard case .array(let items) = value.kind else { throw expected("an array") }
     return items.enumerated().map { ConfigNode(value: $1, keyPath: keyPath + "[\($0)]", file: file) }

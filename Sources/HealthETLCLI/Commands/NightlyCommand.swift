@@ -2,15 +2,21 @@ import Foundation
 import HealthETL
 
 enum NightlyCommand {
-  static let options = [
-    OptionSpec(name: "inbox", valueName: "DIR", help: "Folder the exports arrive in (required)."),
-    OptionSpec(name: "out", valueName: "DIR", help: "Output folder, which also keeps the batch's state (required)."),
-    OptionSpec(
-      name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."
-    ),
-    OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
-  ]
-  static let usage = "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto]"
+  static let options =
+    [
+      OptionSpec(name: "inbox", valueName: "DIR", help: "Folder the exports arrive in (required)."),
+      OptionSpec(name: "out", valueName: "DIR", help: "Output folder, which also keeps the batch's state (required)."),
+      OptionSpec(
+        name: "pipeline", valueName: "FILE",
+        help: "A pipeline file; repeat for several (default Pipelines/default.json)."
+      ),
+      OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
+      OptionSpec(
+        name: "deliver", valueName: "URL",
+        help: "At the end of the night, deliver the workout records to URL (see deliver)."),
+    ] + DeliverCommand.deliveryOptions
+  static let usage =
+    "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto] [--deliver URL] [delivery options of deliver]"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
@@ -26,6 +32,15 @@ enum NightlyCommand {
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
     var options = NightlyBatch.Options(inbox: inbox, outputDirectory: out, plan: plan)
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
+    if parsed.value("deliver") != nil || parsed.value("delivery-config") != nil {
+      options.delivery = try DeliverCommand.settings(url: parsed.value("deliver"), parsed, command: "nightly")
+    } else if let stray = DeliverCommand.deliveryOptions.first(where: {
+      parsed.values[$0.name] != nil || parsed.flag($0.name)
+    }) {
+      throw UsageError(
+        message: "--\(stray.name) is a delivery option: it needs --deliver URL or --delivery-config FILE",
+        command: "nightly")
+    }
     let result = try NightlyBatch.run(options)
     var lines = [
       "healthetl: nightly: processed \(result.processed.count) export(s)"
@@ -41,8 +56,9 @@ enum NightlyCommand {
     for entry in result.stillQuarantined {
       lines.append("healthetl: nightly: still quarantined, unchanged: \(entry.export.name): \(entry.reason)")
     }
-    FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    HealthETLCommand.standardError(lines.joined(separator: "\n") + "\n")
+    if let delivery = result.delivery { DeliverCommand.printDryRun(delivery) }
     // Something new was set aside: the operator has to look; the rest of the inbox was processed.
-    return result.quarantined.isEmpty ? ExitCode.success : ExitCode.dataError
+    return result.exitCode
   }
 }

@@ -13,7 +13,7 @@ enum PipelinesCommand {
         + "  check    decode strictly and validate; exit 0 when valid, 64 with the key path otherwise\n"
         + "  tables   every output table's columns (kind, unit, precision, meaning) as Markdown\n"
       if arguments.isEmpty {
-        FileHandle.standardError.write(Data(help.utf8))
+        HealthETLCommand.standardError(help)
         return ExitCode.usage
       }
       print(help, terminator: "")
@@ -45,7 +45,7 @@ enum PipelinesCommand {
           _ = try RunPlanner.plan([pipeline])
           print("\(file): ok (\(pipeline.jobs.count) jobs)")
         } catch {
-          FileHandle.standardError.write(Data("healthetl: error: \(error)\n".utf8))
+          HealthETLCommand.fail("\(error)")
           failed = true
         }
       }

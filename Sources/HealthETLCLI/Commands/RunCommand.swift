@@ -13,6 +13,8 @@ enum RunCommand {
     OptionSpec(name: "strict", valueName: nil, help: "Fail (exit 65) on the first rejected record."),
     OptionSpec(name: "allow-truncated", valueName: nil, help: "Process a cut-short export up to where it ends."),
     OptionSpec(name: "csv-bom", valueName: nil, help: "Start CSV files with a UTF-8 byte-order mark (for Excel)."),
+    OptionSpec(
+      name: "no-workbook", valueName: nil, help: "Do not write health.xlsx (written when a pipeline has a daily job)."),
     OptionSpec(name: "quiet", valueName: nil, help: "No progress on stderr."),
   ]
 
@@ -21,7 +23,7 @@ enum RunCommand {
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "run",
         usage:
-          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--csv-bom] [--quiet] EXPORT",
+          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--csv-bom] [--no-workbook] [--quiet] EXPORT",
         summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
     else { return ExitCode.success }
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
@@ -29,6 +31,7 @@ enum RunCommand {
     options.outputDirectory = parsed.value("out") ?? "out"
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     options.csvByteOrderMark = parsed.flag("csv-bom")
+    options.workbook = !parsed.flag("no-workbook")
     options.strict = parsed.flag("strict")
     options.allowTruncated = parsed.flag("allow-truncated")
     options.quiet = parsed.flag("quiet")
@@ -46,7 +49,7 @@ enum RunCommand {
         message +=
           "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"
       }
-      FileHandle.standardError.write(Data(message.utf8))
+      HealthETLCommand.standardError(message)
     }
     return ExitCode.success
   }

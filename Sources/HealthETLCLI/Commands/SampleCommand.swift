@@ -9,11 +9,15 @@ enum SampleCommand {
     OptionSpec(name: "start", valueName: "YYYY-MM-DD", help: "First day (default 2024-03-18)."),
     OptionSpec(name: "seed", valueName: "N", help: "Random seed; the same seed gives the same bytes (default 1)."),
     OptionSpec(name: "target-mb", valueName: "M", help: "Choose the number of days to make about M MB of XML."),
+    OptionSpec(
+      name: "routes", valueName: "N",
+      help: "Choose the number of days to hold exactly N workout routes, each a point a second (routes load test)."),
     OptionSpec(name: "zip", valueName: nil, help: "Write export.zip as the iPhone does instead of bare XML."),
     OptionSpec(name: "out", valueName: "PATH", help: "The file to write (required)."),
   ]
 
-  static let usage = "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--zip] --out PATH"
+  static let usage =
+    "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--routes N] [--zip] --out PATH"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
@@ -49,16 +53,36 @@ enum SampleCommand {
       }
       sampleOptions.targetMegabytes = value
     }
+    if let routes = parsed.value("routes") {
+      guard let value = Int(routes), value > 0 else {
+        throw UsageError(message: "--routes must be a positive whole number", command: "sample")
+      }
+      guard parsed.value("days") == nil, parsed.value("target-mb") == nil else {
+        throw UsageError(message: "--routes chooses the number of days; drop --days and --target-mb", command: "sample")
+      }
+      sampleOptions.routes = value
+    }
     sampleOptions.zip = parsed.flag("zip")
+    // A closed stdout holds a read-only placeholder (`ProcessSetup`), which `/dev/stdout` would
+    // reopen as a writable /dev/null: the sample would vanish while the run reported success.
+    if ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(out) {
+      let flags = fcntl(STDOUT_FILENO, F_GETFL)
+      if flags < 0 || flags & O_ACCMODE == O_RDONLY {
+        HealthETLCommand.fail("cannot write \(out): standard output is closed or not writable")
+        return ExitCode.ioError
+      }
+    }
     do {
       let stats = try SyntheticExportGenerator.write(sampleOptions, to: out)
       let records = stats.elements["Record"] ?? 0
-      FileHandle.standardError.write(
-        Data(
-          "healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML\n".utf8))
+      HealthETLCommand.standardError(
+        "healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML"
+          + (stats.routeFiles > 0 ? ", \(stats.routeFiles) route files\n" : "\n"))
       return ExitCode.success
     } catch {
       HealthETLCommand.fail("\(error)")
+      // A write that fails part-way (a full disk, a reader that went away) is an I/O error.
+      if case SampleExportError.writeFailed = error { return ExitCode.ioError }
       return ExitCode.cannotCreate
     }
   }

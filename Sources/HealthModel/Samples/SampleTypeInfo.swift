@@ -94,6 +94,76 @@ public struct SampleTypeInfo: Sendable, Hashable {
     return table
   }()
 
+  /// The unit a known quantity type's values are in once converted (Pipelines/README.md, "Units"):
+  /// the canonical unit of the dimension Apple records it in. Types whose unit HealthETL does not
+  /// convert (VO₂ max, power, effort) keep the unit exports write; nil for other types.
+  public static func canonicalUnit(ofShortName shortName: String) -> String? { canonicalUnits[shortName] }
+
+  static let canonicalUnits: [String: String] = {
+    var table: [String: String] = [:]
+    let groups: [(String, [String])] = [
+      (
+        "count",
+        [
+          "StepCount", "FlightsClimbed", "PushCount", "SwimmingStrokeCount", "NikeFuel", "NumberOfTimesFallen",
+          "InhalerUsage", "NumberOfAlcoholicBeverages", "BodyMassIndex", "UVExposure",
+          "AppleSleepingBreathingDisturbances",
+        ]
+      ),
+      (
+        "m",
+        [
+          "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
+          "DistanceDownhillSnowSports", "DistanceCrossCountrySkiing", "DistancePaddleSports", "DistanceRowing",
+          "DistanceSkatingSports", "Height", "WaistCircumference", "WalkingStepLength", "RunningStrideLength",
+          "SixMinuteWalkTestDistance", "UnderwaterDepth", "RunningVerticalOscillation",
+        ]
+      ),
+      ("kcal", ["ActiveEnergyBurned", "BasalEnergyBurned", "DietaryEnergyConsumed"]),
+      ("s", ["AppleExerciseTime", "AppleStandTime", "AppleMoveTime", "TimeInDaylight"]),
+      ("ms", ["HeartRateVariabilitySDNN", "RunningGroundContactTime"]),
+      (
+        "count/min",
+        [
+          "HeartRate", "RestingHeartRate", "WalkingHeartRateAverage", "HeartRateRecoveryOneMinute",
+          "RespiratoryRate", "CyclingCadence",
+        ]
+      ),
+      (
+        "%",
+        [
+          "OxygenSaturation", "BodyFatPercentage", "PeripheralPerfusionIndex", "BloodAlcoholContent",
+          "WalkingAsymmetryPercentage", "WalkingDoubleSupportPercentage", "AppleWalkingSteadiness",
+          "AtrialFibrillationBurden",
+        ]
+      ),
+      ("kg", ["BodyMass", "LeanBodyMass"]),
+      ("mL", ["DietaryWater", "ForcedVitalCapacity", "ForcedExpiratoryVolume1"]),
+      ("degC", ["BodyTemperature", "BasalBodyTemperature", "AppleSleepingWristTemperature", "WaterTemperature"]),
+      ("mmHg", ["BloodPressureSystolic", "BloodPressureDiastolic"]),
+      ("mg/dL", ["BloodGlucose"]),
+      (
+        "m/s",
+        [
+          "WalkingSpeed", "RunningSpeed", "CyclingSpeed", "StairAscentSpeed", "StairDescentSpeed", "RowingSpeed",
+          "PaddleSportsSpeed", "CrossCountrySkiingSpeed",
+        ]
+      ),
+      ("dBASPL", ["EnvironmentalAudioExposure", "HeadphoneAudioExposure", "EnvironmentalSoundReduction"]),
+      ("W", ["RunningPower", "CyclingPower", "CyclingFunctionalThresholdPower"]),
+      ("mL/min·kg", ["VO2Max"]),
+      ("kcal/hr·kg", ["PhysicalEffort"]),
+      ("appleEffortScore", ["WorkoutEffortScore", "EstimatedWorkoutEffortScore"]),
+      ("IU", ["InsulinDelivery"]),
+      ("L/min", ["PeakExpiratoryFlowRate"]),
+      ("mcS", ["ElectrodermalActivity"]),
+    ]
+    for (unit, names) in groups { for name in names { table[name] = unit } }
+    // Every Dietary… type but energy and water is a mass (`g`, `mg`, `mcg`).
+    for name in aggregationStyles.keys where name.hasPrefix("Dietary") && table[name] == nil { table[name] = "kg" }
+    return table
+  }()
+
   static let knownCategories: Set<String> = [
     "SleepAnalysis", "AppleStandHour", "MindfulSession", "HighHeartRateEvent", "LowHeartRateEvent",
     "IrregularHeartRhythmEvent", "AudioExposureEvent", "EnvironmentalAudioExposureEvent",

@@ -23,6 +23,24 @@ public enum LocalTimeFormatter {
     appendOffset(offsetSeconds, to: &out)
   }
 
+  /// `2024-03-10 07:15:03` (or `2024-03-10 07:15` without `seconds`): the wall-clock time at
+  /// `offsetSeconds`, without the offset — the form spreadsheet programs read as a date-time.
+  public static func appendLocal(
+    _ instant: Instant, offsetSeconds: Int32, seconds: Bool = true, to out: inout [UInt8]
+  ) {
+    let local = instant.seconds + Int64(offsetSeconds)
+    let days = floorDiv(local, 86_400)
+    let secondOfDay = Int(local - days * 86_400)
+    appendDate(CivilDate(daysSinceEpoch: days), to: &out)
+    out.append(UInt8(ascii: " "))
+    appendTwo(secondOfDay / 3600, to: &out)
+    out.append(UInt8(ascii: ":"))
+    appendTwo(secondOfDay / 60 % 60, to: &out)
+    guard seconds else { return }
+    out.append(UInt8(ascii: ":"))
+    appendTwo(secondOfDay % 60, to: &out)
+  }
+
   /// `+05:45`, `-09:30`, `+00:00`. Offsets with seconds (pre-1900 LMT) are rounded down to the
   /// minute, as ISO 8601 has no seconds field for offsets.
   public static func appendOffset(_ offsetSeconds: Int32, to out: inout [UInt8]) {

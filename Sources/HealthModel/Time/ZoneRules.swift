@@ -85,11 +85,18 @@ public struct ZoneRules: Sendable, Hashable {
 public enum ZoneError: Error, Equatable, CustomStringConvertible {
   case unknown(String)
   case unreadable(String, path: String)
+  /// The tz database folder is missing or holds no zones (a `TZDIR` pointing nowhere).
+  case databaseMissing(path: String)
 
   public var description: String {
     switch self {
+    case .databaseMissing(let path):
+      return
+        "the time zone database \(path) is missing or holds no zones (no UTC in it), so no zone can be looked up and a fixed offset would shift every daylight-saving period by an hour. Install the tzdata package, or point TZDIR at a zoneinfo folder (or unset it for /usr/share/zoneinfo)."
     case .unknown(let name):
-      return "unknown time zone '\(name)': use an IANA name such as Europe/Berlin or America/New_York, or 'auto'"
+      // The name comes from a file or the command line and may be megabytes long.
+      let excerpt = name.count <= 80 ? name : String(name.prefix(77)) + "…"
+      return "unknown time zone '\(excerpt)': use an IANA name such as Europe/Berlin or America/New_York, or 'auto'"
     case .unreadable(let name, let path):
       return "time zone '\(name)' could not be read from \(path): is the tzdata package installed?"
     }
@@ -102,6 +109,9 @@ extension ZoneRules {
     ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo"
   }
 
+  /// Whether the tz database folder holds zones at all: every tzdata ships `UTC`.
+  public static var databaseIsUsable: Bool { access(databaseDirectory + "/UTC", R_OK) == 0 }
+
   /// Loads `name` (`Europe/Berlin`, `UTC`) from the system tz database.
   public static func load(_ name: String) throws(ZoneError) -> ZoneRules {
     let allowed = name.utf8.allSatisfy { byte in
@@ -112,7 +122,11 @@ extension ZoneRules {
       throw .unknown(name)
     }
     let path = databaseDirectory + "/" + name
-    guard let data = FileManager.default.contents(atPath: path) else { throw .unknown(name) }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      // A name is unknown only to a database that exists; otherwise every name would be.
+      guard databaseIsUsable else { throw .databaseMissing(path: databaseDirectory) }
+      throw .unknown(name)
+    }
     guard let rules = TZifDecoder.decode([UInt8](data), identifier: name) else {
       throw .unreadable(name, path: path)
     }

@@ -150,6 +150,26 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
     return isNegative ? -value : value
   }
 
+  /// Rounded to `places` decimal places (negative: to tens, hundreds, …), halves away from zero,
+  /// exactly: `1.005` → 1.01 (a Double holding 1.005 is just below it and would round to 1.0).
+  public func rounded(places: Int) -> ExactDecimal {
+    let dropped = -places - exponent
+    guard dropped > 0, !digits.isEmpty else { return self }
+    let kept = digits.count - dropped
+    if kept < 0 { return .zero }
+    var head = Array(digits[..<kept])
+    if digits[kept] >= 5 {
+      // Add one unit in the last kept place, carrying leftwards.
+      var index = head.count - 1
+      while index >= 0, head[index] == 9 {
+        head[index] = 0
+        index -= 1
+      }
+      if index >= 0 { head[index] += 1 } else { head.insert(1, at: 0) }
+    }
+    return ExactDecimal(digits: head, exponent: -places, isNegative: isNegative)
+  }
+
   /// Digits (least significant last) scaled so the last one stands for `10^exponent`.
   private func aligned(to target: Int) -> [UInt8] { digits + [UInt8](repeating: 0, count: exponent - target) }
 

@@ -19,5 +19,6 @@ let package = Package(
     .executableTarget(name: "FuzzPipeline", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzCodes", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzState", dependencies: ["FuzzSupport", readers]),
+    .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", readers]),
   ]
 )

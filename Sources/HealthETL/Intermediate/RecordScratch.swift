@@ -1,0 +1,80 @@
+import Foundation
+
+/// An append-only scratch file of fixed-size records (plain structs without references), read
+/// back by position: what route points go to between the moment they are read and the moment
+/// they can be used, so that memory does not grow with them. The file lives in the run's
+/// scratch folder and is never an output.
+final class RecordScratch<Record: BitwiseCopyable> {
+  private let transaction: OutputTransaction
+  private let name: String
+  private var file: OutputFile?
+  private var descriptor: Int32 = -1
+  private var pending: [Record] = []
+  /// Records appended so far.
+  private(set) var count = 0
+  /// The first write error; `append` cannot throw, so it is reported by `read`.
+  private var failure: OutputError?
+
+  /// Records buffered before they go to the file.
+  static var bufferRecords: Int { max(1, (256 * 1024) / max(1, MemoryLayout<Record>.stride)) }
+
+  init(transaction: OutputTransaction, name: String) {
+    self.transaction = transaction
+    self.name = name
+  }
+
+  deinit { if descriptor >= 0 { close(descriptor) } }
+
+  func append(_ record: Record) {
+    if pending.capacity == 0 { pending.reserveCapacity(Self.bufferRecords) }
+    pending.append(record)
+    count += 1
+    if pending.count == Self.bufferRecords { spill() }
+  }
+
+  private func spill() {
+    defer { pending.removeAll(keepingCapacity: true) }
+    guard failure == nil, !pending.isEmpty else { return }
+    do throws(OutputError) {
+      if file == nil { file = try transaction.createScratch(name) }
+      try file!.append { out in pending.withUnsafeBytes { out.append(contentsOf: $0) } }
+    } catch {
+      failure = error
+    }
+  }
+
+  /// `count` records from record `first` on, into `records` (replacing what it held).
+  func read(first: Int, count wanted: Int, into records: inout [Record]) throws(OutputError) {
+    if let failure { throw failure }
+    if !pending.isEmpty { spill() }
+    if let failure { throw failure }
+    records.removeAll(keepingCapacity: true)
+    guard wanted > 0 else { return }
+    guard let file else { return }
+    if descriptor < 0 {
+      try file.flush()
+      descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+      guard descriptor >= 0 else { throw .ioError(path: file.path, reason: String(cString: strerror(errno))) }
+    }
+    let stride = MemoryLayout<Record>.stride
+    let total = wanted * stride
+    var bytes = [UInt8](repeating: 0, count: total)
+    var done = 0
+    var failed: Int32 = 0
+    bytes.withUnsafeMutableBytes { buffer in
+      while done < total {
+        let got = pread(descriptor, buffer.baseAddress! + done, total - done, off_t(first * stride + done))
+        if got < 0 && errno == EINTR { continue }
+        if got <= 0 {
+          failed = got < 0 ? errno : EIO
+          return
+        }
+        done += got
+      }
+    }
+    if failed != 0 { throw .ioError(path: file.path, reason: String(cString: strerror(failed))) }
+    bytes.withUnsafeBytes { buffer in
+      for index in 0..<wanted { records.append(buffer.loadUnaligned(fromByteOffset: index * stride, as: Record.self)) }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+public import HealthModel
+
+/// One date of `daily.csv`: every column's value as the file writes it (already scaled to the
+/// column's unit and rounded to its precision), nil where the file's cell is empty. What other
+/// outputs (a report, a chart) read instead of parsing the CSV.
+public struct DailyValues: Sendable, Equatable {
+  public let date: CivilDate
+  /// By `DailyMeasure.rawValue`; `bedtime` and `wakeUp` are in `bedtime` / `wakeUp` instead.
+  private var numbers: [Double?]
+  /// `sleep_start` / `sleep_end` of the night (`bedtime`, `wake_up`).
+  public var bedtime: Instant?
+  public var wakeUp: Instant?
+
+  public init(date: CivilDate) {
+    self.date = date
+    numbers = [Double?](repeating: nil, count: DailyMeasure.allCases.count)
+  }
+
+  /// The value of a number (or `workouts` count) column; nil for `bedtime` and `wakeUp`.
+  public subscript(_ measure: DailyMeasure) -> Double? {
+    get { numbers[measure.rawValue] }
+    set { numbers[measure.rawValue] = newValue }
+  }
+
+  /// Whether any column has a value.
+  public var isEmpty: Bool { bedtime == nil && wakeUp == nil && numbers.allSatisfy { $0 == nil } }
+}
+
+/// Gathers what the other stages computed, per local date, while they finish; `DailyMart`
+/// writes it. Shared by reference between the stages of one run.
+final class DailyCollector {
+  private(set) var days: [CivilDate: DailyValues] = [:]
+  /// Unrounded workout totals per date, rounded once when the table is written.
+  private var workoutTotals: [CivilDate: (count: Int, seconds: Double?, kilocalories: Double?)] = [:]
+
+  /// `value` as its own output wrote it (in the source unit, rounded to `precision`), scaled and
+  /// rounded to the column's precision.
+  func set(_ measure: DailyMeasure, on date: CivilDate, written value: Double?, precision: NumberPrecision) {
+    guard let value, value.isFinite else { return }
+    days[date, default: DailyValues(date: date)][measure] = Self.shown(
+      precision.rounded(value), measure: measure)
+  }
+
+  /// Rounds the written value, scaled to the column's unit, to the column's places — exactly, on
+  /// the decimal text of the scaled value, so that 0.005 h (18 s) shows as 0.01 as it would in a
+  /// decimal calculator, not as 0.0 by a Double just below 0.005.
+  static func shown(_ written: Double, measure: DailyMeasure) -> Double {
+    let scaled: Double
+    if measure.scale == 0.001 {
+      // m → km: a decimal shift, exact on the text.
+      scaled = ((ExactDecimal(written) ?? .zero) * ExactDecimal("0.001")!).doubleValue
+    } else {
+      scaled = written * measure.scale
+    }
+    return (ExactDecimal(scaled)?.rounded(places: measure.places).doubleValue) ?? scaled
+  }
+
+  func sleep(_ night: SleepNightSummary) {
+    let tally = night.tally
+    let seconds: [(DailyMeasure, Int64?)] = [
+      (.asleepHours, tally.asleep), (.inBedHours, tally.inBed), (.coreHours, tally.core), (.deepHours, tally.deep),
+      (.remHours, tally.rem), (.awakeHours, tally.awake),
+    ]
+    for (measure, value) in seconds {
+      set(measure, on: night.date, written: value.map(Double.init), precision: .asRecorded)
+    }
+    days[night.date, default: DailyValues(date: night.date)].bedtime = tally.sleepStart
+    days[night.date, default: DailyValues(date: night.date)].wakeUp = tally.sleepEnd
+  }
+
+  /// A row of `workouts.csv`, with its `duration_s` and `energy_kcal` as that file writes them.
+  func workout(on date: CivilDate, seconds: Double?, kilocalories: Double?) {
+    var total = workoutTotals[date] ?? (0, nil, nil)
+    total.count += 1
+    if let seconds, seconds.isFinite { total.seconds = (total.seconds ?? 0) + seconds }
+    if let kilocalories, kilocalories.isFinite { total.kilocalories = (total.kilocalories ?? 0) + kilocalories }
+    workoutTotals[date] = total
+  }
+
+  /// An `ActivitySummary` element: the rings of its `dateComponents` date.
+  func activitySummary(_ element: GenericElement) {
+    var attributes: [String: String] = [:]
+    for (name, value) in element.attributes { attributes[name] = value }
+    guard let dateText = attributes["dateComponents"], let date = CivilDate(dateText) else { return }
+    // Exports write the Move ring in `Cal` (kilocalories) or, set to kilojoules, `kJ`.
+    let energyScale = attributes["activeEnergyBurnedUnit"] == "kJ" ? 1 / 4.184 : 1
+    let rings: [(DailyMeasure, String, Double)] = [
+      (.moveKcal, "activeEnergyBurned", energyScale), (.moveGoalKcal, "activeEnergyBurnedGoal", energyScale),
+      (.exerciseRingMin, "appleExerciseTime", 1), (.exerciseGoalMin, "appleExerciseTimeGoal", 1),
+      (.standHours, "appleStandHours", 1), (.standGoalHours, "appleStandHoursGoal", 1),
+    ]
+    for (measure, attribute, scale) in rings {
+      guard let text = attributes[attribute], let value = Double(text) else { continue }
+      set(measure, on: date, written: value * scale, precision: .asRecorded)
+    }
+  }
+
+  /// Every date from the first to the last with a value, in order; dates between without one
+  /// are empty rows.
+  func table() -> [DailyValues] {
+    for (date, total) in workoutTotals {
+      set(.workouts, on: date, written: Double(total.count), precision: .asRecorded)
+      set(.workoutMinutes, on: date, written: total.seconds, precision: .asRecorded)
+      set(.workoutKilocalories, on: date, written: total.kilocalories, precision: .asRecorded)
+    }
+    workoutTotals = [:]
+    let dates = days.values.filter { !$0.isEmpty }.map(\.date)
+    guard let first = dates.min(), let last = dates.max() else { return [] }
+    return (first.daysSinceEpoch...last.daysSinceEpoch).map { day in
+      let date = CivilDate(daysSinceEpoch: day)
+      return days[date] ?? DailyValues(date: date)
+    }
+  }
+}
+
+/// Writes `daily.csv` (Pipelines/README.md, "Daily"): the figures of the sleep, workout and
+/// one-day statistics outputs side by side, one row per local date. Those stages hand their
+/// results to a shared `DailyCollector` as they finish; this stage finishes after them. When the
+/// pipeline has no sleep or workouts job, it runs one of its own that writes no file, so the
+/// values are the same as with one.
+public final class DailyMart: OutputStage {
+  public typealias Destination = TableDestination<Table>
+
+  public enum Table: String, Sendable, CaseIterable {
+    case daily
+    public var schema: TableSchema { DailyTables.daily }
+  }
+
+  let collector: DailyCollector
+  private let transaction: OutputTransaction
+  private let destinations: [Destination]
+  /// Stages run only for this table (no sleep or workouts job in the pipeline).
+  private let ownStages: [any OutputStage]
+
+  /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
+  public private(set) var days: [DailyValues] = []
+
+  init(
+    transaction: OutputTransaction, destinations: [Destination], collector: DailyCollector,
+    ownStages: [any OutputStage]
+  ) {
+    self.transaction = transaction
+    self.destinations = destinations
+    self.collector = collector
+    self.ownStages = ownStages
+  }
+
+  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    for stage in ownStages { stage.consume(sample, catalog: catalog) }
+  }
+
+  public func consume(_ workout: WorkoutElement) {
+    for stage in ownStages { stage.consume(workout) }
+  }
+
+  public func consume(_ element: GenericElement) {
+    if element.name == "ActivitySummary" { collector.activitySummary(element) }
+  }
+
+  public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
+    for stage in ownStages { _ = try stage.finish(context) }
+    days = collector.table()
+    var written: [OutputSummary] = []
+    for destination in destinations {
+      var writer = try TableWriter(
+        transaction, path: destination.file, columns: DailyTables.daily.columns, format: destination.format,
+        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+      for day in days { try writer.append(Self.fields(day)) }
+      written.append(try writer.close())
+    }
+    return written
+  }
+
+  static func fields(_ day: DailyValues) -> [Field] {
+    [.date(day.date)]
+      + DailyMeasure.allCases.map { measure in
+        switch measure {
+        case .bedtime: return day.bedtime.map(Field.instant) ?? .missing
+        case .wakeUp: return day.wakeUp.map(Field.instant) ?? .missing
+        case .workouts: return day[measure].map { .integer(Int64($0)) } ?? .missing
+        default: return day[measure].map(Field.number) ?? .missing
+        }
+      }
+  }
+}

@@ -1,0 +1,176 @@
+import HealthExtract
+import HealthModel
+
+/// The part of the workouts job that reads routes and cuts splits (Pipelines/README.md,
+/// "Routes", "Splits"): it keeps inline `Location`s and distance samples in scratch while the
+/// export streams, reads every route file after the parse, and hands each workout row its route
+/// totals and splits.
+final class WorkoutRouteStage {
+  private let transaction: OutputTransaction
+  private let routePointOutputs: [WorkoutMart.Output]
+  /// Whether any output needs the routes: `workouts` (route columns), `route_points`, `splits`.
+  private let wantsRoutes: Bool
+  private let wantsSplits: Bool
+  private let inline: RecordScratch<SpilledLocation>
+  private var distances: WorkoutDistanceSamples
+
+  /// What reading the routes found (`run.json`'s `routes`); nil when no output needed them.
+  private(set) var report: RouteReport?
+  private var summaries: [RouteSummary?] = []
+  private var problems: [[String]] = []
+  private var splits: [[WorkoutSplit]] = []
+  private var eligible: [Bool] = []
+  private var pauses: [PauseIntervals] = []
+
+  init(transaction: OutputTransaction, outputs: [WorkoutMart.Output]) {
+    self.transaction = transaction
+    routePointOutputs = outputs.filter { $0.table == .routePoints }
+    wantsSplits = outputs.contains { $0.table == .splits }
+    wantsRoutes = wantsSplits || outputs.contains { $0.table == .routePoints || $0.table == .workouts }
+    inline = RecordScratch(transaction: transaction, name: "route-locations")
+    distances = WorkoutDistanceSamples(transaction: wantsSplits ? transaction : nil)
+  }
+
+  func add(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    distances.add(sample, catalog: catalog)
+  }
+
+  func add(location: RoutePoint, ordinal: Int) {
+    guard wantsRoutes else { return }
+    inline.append(SpilledLocation(location, ordinal: ordinal))
+  }
+
+  /// Reads the routes and cuts the splits of `workouts`, writing the `route_points` outputs.
+  /// Returns those outputs' summaries.
+  func prepare(_ workouts: [WorkoutElement], context: StageContext) throws(OutputError) -> [OutputSummary] {
+    eligible = workouts.map { wantsSplits && SplitEligibility.distanceStream($0.activityType) != nil }
+    pauses = workouts.indices.map { eligible[$0] ? SplitEligibility.pauses(workouts[$0]) : PauseIntervals() }
+    summaries = Array(repeating: nil, count: workouts.count)
+    problems = Array(repeating: [], count: workouts.count)
+    splits = Array(repeating: [], count: workouts.count)
+    // The time this takes is part of the workouts stage's `stageSeconds`.
+    guard wantsRoutes else { return [] }
+    var writers: [TableWriter] = []
+    for output in routePointOutputs {
+      writers.append(
+        try TableWriter(
+          transaction, path: output.file, columns: WorkoutTables.routePoints.columns, format: output.format,
+          zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
+    }
+    let reader = WorkoutRouteReader(
+      workouts: workouts, ids: workouts.map(WorkoutRowBuilder.id(of:)), wantsSteps: eligible, writers: writers,
+      transaction: transaction)
+    try reader.readInline(inline)
+    let companions =
+      context.input.map(ExportInput.companions(of:))
+      ?? .unavailable(reason: "the run was not told where the export is")
+    try reader.readFiles(companions)
+    let written = try reader.close()
+    report = reader.report
+    summaries = workouts.indices.map(reader.summary)
+    problems = reader.problems
+
+    var requests: [WorkoutDistanceSamples.Request] = []
+    for (index, workout) in workouts.enumerated() where eligible[index] {
+      let fromRoute = try routeSplits(reader.chunks[index], steps: reader.stepScratch, pauses: pauses[index])
+      if !fromRoute.isEmpty {
+        splits[index] = fromRoute
+      } else {
+        requests.append(
+          .init(
+            index: index, stream: SplitEligibility.distanceStream(workout.activityType)!, start: workout.start.seconds,
+            end: workout.end.seconds, sourceName: workout.sourceName, pauses: pauses[index]))
+      }
+    }
+    for (index, fromSamples) in try distances.splits(for: requests, catalog: context.catalog) {
+      splits[index] = fromSamples
+    }
+    return written
+  }
+
+  /// The route steps of one workout in time order (its stretches sorted by their first time),
+  /// cut into kilometres and miles.
+  private func routeSplits(
+    _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, pauses: PauseIntervals
+  ) throws(OutputError) -> [WorkoutSplit] {
+    let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
+    guard !ordered.isEmpty else { return [] }
+    var accumulators = SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: pauses) }
+    var buffer: [RouteStep] = []
+    for chunk in ordered {
+      var next = chunk.first
+      while next < chunk.first + chunk.count {
+        let count = min(4096, chunk.first + chunk.count - next)
+        try steps.read(first: next, count: count, into: &buffer)
+        next += count
+        for step in buffer {
+          let elevation = step.elevation.isNaN ? nil : step.elevation
+          for index in accumulators.indices {
+            accumulators[index].add(time: step.time, step: step.step, elevation: elevation)
+          }
+        }
+      }
+    }
+    var result: [WorkoutSplit] = []
+    for (unit, index) in zip(SplitUnit.allCases, accumulators.indices) {
+      result += accumulators[index].finish().map { WorkoutSplit($0, from: "route", unit: unit) }
+    }
+    return result
+  }
+
+  /// Every split's heart-rate window, the Watch's segments included, for the one heart-rate sweep.
+  func heartRateWindows(_ workouts: [WorkoutElement]) -> [WorkoutSampleIndex.Window] {
+    var windows: [WorkoutSampleIndex.Window] = []
+    for (index, workout) in workouts.enumerated() where eligible[index] {
+      for split in splits[index] + WatchSplits.splits(workout, distanceMeters: nil, pauses: pauses[index]) {
+        if let window = split.heartRateWindow { windows.append(window) }
+      }
+    }
+    return windows
+  }
+
+  /// Puts workout `index`'s route totals, route problems and splits (with their heart rate) on
+  /// its row.
+  func complete(_ row: inout WorkoutRow, _ workout: WorkoutElement, index: Int, heartRate: WorkoutSampleIndex) {
+    guard index < summaries.count else { return }
+    row.routeSummary = summaries[index]
+    row.routeProblems = problems[index].isEmpty ? nil : problems[index].joined(separator: ";")
+    guard eligible[index] else { return }
+    var all = splits[index] + WatchSplits.splits(workout, distanceMeters: row.distanceMeters, pauses: pauses[index])
+    for position in all.indices {
+      guard let window = all[position].heartRateWindow,
+        let summary = heartRate.heartRate(from: window.start, through: window.end)
+      else { continue }
+      all[position].heartRateAverage = summary.average
+      all[position].heartRateMaximum = summary.maximum
+    }
+    row.splits = all
+  }
+}
+
+extension WorkoutMart {
+  /// The `workouts` columns after the stroke totals: laps, provenance, route.
+  static func routeFields(_ row: WorkoutRow) -> [Field] {
+    let route = row.routeSummary
+    return [
+      .integer(row.activityType == "Swimming" ? row.laps.count : nil), .number(row.strokes), .text(row.strokesFrom),
+      .text(row.distanceFrom), .text(row.heartRateFrom), .integer(route?.points), .number(route?.distanceMeters),
+      .number(route?.elevationGainMeters), .number(route?.elevationLossMeters), .number(route?.minimumLatitude),
+      .number(route?.minimumLongitude), .number(route?.maximumLatitude), .number(route?.maximumLongitude),
+      .text(row.routeProblems),
+    ]
+  }
+
+  /// The fields of a `splits` row.
+  static func fields(_ split: WorkoutSplit, workoutID: String) -> [Field] {
+    func instant(_ seconds: Double) -> Field { .instant(Instant(seconds: Int64(seconds.rounded()))) }
+    return [
+      instant(split.start), .text(workoutID), .text(split.from), .text(split.unit), .integer(split.split),
+      instant(split.start),
+      instant(split.end), .number(split.distanceMeters), .number(split.movingSeconds), .number(split.elapsedSeconds),
+      .number(split.paceSeconds), .number(split.speed), .number(split.heartRateAverage),
+      .number(split.heartRateMaximum), .number(split.elevationChangeMeters), .number(split.elevationGainMeters),
+      .number(split.elevationLossMeters),
+    ]
+  }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import HealthExtract
+import HealthModel
+
+/// A workout's route, summed up (Pipelines/README.md, "Routes").
+public struct RouteSummary: Sendable, Equatable {
+  /// Points read for the workout: GPX track points and inline `Location`s.
+  public var points: Int
+  /// Great-circle distance between consecutive points, in m; nil without coordinates.
+  public var distanceMeters: Double?
+  public var elevationGainMeters: Double?
+  public var elevationLossMeters: Double?
+  public var minimumLatitude: Double?
+  public var minimumLongitude: Double?
+  public var maximumLatitude: Double?
+  public var maximumLongitude: Double?
+}
+
+/// What reading the routes found: the `routes` object of `run.json`.
+public struct RouteReport: Sendable, Equatable {
+  /// GPX files read (whole or in part).
+  public var files = 0
+  /// Route points written: GPX track points and inline `Location`s.
+  public var points = 0
+  /// Of those, inline `Location`s.
+  public var inlinePoints = 0
+  /// Route files no workout names, in the order read; their points have an empty `workout_id`.
+  public var unreferenced: [String] = []
+  /// Files workouts name that the export does not hold.
+  public var missing = 0
+  /// Files that could not be read to their end (points before the problem are kept).
+  public var broken = 0
+  /// Every missing or broken file with what was wrong, in the order found.
+  public var problems: [Problem] = []
+
+  public struct Problem: Sendable, Equatable {
+    public var file: String
+    public var problem: String
+  }
+
+  /// At most this many problems and unreferenced names are listed; the counts are complete.
+  static let listLimit = 20
+
+  public func jsonObject() -> [String: Any] {
+    [
+      "files": files, "points": points, "inlinePoints": inlinePoints, "unreferencedFiles": unreferenced.count,
+      "unreferenced": Array(unreferenced.prefix(Self.listLimit)), "missingFiles": missing, "brokenFiles": broken,
+      "problems": problems.prefix(Self.listLimit).map { ["file": $0.file, "problem": $0.problem] },
+    ]
+  }
+}
+
+/// One point of a route as kept for splits between the route pass and the split pass: time,
+/// metres from the previous point of the same stretch, elevation (NaN when none). 24 bytes.
+struct RouteStep: BitwiseCopyable {
+  var time: Double
+  var step: Double
+  var elevation: Double
+}
+
+/// An inline `Location` as it waits in scratch for the end of the parse (the run's zone, which
+/// the rows need, is known only then): its workout's ordinal and the point, NaN for a missing
+/// value.
+struct SpilledLocation: BitwiseCopyable {
+  var ordinal: Int64
+  var time: Double
+  var latitude: Double
+  var longitude: Double
+  var elevation: Double
+  var speed: Double
+  var course: Double
+  var horizontalAccuracy: Double
+  var verticalAccuracy: Double
+
+  init(_ point: RoutePoint, ordinal: Int) {
+    self.ordinal = Int64(ordinal)
+    time = point.time ?? .nan
+    latitude = point.latitude ?? .nan
+    longitude = point.longitude ?? .nan
+    elevation = point.elevation ?? .nan
+    speed = point.speed ?? .nan
+    course = point.course ?? .nan
+    horizontalAccuracy = point.horizontalAccuracy ?? .nan
+    verticalAccuracy = point.verticalAccuracy ?? .nan
+  }
+
+  var point: RoutePoint {
+    func value(_ x: Double) -> Double? { x.isNaN ? nil : x }
+    return RoutePoint(
+      time: value(time), latitude: value(latitude), longitude: value(longitude), elevation: value(elevation),
+      speed: value(speed), course: value(course), horizontalAccuracy: value(horizontalAccuracy),
+      verticalAccuracy: value(verticalAccuracy))
+  }
+}
+
+/// Reads every route of a run once, after the main parse (Pipelines/README.md, "Routes"): the
+/// inline `Location`s kept in scratch during the parse, then every file of the export's
+/// `workout-routes/` folder in one streaming pass (zip members in archive order, decompressed as
+/// they are read). Each point is written to the `route_points` outputs as it is parsed, added to
+/// its workout's running totals, and — for workouts that get splits — put in scratch as a
+/// `RouteStep`. Nothing per point stays in memory.
+final class WorkoutRouteReader {
+  /// A workout's stretch of route steps in scratch: one GPX file or its inline route.
+  struct Chunk {
+    var first: Int
+    var count: Int
+    var firstTime: Double
+  }
+
+  private let workouts: [WorkoutElement]
+  private let ids: [String]
+  /// Whether each workout gets route splits (its steps go to scratch).
+  private let wantsSteps: [Bool]
+  private var writers: [TableWriter]
+  private let steps: RecordScratch<RouteStep>
+  /// Route file (`workout-routes/x.gpx`) → the first workout, in document order, that names it.
+  private var owners: [String: Int] = [:]
+
+  private(set) var aggregates: [RouteAggregate?]
+  private(set) var chunks: [[Chunk]]
+  private(set) var problems: [[String]]
+  private(set) var report = RouteReport()
+  private var failure: OutputError?
+  private var fields = [Field](repeating: .missing, count: WorkoutTables.routePoints.columns.count)
+  /// Distance from points without a time, carried to the next point that has one.
+  private var carried = 0.0
+
+  init(
+    workouts: [WorkoutElement], ids: [String], wantsSteps: [Bool], writers: [TableWriter],
+    transaction: OutputTransaction
+  ) {
+    self.workouts = workouts
+    self.ids = ids
+    self.wantsSteps = wantsSteps
+    self.writers = writers
+    steps = RecordScratch(transaction: transaction, name: "route-steps")
+    aggregates = Array(repeating: nil, count: workouts.count)
+    chunks = Array(repeating: [], count: workouts.count)
+    problems = Array(repeating: [], count: workouts.count)
+    for (index, workout) in workouts.enumerated() {
+      for route in workout.routes {
+        guard let path = route.filePath.map(Self.relativePath), owners[path] == nil else { continue }
+        owners[path] = index
+      }
+    }
+  }
+
+  /// `/workout-routes/x.gpx` (a `FileReference` path) → `workout-routes/x.gpx`.
+  static func relativePath(_ reference: String) -> String {
+    String(reference.drop { $0 == "/" })
+  }
+
+  /// The route steps of the workouts that get splits, for `SplitAssembler`.
+  var stepScratch: RecordScratch<RouteStep> { steps }
+
+  /// Writes the inline `Location`s of the kept workouts; those of a workout's copy go with it.
+  func readInline(_ spill: RecordScratch<SpilledLocation>) throws(OutputError) {
+    var byOrdinal: [Int64: Int] = [:]
+    for (index, workout) in workouts.enumerated() { byOrdinal[Int64(workout.ordinal)] = index }
+    var buffer: [SpilledLocation] = []
+    var current: Int64 = -1
+    var owner: Int?
+    var next = 0
+    while next < spill.count {
+      let count = min(4096, spill.count - next)
+      try spill.read(first: next, count: count, into: &buffer)
+      next += count
+      for location in buffer {
+        if location.ordinal != current {
+          current = location.ordinal
+          owner = byOrdinal[current]
+          if let owner { startStretch(owner) }
+        }
+        guard let owner else { continue }
+        report.inlinePoints += 1
+        take(location.point, owner: owner, file: nil)
+      }
+    }
+    if let failure { throw failure }
+  }
+
+  /// Streams every file of `workout-routes/` and notes the files workouts name that are not
+  /// there. Problems with route files are reported, never thrown; only failing to write is.
+  func readFiles(_ companions: ExportInput.Companions) throws(OutputError) {
+    var seen = Set<String>()
+    var listingProblem: String?
+    do {
+      try ExportInput.forEachFile(of: companions, in: "workout-routes") { stream in
+        let path = stream.relativePath
+        seen.insert(path)
+        let owner = owners[path]
+        if let owner { startStretch(owner) } else { report.unreferenced.append(path) }
+        let result = GPXReader.read(stream) { point in take(RoutePoint(gpx: point), owner: owner, file: path) }
+        report.files += 1
+        if let problem = result.problem {
+          report.broken += 1
+          report.problems.append(.init(file: path, problem: problem))
+          if let owner { problems[owner].append("\(path): \(problem)") }
+        }
+      }
+    } catch {
+      listingProblem = error.description
+      report.problems.append(.init(file: "workout-routes", problem: error.description))
+    }
+    if let failure { throw failure }
+    var reason = "the export holds no such file"
+    if case .unavailable(let why) = companions { reason = "not read: \(why)" }
+    if let listingProblem { reason = "not reached: \(listingProblem)" }
+    for (index, workout) in workouts.enumerated() {
+      var named = Set<String>()
+      for route in workout.routes {
+        guard let path = route.filePath.map(Self.relativePath), !path.isEmpty, named.insert(path).inserted,
+          !seen.contains(path)
+        else { continue }
+        // A file named by two workouts is missing once.
+        if owners[path] == index {
+          report.missing += 1
+          report.problems.append(.init(file: path, problem: "missing: \(reason)"))
+        }
+        problems[index].append("\(path): missing")
+      }
+    }
+  }
+
+  /// Closes the outputs.
+  func close() throws(OutputError) -> [OutputSummary] {
+    var summaries: [OutputSummary] = []
+    for writer in writers { summaries.append(try writer.close()) }
+    return summaries
+  }
+
+  /// A new file or inline route of `owner`: no distance joins it to the previous one.
+  private func startStretch(_ owner: Int) {
+    if aggregates[owner] == nil { aggregates[owner] = RouteAggregate() }
+    aggregates[owner]!.breakSegment()
+    carried = 0
+    if wantsSteps[owner] { chunks[owner].append(Chunk(first: steps.count, count: 0, firstTime: .infinity)) }
+  }
+
+  private func take(_ point: RoutePoint, owner: Int?, file: String?) {
+    guard failure == nil else { return }
+    report.points += 1
+    if !writers.isEmpty {
+      let time = point.time.flatMap { $0.isFinite ? Instant(seconds: Int64($0.rounded(.down))) : nil }
+      fields[0] = .instant(time)
+      fields[1] = owner.map { .text(ids[$0]) } ?? .missing
+      fields[2] = .text(file)
+      fields[3] = .instant(time)
+      fields[4] = .number(point.latitude)
+      fields[5] = .number(point.longitude)
+      fields[6] = .number(point.elevation)
+      fields[7] = .number(point.speed)
+      fields[8] = .number(point.course)
+      fields[9] = .number(point.horizontalAccuracy)
+      fields[10] = .number(point.verticalAccuracy)
+      do throws(OutputError) {
+        for index in writers.indices { try writers[index].append(fields) }
+      } catch {
+        failure = error
+      }
+    }
+    guard let owner else { return }
+    let step = aggregates[owner]!.add(point)
+    guard wantsSteps[owner] else { return }
+    guard let time = point.time, time.isFinite else {
+      carried += step
+      return
+    }
+    steps.append(RouteStep(time: time, step: step + carried, elevation: point.elevation ?? .nan))
+    carried = 0
+    let last = chunks[owner].count - 1
+    chunks[owner][last].count += 1
+    chunks[owner][last].firstTime = min(chunks[owner][last].firstTime, time)
+  }
+
+  /// The summary of workout `index`'s route; nil when it has no points.
+  func summary(_ index: Int) -> RouteSummary? {
+    guard let aggregate = aggregates[index], aggregate.points > 0 else { return nil }
+    return RouteSummary(
+      points: aggregate.points, distanceMeters: aggregate.hasCoordinates ? aggregate.distanceMeters : nil,
+      elevationGainMeters: aggregate.hasElevation ? aggregate.elevationGainMeters : nil,
+      elevationLossMeters: aggregate.hasElevation ? aggregate.elevationLossMeters : nil,
+      minimumLatitude: aggregate.minimumLatitude, minimumLongitude: aggregate.minimumLongitude,
+      maximumLatitude: aggregate.maximumLatitude, maximumLongitude: aggregate.maximumLongitude)
+  }
+}

@@ -1,0 +1,294 @@
+import HealthModel
+
+/// One row of `workout_splits.csv` (Pipelines/README.md, "Splits").
+public struct WorkoutSplit: Sendable, Equatable {
+  /// `route`, `distance` or `watch`.
+  public var from: String
+  /// `km` or `mi`; nil for a Segment chain of neither length.
+  public var unit: String?
+  /// 1-based, in time order.
+  public var split: Int
+  /// Epoch seconds (fractional: a boundary between two points is interpolated).
+  public var start: Double
+  public var end: Double
+  public var distanceMeters: Double?
+  /// Seconds of `[start, end)` not paused.
+  public var movingSeconds: Double
+  public var heartRateAverage: Double?
+  public var heartRateMaximum: Double?
+  public var elevationChangeMeters: Double?
+  public var elevationGainMeters: Double?
+  public var elevationLossMeters: Double?
+
+  public var elapsedSeconds: Double { end - start }
+
+  /// Moving seconds per unit; nil without a unit or distance.
+  public var paceSeconds: Double? {
+    guard let length = unit.flatMap(SplitUnit.init(rawValue:))?.meters, let distanceMeters, distanceMeters > 0,
+      movingSeconds > 0
+    else {
+      return nil
+    }
+    return movingSeconds / distanceMeters * length
+  }
+
+  /// m/s over the moving time.
+  public var speed: Double? {
+    guard let distanceMeters, movingSeconds > 0 else { return nil }
+    return distanceMeters / movingSeconds
+  }
+
+  /// The HeartRate window of the split: the samples whose whole-second start lies in
+  /// `[start, end)`, as the closed window of `WorkoutSampleIndex`.
+  var heartRateWindow: WorkoutSampleIndex.Window? {
+    let first = Int64(start.rounded(.up))
+    let last = Int64(end.rounded(.up)) - 1
+    return last >= first ? WorkoutSampleIndex.Window(start: first, end: last) : nil
+  }
+}
+
+/// The two split lengths.
+enum SplitUnit: String, CaseIterable {
+  case km, mi
+
+  var meters: Double { self == .km ? 1000 : 1609.344 }
+}
+
+/// Which workouts get splits, and from which distance type.
+enum SplitEligibility {
+  /// Runs, walks and hikes measure `DistanceWalkingRunning`; rides `DistanceCycling`.
+  static func distanceStream(_ activityType: String) -> Int32? {
+    switch activityType {
+    case "HKWorkoutActivityTypeRunning", "HKWorkoutActivityTypeWalking", "HKWorkoutActivityTypeHiking": return 0
+    case "HKWorkoutActivityTypeCycling": return 1
+    default: return nil
+    }
+  }
+
+  /// The workout's pauses: `pause`/`resume` and `motionPaused`/`motionResumed` events of the
+  /// workout itself (its activities repeat them).
+  static func pauses(_ workout: WorkoutElement) -> PauseIntervals {
+    var manual: [(pauses: Bool, time: Double)] = []
+    var motion: [(pauses: Bool, time: Double)] = []
+    let prefix = WorkoutRowBuilder.eventPrefix
+    for event in workout.events {
+      guard let date = event.date else { continue }
+      let time = Double(date.seconds)
+      switch event.type {
+      case prefix + "Pause": manual.append((true, time))
+      case prefix + "Resume": manual.append((false, time))
+      case prefix + "MotionPaused": motion.append((true, time))
+      case prefix + "MotionResumed": motion.append((false, time))
+      default: break
+      }
+    }
+    return PauseIntervals(manual: manual, motion: motion, workoutEnd: Double(workout.end.seconds))
+  }
+}
+
+/// The distance samples splits need, kept while the export streams: `DistanceWalkingRunning`
+/// and `DistanceCycling` spill to disk as sorted runs (like the heart-rate samples) and are
+/// swept once at the end against the workouts that have no route.
+struct WorkoutDistanceSamples {
+  private let spill: SampleSpill?
+  /// Per interned type: -2 not looked at yet, -1 not a distance type, else the stream.
+  private var streams: [Int32] = []
+
+  static let buffer = 65_536
+
+  init(transaction: OutputTransaction?) {
+    spill = transaction.map { SampleSpill(capacity: Self.buffer, transaction: $0, scratchName: "workout-distance") }
+  }
+
+  mutating func add(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    guard let spill else { return }
+    let type = Int(sample.type)
+    guard type >= 0 else { return }
+    if type >= streams.count { streams.append(contentsOf: repeatElement(-2, count: type - streams.count + 1)) }
+    if streams[type] == -2 {
+      switch catalog.typeInfo(sample.type).shortName {
+      case "DistanceWalkingRunning": streams[type] = 0
+      case "DistanceCycling": streams[type] = 1
+      default: streams[type] = -1
+      }
+    }
+    let stream = streams[type]
+    guard stream >= 0, sample.value.isFinite, sample.value >= 0,
+      catalog.unitConversion(sample.rawUnit)?.canonicalUnit == "m"
+    else { return }
+    spill.append(
+      SpillRecord(
+        start: sample.start.seconds, end: max(sample.start.seconds, sample.end.seconds), value: sample.value,
+        created: SpillRecord.missingCreation, stream: stream, group: sample.source))
+  }
+
+  /// One workout that wants splits from distance samples.
+  struct Request {
+    var index: Int
+    var stream: Int32
+    var start: Int64
+    var end: Int64
+    var sourceName: String
+    var pauses: PauseIntervals
+  }
+
+  /// The splits of each request: from the samples starting in `[start, end)` of the workout's own
+  /// source, else of the source with the most distance there (ties: the first name in byte
+  /// order). One sample is spread evenly over its span.
+  func splits(for requests: [Request], catalog: SampleCatalog) throws(OutputError) -> [Int: [WorkoutSplit]] {
+    guard let spill, !requests.isEmpty else { return [:] }
+    let ordered = requests.sorted { ($0.stream, $0.start, $0.index) < ($1.stream, $1.start, $1.index) }
+    struct Source {
+      var accumulators: [SplitAccumulator]
+      var meters = 0.0
+    }
+    var open: [(request: Int, sources: [Int32: Source])] = []
+    var next = 0
+    var result: [Int: [WorkoutSplit]] = [:]
+
+    func close(_ entry: (request: Int, sources: [Int32: Source])) {
+      let request = ordered[entry.request]
+      let candidates = entry.sources.map { (name: catalog.sourceName($0.key), source: $0.value) }
+      let own = candidates.first { $0.name == request.sourceName }
+      let chosen =
+        own
+        ?? candidates.min { a, b in
+          a.source.meters != b.source.meters
+            ? a.source.meters > b.source.meters : Array(a.name.utf8).lexicographicallyPrecedes(Array(b.name.utf8))
+        }
+      guard var accumulators = chosen?.source.accumulators else { return }
+      var splits: [WorkoutSplit] = []
+      for (unit, index) in zip(SplitUnit.allCases, accumulators.indices) {
+        for measure in accumulators[index].finish() {
+          splits.append(WorkoutSplit(measure, from: "distance", unit: unit))
+        }
+      }
+      if !splits.isEmpty { result[request.index] = splits }
+    }
+
+    let merge = try spill.merged()
+    while let record = try merge.next() {
+      // Requests of an earlier stream, or that ended before this sample, are complete.
+      var kept: [(request: Int, sources: [Int32: Source])] = []
+      for entry in open {
+        let request = ordered[entry.request]
+        if request.stream != record.stream || request.end <= record.start { close(entry) } else { kept.append(entry) }
+      }
+      open = kept
+      while next < ordered.count
+        && (ordered[next].stream < record.stream
+          || (ordered[next].stream == record.stream && ordered[next].start <= record.start))
+      {
+        if ordered[next].stream == record.stream && ordered[next].end > record.start {
+          open.append((next, [:]))
+        }
+        next += 1
+      }
+      if open.isEmpty && next == ordered.count { break }
+      for position in open.indices {
+        let request = ordered[open[position].request]
+        guard record.start >= request.start, record.start < request.end else { continue }
+        var source =
+          open[position].sources[record.group]
+          ?? Source(accumulators: SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: request.pauses) })
+        for index in source.accumulators.indices {
+          source.accumulators[index].add(time: Double(record.start), step: 0, elevation: nil)
+          source.accumulators[index].add(time: Double(record.end), step: record.value, elevation: nil)
+        }
+        source.meters += record.value
+        open[position].sources[record.group] = source
+      }
+    }
+    for entry in open { close(entry) }
+    return result
+  }
+}
+
+extension WorkoutSplit {
+  init(_ measure: SplitMeasure, from: String, unit: SplitUnit?) {
+    var change: Double?
+    if let start = measure.elevationStart, let end = measure.elevationEnd { change = end - start }
+    self.init(
+      from: from, unit: unit?.rawValue, split: measure.index, start: measure.start, end: measure.end,
+      distanceMeters: measure.distanceMeters, movingSeconds: measure.movingSeconds, elevationChangeMeters: change,
+      elevationGainMeters: measure.elevationGainMeters, elevationLossMeters: measure.elevationLossMeters)
+  }
+}
+
+/// The splits the Watch recorded: the workout's `Segment` events (Pipelines/README.md, "Splits").
+enum WatchSplits {
+  /// A run's Segment events form chains — each segment starting where the previous one ended,
+  /// within 2 s once pauses between them are left out — one chain per unit the Watch split by (a run in the real fixtures carries a
+  /// kilometre chain and a mile chain, interleaved). A chain is `km` or `mi` when its number of
+  /// segments is the workout's distance in that unit, rounded up or down; with two chains, the
+  /// one with more segments (as many: the shorter first segment) is `km`. Every segment but a chain's last covers one unit; the last
+  /// covers what remains of the workout's distance. Without a distance or a unit, distance is
+  /// unknown.
+  static func splits(_ workout: WorkoutElement, distanceMeters: Double?, pauses: PauseIntervals) -> [WorkoutSplit] {
+    var segments: [(start: Double, end: Double)] = []
+    for event in workout.events where event.type == WorkoutRowBuilder.eventPrefix + "Segment" {
+      guard let date = event.date,
+        let seconds = event.duration.flatMap({ duration in
+          ExactDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
+        }), seconds > 0
+      else { continue }
+      segments.append((Double(date.seconds), Double(date.seconds) + seconds))
+    }
+    guard !segments.isEmpty else { return [] }
+    segments.sort { $0.start != $1.start ? $0.start < $1.start : $0.end < $1.end }
+    var chains: [[(start: Double, end: Double)]] = []
+    for segment in segments {
+      var best: (chain: Int, gap: Double)?
+      for (index, chain) in chains.enumerated() {
+        let end = chain.last!.end
+        var gap = abs(segment.start - end)
+        // A pause between two segments of a chain (the Watch leaves it out of the segment).
+        if segment.start > end { gap -= pauses.pausedSeconds(from: end, to: segment.start) }
+        if gap <= 2, best == nil || gap < best!.gap { best = (index, gap) }
+      }
+      if let best { chains[best.chain].append(segment) } else { chains.append([segment]) }
+    }
+    func fits(_ count: Int, _ unit: SplitUnit) -> Bool {
+      guard let distanceMeters, distanceMeters > 0 else { return false }
+      let units = distanceMeters / unit.meters
+      return count == Int(units.rounded(.down)) || count == Int(units.rounded(.up))
+    }
+    var units = chains.map { chain -> SplitUnit? in
+      let km = fits(chain.count, .km)
+      let mi = fits(chain.count, .mi)
+      return km && !mi ? .km : mi && !km ? .mi : nil
+    }
+    if chains.count == 2 {
+      // The kilometre chain has more segments, or — as many — the shorter first one.
+      let firstIsKm =
+        chains[0].count != chains[1].count
+        ? chains[0].count > chains[1].count
+        : chains[0][0].end - chains[0][0].start < chains[1][0].end - chains[1][0].start
+      let (km, mi) = firstIsKm ? (0, 1) : (1, 0)
+      if fits(chains[km].count, .km), fits(chains[mi].count, .mi) {
+        units = firstIsKm ? [.km, .mi] : [.mi, .km]
+      }
+    }
+    var splits: [WorkoutSplit] = []
+    let order = chains.indices.sorted { (units[$0]?.rawValue ?? "z", $0) < (units[$1]?.rawValue ?? "z", $1) }
+    for index in order {
+      let unit = units[index]
+      for (position, segment) in chains[index].enumerated() {
+        var distance: Double?
+        if let unit, let distanceMeters {
+          let isLast = position == chains[index].count - 1
+          let remaining = distanceMeters - Double(position) * unit.meters
+          distance = isLast ? min(unit.meters, max(0, remaining)) : unit.meters
+        }
+        splits.append(
+          WorkoutSplit(
+            from: "watch", unit: unit?.rawValue, split: position + 1, start: segment.start, end: segment.end,
+            distanceMeters: distance,
+            movingSeconds: max(
+              0, segment.end - segment.start - pauses.pausedSeconds(from: segment.start, to: segment.end))
+          ))
+      }
+    }
+    return splits
+  }
+}

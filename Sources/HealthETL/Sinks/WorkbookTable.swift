@@ -1,0 +1,93 @@
+import HealthModel
+
+/// One output table as a sheet of `health.xlsx`: the same columns and values as its CSV, typed
+/// cells instead of text. Numbers are rounded to the column's precision exactly as the CSV writes
+/// them (so a cell equals the CSV's value) and shown by the column's display format; instants
+/// become local date-times of the run's zone (a cell has no zone); seconds become durations.
+///
+/// A table that fills a sheet goes on in `<name> (2)`, `(3)`, …: a sheet is never over-full, so
+/// the workbook stays valid, and `WorkbookSummary` lists every part for `run.json`.
+public final class WorkbookTableWriter {
+  let sheet: WorkbookSheet
+  let columns: [Column]
+  let zone: ZoneRules
+  /// For messages: `health.xlsx`.
+  let path: String
+  private var cells: [WorkbookCell] = []
+
+  init(sheet: WorkbookSheet, columns: [Column], zone: ZoneRules, path: String) {
+    self.sheet = sheet
+    self.columns = columns
+    self.zone = zone
+    self.path = path
+    cells.reserveCapacity(columns.count)
+  }
+
+  /// The sheet column of a table column.
+  static func workbookColumn(_ column: Column) -> WorkbookColumn {
+    WorkbookColumn(column.name, kind(of: column))
+  }
+
+  static func kind(of column: Column) -> WorkbookColumn.Kind {
+    switch column.kind {
+    case .text: return .text
+    case .boolean: return .boolean
+    case .date: return .date
+    case .instant, .localTime: return .dateTime
+    case .localMinute: return .dateTimeMinutes
+    case .integer, .number:
+      switch column.resolvedDisplay {
+      case .hoursMinutes: return .duration
+      case .hoursMinutesSeconds: return .durationWithSeconds
+      case .decimals(let places): return places == 0 ? .integer : .decimal(places: places)
+      case .general, .automatic: return .number
+      }
+    }
+  }
+
+  /// How `health.xlsx` shows a column, for the column tables: `0.0`, `[h]:mm`,
+  /// `yyyy-mm-dd hh:mm:ss`; empty for text and General.
+  public static func shownFormat(_ column: Column) -> String {
+    workbookColumn(column).numberFormat ?? ""
+  }
+
+  /// Appends one row of the table (the fields its CSV row has).
+  public func append(_ fields: [Field]) throws(OutputError) {
+    cells.removeAll(keepingCapacity: true)
+    for (field, column) in zip(fields, columns) { cells.append(cell(field, column)) }
+    do throws(WorkbookError) {
+      if sheet.remainingRows == 0 { try sheet.continueOnNewSheet() }
+      try sheet.appendRow(cells)
+    } catch {
+      throw .ioError(path: path, reason: error.description)
+    }
+  }
+
+  private func cell(_ field: Field, _ column: Column) -> WorkbookCell {
+    switch field {
+    case .missing: return .blank
+    case .text(let text): return .text(text)
+    case .boolean(let value): return .boolean(value)
+    case .date(let date): return .date(date)
+    case .integer(let value): return number(Double(value), column)
+    case .number(let value):
+      guard value.isFinite else { return .blank }
+      return number(column.precision.rounded(value), column)
+    case .instant(let instant):
+      let seconds = zone.localSeconds(at: instant)
+      switch column.kind {
+      case .date: return .date(zone.localDate(at: instant))
+      // Cut to the minute as the CSV is, not rounded by the cell's format.
+      case .localMinute: return .dateTime(LocalDateTime(localSecondsSinceEpoch: floorDiv(seconds, 60) * 60))
+      default: return .dateTime(LocalDateTime(localSecondsSinceEpoch: seconds))
+      }
+    }
+  }
+
+  private func number(_ value: Double, _ column: Column) -> WorkbookCell {
+    switch column.resolvedDisplay {
+    case .hoursMinutes, .hoursMinutesSeconds: return .duration(seconds: value)
+    default: return .number(value)
+    }
+  }
+}

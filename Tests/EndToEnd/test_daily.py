@@ -1,0 +1,175 @@
+"""`daily.csv` joined back to the outputs it repeats, cell by cell.
+
+A synthetic export (`healthetl sample`) goes through the default pipeline. Every cell of
+`daily.csv` must be the value of its underlying output for that date — a `stats/*.csv` value, a
+night of `sleep_daily.csv`, the rows of `workouts.csv` that start on the date, or the export's own
+`ActivitySummary` attributes (read here straight from the XML) — scaled to the column's unit and
+rounded half away from zero to the column's places, computed here with `decimal` from the text
+of those files. Dates must run without gaps, and a cell with no underlying value must be empty.
+
+The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# column: (stats job, option, scale, places)
+STATISTICS = {
+    "steps": ("steps-per-day", "sum", 1, 0),
+    "distance_km": ("walking-running-distance-per-day", "sum", Decimal("0.001"), 2),
+    "active_energy_kcal": ("active-energy-per-day", "sum", 1, 0),
+    "basal_energy_kcal": ("basal-energy-per-day", "sum", 1, 0),
+    "flights": ("flights-per-day", "sum", 1, 0),
+    "exercise_min": ("exercise-time-per-day", "sum", 1 / Decimal(60), 0),
+    "resting_hr_bpm": ("resting-heart-rate-per-day", "avg", 1, 1),
+    "walking_hr_avg_bpm": ("walking-heart-rate-per-day", "avg", 1, 1),
+    "hrv_sdnn_ms": ("hrv-per-day", "avg", 1, 1),
+    "hr_min_bpm": ("heart-rate-per-day", "min", 1, 1),
+    "hr_avg_bpm": ("heart-rate-per-day", "avg", 1, 1),
+    "hr_max_bpm": ("heart-rate-per-day", "max", 1, 1),
+    "respiratory_rate_per_min": ("respiratory-rate-per-day", "avg", 1, 1),
+    "vo2max_ml_kg_min": ("vo2max-per-day", "mostRecent", 1, 1),
+    "body_mass_kg": ("body-mass-per-day", "mostRecent", 1, 1),
+    "swim_distance_m": ("swimming-distance-per-day", "sum", 1, 0),
+    "swim_strokes": ("swimming-strokes-per-day", "sum", 1, 0),
+}
+SLEEP = {"asleep_h": "asleep_s", "in_bed_h": "in_bed_s", "core_h": "core_s", "deep_h": "deep_s", "rem_h": "rem_s",
+         "awake_h": "awake_s"}
+RINGS = {"move_kcal": "activeEnergyBurned", "move_goal_kcal": "activeEnergyBurnedGoal",
+         "exercise_ring_min": "appleExerciseTime", "exercise_goal_min": "appleExerciseTimeGoal",
+         "stand_h": "appleStandHours", "stand_goal_h": "appleStandHoursGoal"}
+
+
+def shown(text: str, scale, places: int) -> str:
+    """The decimal text of `text` × `scale` rounded half away from zero, shortest form."""
+    value = (Decimal(text) * Decimal(scale)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return canonical(value)
+
+
+def canonical(value) -> str:
+    value = Decimal(value)
+    if value == value.to_integral():
+        return str(value.quantize(Decimal(1)))
+    return format(value.normalize(), "f")
+
+
+def binary() -> str:
+    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
+
+
+def read(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+class DailyTableTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not Path(binary()).exists():
+            raise unittest.SkipTest(f"no healthetl binary at {binary()}: run `swift build` or `make release` first")
+        cls.tmp = tempfile.TemporaryDirectory()
+        root = Path(cls.tmp.name)
+        cls.export = root / "export.xml"
+        subprocess.run([binary(), "sample", "--days", "45", "--seed", "7", "--out", str(cls.export)], check=True,
+                       capture_output=True, timeout=300)
+        cls.out = root / "out"
+        subprocess.run([binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"), "--out",
+                        str(cls.out), str(cls.export)], check=True, capture_output=True, timeout=600)
+        cls.daily = read(cls.out / "daily.csv")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def expected(self) -> dict[str, dict[str, str]]:
+        """Per date, per column: the value worked out from the other outputs."""
+        cells: dict[str, dict[str, str]] = defaultdict(dict)
+        for column, (job, option, scale, places) in STATISTICS.items():
+            for row in read(self.out / "stats" / f"{job}.csv"):
+                if row[option] != "":
+                    cells[row["date"]][column] = shown(row[option], scale, places)
+        for row in read(self.out / "sleep_daily.csv"):
+            for column, source in SLEEP.items():
+                if row[source] != "":
+                    cells[row["date"]][column] = shown(row[source], 1 / Decimal(3600), 2)
+            # The instants are already on the run zone's clock: cut to the minute.
+            for column, source in (("bedtime", "sleep_start"), ("wake_up", "sleep_end")):
+                if row[source] != "":
+                    cells[row["date"]][column] = row[source][:16].replace("T", " ")
+        workouts: dict[str, list[dict[str, str]]] = defaultdict(list)
+        for row in read(self.out / "workouts.csv"):
+            workouts[row["local_time"][:10]].append(row)
+        for day, rows in workouts.items():
+            cells[day]["workouts"] = str(len(rows))
+            durations = [Decimal(r["duration_s"]) for r in rows if r["duration_s"] != ""]
+            energies = [Decimal(r["energy_kcal"]) for r in rows if r["energy_kcal"] != ""]
+            if durations:
+                cells[day]["workout_min"] = shown(str(sum(durations)), 1 / Decimal(60), 0)
+            if energies:
+                cells[day]["workout_kcal"] = shown(str(sum(energies)), 1, 0)
+        for element in ET.parse(self.export).getroot().iter("ActivitySummary"):
+            day = element.get("dateComponents")
+            kilojoules = element.get("activeEnergyBurnedUnit") == "kJ"
+            for column, attribute in RINGS.items():
+                text = element.get(attribute)
+                if text is None:
+                    continue
+                scale = 1 / Decimal("4.184") if kilojoules and column.startswith("move") else 1
+                cells[day][column] = shown(text, scale, 0)
+        return cells
+
+    def test_every_cell_is_the_value_of_its_output(self):
+        expected = self.expected()
+        self.assertGreater(len(self.daily), 40)
+        columns = list(self.daily[0].keys())
+        self.assertEqual(columns[0], "date")
+        checked = 0
+        for row in self.daily:
+            want = expected.get(row["date"], {})
+            for column in columns[1:]:
+                with self.subTest(date=row["date"], column=column):
+                    got = row[column]
+                    if got != "":
+                        got = canonical(got) if column not in ("bedtime", "wake_up") else got
+                    self.assertEqual(got, want.get(column, ""))
+                    checked += 1 if got != "" else 0
+        # Every source kind actually reached the table.
+        filled = {column for row in self.daily for column in columns if row[column] != ""}
+        for column in ["steps", "distance_km", "asleep_h", "bedtime", "workouts", "workout_min", "move_kcal",
+                       "stand_goal_h", "hr_max_bpm", "resting_hr_bpm", "swim_distance_m", "body_mass_kg"]:
+            self.assertIn(column, filled)
+        self.assertGreater(checked, 500)
+
+    def test_dates_are_continuous_and_cover_every_date_with_data(self):
+        days = [date.fromisoformat(row["date"]) for row in self.daily]
+        self.assertEqual(days, [days[0] + timedelta(days=n) for n in range(len(days))])
+        with_data = sorted(self.expected())
+        self.assertEqual((days[0].isoformat(), days[-1].isoformat()), (with_data[0], with_data[-1]))
+
+    def test_columns_carry_their_units_and_values_are_in_shortest_form(self):
+        columns = list(self.daily[0].keys())
+        for column in columns:
+            if column not in ("date", "steps", "flights", "workouts", "bedtime", "wake_up", "swim_strokes"):
+                self.assertRegex(column, r"_(km|kcal|min|h|bpm|ms|kg|m|per_min|ml_kg_min)$")
+        for row in self.daily:
+            for column in columns[1:]:
+                value = row[column]
+                if value and column not in ("bedtime", "wake_up"):
+                    self.assertEqual(value, canonical(value), f"{column} {value} is not in shortest form")
+                    self.assertNotIn("e", value)
+
+
+if __name__ == "__main__":
+    unittest.main()

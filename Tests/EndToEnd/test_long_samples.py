@@ -1,0 +1,166 @@
+"""Memory does not depend on one sample's span: the release binary on exports holding one very
+long record, with its peak resident set read from the kernel (wait4) for that process alone.
+
+A record may last up to 366 days (Pipelines/README.md, "Bad input"); within that, statistics
+hand a long sample out bucket by bucket, so per-minute buckets of a year-long sample are written
+one at a time (before, one row per bucket was held: about 300 MB for this year). Longer records are
+rejected as `implausible span` and cost nothing.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BINARY = Path(os.path.abspath(os.environ.get("HEALTHETL_BIN", REPO / ".build" / "release" / "healthetl")))
+
+# A run of a tiny export stays well under this; holding one row per minute of a year does not.
+RSS_BOUND_MB = 150
+
+# Runs argv[2:] with a timeout of argv[1] seconds and prints "<peak RSS in KB> <exit code>", or
+# "timeout -". A child's peak RSS starts from its parent's high-water mark (the kernel carries it
+# over fork and exec), so the test process, which reads large tables, must not be that parent: this
+# small interpreter is, and what it prints is the binary's own peak.
+MEASURE = """
+import os, sys, time
+limit = time.monotonic() + float(sys.argv[1])
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    os.execv(sys.argv[2], sys.argv[2:])
+while True:
+    done, status, usage = os.wait4(pid, os.WNOHANG)
+    if done == pid:
+        print(usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+        break
+    if time.monotonic() > limit:
+        os.kill(pid, 9)
+        os.wait4(pid, 0)
+        print("timeout -")
+        break
+    time.sleep(0.02)
+"""
+
+
+def export(records: list[str]) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n'
+        ' <ExportDate value="2025-01-02 10:00:00 +0000"/>\n'
+        + "\n".join(" " + r for r in records)
+        + "\n</HealthData>\n"
+    )
+
+
+def record(kind: str, unit: str, value: str, start: str, end: str, source: str = "Watch") -> str:
+    return (
+        f'<Record type="HKQuantityTypeIdentifier{kind}" sourceName="{source}" unit="{unit}" '
+        f'creationDate="{start}" startDate="{start}" endDate="{end}" value="{value}"/>'
+    )
+
+
+class LongSampleTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not BINARY.is_file():
+            raise unittest.SkipTest(f"needs the release binary at {BINARY} (make release)")
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory(prefix="long-samples-")
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+
+    def pipeline(self, jobs: list[dict]) -> Path:
+        path = self.dir / "pipeline.json"
+        path.write_text(json.dumps({"version": 1, "name": "long", "jobs": jobs}), encoding="utf-8")
+        return path
+
+    def run_with_rusage(self, xml: str, pipeline: Path, timeout: float = 120):
+        """Runs `healthetl run` under `MEASURE`; returns (seconds, peak RSS in MB, run.json, out dir)."""
+        source = self.dir / "export.xml"
+        source.write_text(xml, encoding="utf-8")
+        out = self.dir / "out"
+        args = ["run", "--quiet", "--tz", "UTC", "--pipeline", str(pipeline), "--out", str(out), str(source)]
+        started = time.monotonic()
+        measured = subprocess.run(
+            [sys.executable, "-c", MEASURE, str(timeout), str(BINARY), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout + 30,
+        )
+        seconds = time.monotonic() - started
+        self.assertEqual(measured.returncode, 0, measured.stderr)
+        verdict, value = measured.stdout.split()
+        self.assertNotEqual(verdict, "timeout", f"healthetl run did not finish in {timeout} s")
+        self.assertEqual(value, "0", f"healthetl run exited {value}: {measured.stderr}")
+        report = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        return seconds, int(verdict) / 1024, report, out
+
+    def test_a_year_long_sample_per_minute_is_written_one_bucket_at_a_time(self):
+        # 2024 is a leap year: 2024-01-01 to 2025-01-01 is 366 days, the longest record accepted,
+        # and 527,040 minutes. Per minute: twavg 72 (the sample holds its value to its end),
+        # duration 60 s, sum 1 (527,040 steps, one a minute); count 1 in the first minute only.
+        start, end = "2024-01-01 00:00:00 +0000", "2025-01-01 00:00:00 +0000"
+        xml = export(
+            [
+                record("HeartRate", "count/min", "72", start, end),
+                record("StepCount", "count", "527040", start, end, source="Phone"),
+            ]
+        )
+        pipeline = self.pipeline(
+            [
+                {"name": "hr", "kind": "statistics", "type": "HeartRate", "interval": "1m",
+                 "options": ["twavg", "duration", "count"]},
+                {"name": "steps", "kind": "statistics", "type": "StepCount", "interval": "1m",
+                 "options": ["sum", "duration"], "separateBySource": True},
+            ]
+        )
+        seconds, peak_mb, report, out = self.run_with_rusage(xml, pipeline)
+        self.assertEqual(report["rejected"], {})
+        self.assertLess(peak_mb, RSS_BOUND_MB, f"peak RSS {peak_mb:.0f} MB")
+        with open(out / "stats" / "hr.csv", newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 527_040)
+        self.assertEqual(
+            rows[0],
+            {"type": "HeartRate", "bucket_start": "2024-01-01T00:00:00+00:00",
+             "bucket_end": "2024-01-01T00:01:00+00:00", "twavg": "72", "duration": "60", "count": "1"},
+        )
+        self.assertEqual(rows[-1]["bucket_start"], "2024-12-31T23:59:00+00:00")
+        self.assertEqual(rows[-1]["bucket_end"], "2025-01-01T00:00:00+00:00")
+        self.assertEqual({(r["twavg"], r["duration"]) for r in rows}, {("72", "60")})
+        self.assertEqual(sum(int(r["count"]) for r in rows), 1)
+        with open(out / "stats" / "steps.csv", newline="", encoding="utf-8") as f:
+            steps = list(csv.DictReader(f))
+        self.assertEqual(len(steps), 527_040)
+        self.assertEqual({(r["source"], r["sum"], r["duration"]) for r in steps}, {("Phone", "1", "60")})
+        print(f"\n  a year per minute: {seconds:.1f} s, peak RSS {peak_mb:.0f} MB", end="")
+
+    def test_records_from_year_0_to_9999_are_rejected_in_the_shipped_pipelines(self):
+        # The reproducers: one HeartRate record through Pipelines/heart-rate.json (87.7 M hourly
+        # buckets) and one StepCount record through the default pipeline (3.65 M days).
+        start, end = "0000-01-01 00:00:00 +0000", "9999-12-31 23:59:59 +0000"
+        for kind, unit, pipeline in [
+            ("HeartRate", "count/min", REPO / "Pipelines" / "heart-rate.json"),
+            ("StepCount", "count", REPO / "Pipelines" / "default.json"),
+        ]:
+            with self.subTest(kind):
+                xml = export([record(kind, unit, "72", start, end)])
+                seconds, peak_mb, report, out = self.run_with_rusage(xml, pipeline, timeout=30)
+                self.assertEqual(report["rejected"], {"implausible span": 1})
+                example = report["rejectedExamples"]["implausible span"][0]
+                self.assertEqual(example["line"], 4)
+                self.assertIn(f"{kind} lasts 315569519999 s, more than 366 days", example["detail"])
+                self.assertLess(peak_mb, RSS_BOUND_MB, f"peak RSS {peak_mb:.0f} MB")
+                self.assertLess(seconds, 20)
+                for table in (out / "stats").glob("*.csv"):
+                    with open(table, newline="", encoding="utf-8") as f:
+                        self.assertEqual(len(list(csv.reader(f))), 1, f"{table.name} has rows")
+                self.assertTrue(any((out / "stats").glob("*.csv")))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,158 @@
+"""Laps, routes and splits end to end: the real binary over the bundled sample and over copies of
+it with bad route files (Pipelines/README.md, "Swimming", "Routes", "Splits").
+
+The golden files in Tests/EndToEnd/golden/routes/ are the workouts pipeline's outputs for
+SampleData/export.zip. After an intended change, regenerate them with
+`HEALTHETL_UPDATE_GOLDEN=1 make test-e2e` and review the diff.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+import zipfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "SampleData" / "export.zip"
+GOLDEN = REPO / "Tests" / "EndToEnd" / "golden" / "routes"
+FILES = ["workouts.csv", "swim_laps.csv", "route_points.csv", "workout_splits.csv"]
+
+
+def binary() -> Path:
+    for candidate in (os.environ.get("HEALTHETL_BIN"), REPO / ".build/release/healthetl", REPO / ".build/debug/healthetl"):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate).resolve()
+    raise unittest.SkipTest("needs a built healthetl (swift build, or HEALTHETL_BIN)")
+
+
+def run(export: Path, out: Path) -> dict:
+    result = subprocess.run(
+        [str(binary()), "run", "--quiet", "--pipeline", str(REPO / "Pipelines" / "workouts.json"), "--out", str(out), str(export)],
+        capture_output=True, text=True, timeout=300,
+    )
+    if result.returncode != 0:
+        raise AssertionError(f"healthetl failed ({result.returncode}): {result.stderr}")
+    return json.loads((out / "run.json").read_text())
+
+
+def rows(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+class RoutesEndToEnd(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="healthetl-routes-"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_sample_matches_golden(self):
+        out = self.tmp / "out"
+        report = run(SAMPLE, out)
+        if os.environ.get("HEALTHETL_UPDATE_GOLDEN"):
+            GOLDEN.mkdir(parents=True, exist_ok=True)
+            for name in FILES:
+                shutil.copy(out / name, GOLDEN / name)
+        for name in FILES:
+            self.assertEqual((out / name).read_bytes(), (GOLDEN / name).read_bytes(), f"{name} differs from the golden file")
+        with zipfile.ZipFile(SAMPLE) as z:
+            gpx = [n for n in z.namelist() if n.startswith("apple_health_export/workout-routes/") and n.endswith(".gpx")]
+            trkpts = sum(z.read(n).count(b"<trkpt ") for n in gpx)
+        routes = report["routes"]
+        self.assertEqual(routes["files"], len(gpx))
+        self.assertEqual(routes["points"], trkpts)
+        self.assertEqual(routes["unreferencedFiles"] + routes["missingFiles"] + routes["brokenFiles"], 0)
+        self.assertEqual(len(rows(out / "route_points.csv")), trkpts)
+
+    def test_sample_splits_are_consistent_with_the_route(self):
+        """Each workout's route km splits add up to its GPS distance; pace × distance is the moving time."""
+        out = self.tmp / "out"
+        run(SAMPLE, out)
+        workouts = {w["id"]: w for w in rows(out / "workouts.csv")}
+        by_workout: dict[str, list[dict]] = {}
+        for split in rows(out / "workout_splits.csv"):
+            if split["from"] == "route" and split["unit"] == "km":
+                by_workout.setdefault(split["workout_id"], []).append(split)
+        self.assertGreater(len(by_workout), 0)
+        for workout_id, splits in by_workout.items():
+            total = sum(float(s["distance_m"]) for s in splits)
+            self.assertAlmostEqual(total, float(workouts[workout_id]["route_distance_m"]), delta=1e-3)
+            self.assertTrue(all(float(s["distance_m"]) == 1000 for s in splits[:-1]))
+            for s in splits:
+                self.assertAlmostEqual(float(s["pace_s"]) * float(s["distance_m"]) / 1000, float(s["duration_s"]), delta=1e-3)
+
+    def test_bad_route_files_are_reported_not_fatal(self):
+        """A copy of the sample with one route missing, one cut short, one not GPX and one no workout names."""
+        broken_zip = self.tmp / "export.zip"
+        with zipfile.ZipFile(SAMPLE) as source, zipfile.ZipFile(broken_zip, "w", zipfile.ZIP_DEFLATED) as target:
+            names = sorted(n for n in source.namelist() if n.startswith("apple_health_export/workout-routes/"))
+            missing, cut, kml = names[0], names[1], names[2]
+            for name in source.namelist():
+                data = source.read(name)
+                if name == missing:
+                    continue
+                if name == cut:
+                    data = data[: data.index(b"</trkpt>", len(data) // 2)]
+                if name == kml:
+                    data = b'<?xml version="1.0"?>\n<kml><Placemark/></kml>\n'
+                target.writestr(name, data)
+            target.writestr("apple_health_export/workout-routes/route_orphan.gpx", (
+                '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1"><trk><trkseg>\n'
+                '<trkpt lat="52.5" lon="13.4"><time>2024-03-20T10:00:00Z</time></trkpt>\n'
+                '<trkpt lat="52.51" lon="13.4"><time>2024-03-20T10:01:00Z</time></trkpt>\n'
+                "</trkseg></trk></gpx>\n"))
+            cut_lines = source.read(cut)[: source.read(cut).index(b"</trkpt>", len(source.read(cut)) // 2)].count(b"\n") + 1
+        out = self.tmp / "out"
+        report = run(broken_zip, out)["routes"]
+        self.assertEqual(report["missingFiles"], 1)
+        self.assertEqual(report["brokenFiles"], 2)
+        self.assertEqual(report["unreferenced"], ["workout-routes/route_orphan.gpx"])
+        problems = {p["file"]: p["problem"] for p in report["problems"]}
+        short = lambda name: name.removeprefix("apple_health_export/")
+        self.assertEqual(problems[short(missing)], "missing: the export holds no such file")
+        self.assertEqual(problems[short(kml)], "not a GPX file: its root element is <kml>")
+        self.assertRegex(problems[short(cut)], rf"^cut short at line {cut_lines}: ")
+        self.assertTrue(all("\n" not in p for p in problems.values()))
+        workouts = rows(out / "workouts.csv")
+        flagged = [w["route_problems"] for w in workouts if w["route_problems"]]
+        self.assertEqual(len(flagged), 3)
+        points = rows(out / "route_points.csv")
+        orphan = [p for p in points if p["file"] == "workout-routes/route_orphan.gpx"]
+        self.assertEqual([p["workout_id"] for p in orphan], ["", ""])
+
+    def test_huge_route_file_streams(self):
+        """One 400,000-point GPX beside a bare export.xml: every point read, memory well below the file's size."""
+        folder = self.tmp / "export"
+        (folder / "workout-routes").mkdir(parents=True)
+        with zipfile.ZipFile(SAMPLE) as z:
+            (folder / "export.xml").write_bytes(z.read("apple_health_export/export.xml"))
+        count = 400_000
+        with open(folder / "workout-routes" / "huge.gpx", "w") as f:
+            f.write('<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1"><trk><trkseg>\n')
+            line = ('<trkpt lon="13.{i:06d}" lat="52.{i:06d}"><ele>34.{i:06d}</ele><time>2024-03-20T10:00:00Z</time>'
+                    "<extensions><speed>3.1</speed><course>12.5</course><hAcc>4.2</hAcc><vAcc>2.1</vAcc></extensions></trkpt>\n")
+            for i in range(count):
+                f.write(line.format(i=i % 1_000_000))
+            f.write("</trkseg></trk></gpx>\n")
+        size_mb = (folder / "workout-routes" / "huge.gpx").stat().st_size / 1e6
+        out = self.tmp / "out"
+        small = self.tmp / "small"
+        (small / "workout-routes").mkdir(parents=True)
+        shutil.copy(folder / "export.xml", small / "export.xml")
+        baseline = run(small / "export.xml", self.tmp / "out-small")["peakMemoryMB"]
+        report = run(folder / "export.xml", out)
+        self.assertEqual(report["routes"]["points"], count)
+        self.assertEqual(report["routes"]["unreferenced"], ["workout-routes/huge.gpx"])
+        # Streaming: the peak grows by far less than the file (about 70 MB) would need held.
+        self.assertLess(report["peakMemoryMB"] - baseline, size_mb / 4, f"peak {report['peakMemoryMB']} MB vs {baseline} MB")
+
+
+if __name__ == "__main__":
+    unittest.main()

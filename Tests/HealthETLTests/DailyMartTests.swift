@@ -1,0 +1,80 @@
+import HealthModel
+import Testing
+
+@testable import HealthETL
+
+/// `daily.csv`'s rounding and rows (Pipelines/README.md, "Daily"); the join of a whole run's
+/// `daily.csv` with the files it repeats is `Tests/EndToEnd/test_daily.py`.
+@Suite struct DailyMartTests {
+  @Test func valuesAreScaledThenRoundedHalfAwayFromZeroOnTheDecimalValue() {
+    // 18 s = 0.005 h exactly: rounds up to 0.01 (a Double just below 0.005 would give 0).
+    #expect(DailyCollector.shown(18, measure: .asleepHours) == 0.01)
+    // 8 h 34 min = 30 840 s = 8.5666… h → 8.57.
+    #expect(DailyCollector.shown(30_840, measure: .asleepHours) == 8.57)
+    // 1235 m = 1.235 km, a half: 1.24. 1234.99999 m → 1.23.
+    #expect(DailyCollector.shown(1235, measure: .distanceKm) == 1.24)
+    #expect(DailyCollector.shown(1234.99999, measure: .distanceKm) == 1.23)
+    // Steps: 15706.6359 → 15707; bpm: 154.0909 → 154.1; 59.95 → 60 (shown as 60, not 60.0).
+    #expect(DailyCollector.shown(15706.6359, measure: .steps) == 15707)
+    #expect(DailyCollector.shown(154.0909, measure: .heartRateAvg) == 154.1)
+    #expect(DailyCollector.shown(59.95, measure: .restingHeartRate) == 60)
+    // Workout minutes: 1283.982 s = 21.3997 min → 21.
+    #expect(DailyCollector.shown(1283.982, measure: .workoutMinutes) == 21)
+  }
+
+  @Test func roundingIsOnTheDecimalTheValueStandsFor() {
+    // 0.7909990439770554 × 10^15 lands on …055.5 in Doubles; the decimal's 16th digit is a 4.
+    #expect(NumberText.rounded(0.7909990439770554, significantDigits: 15) == 0.790999043977055)
+    #expect(NumberText.rounded(0.5890009560229444, significantDigits: 15) == 0.589000956022944)
+    // Halves go away from zero, also when the Double is just below the half.
+    #expect(NumberText.rounded(1.005, decimals: 2) == 1.01)
+    #expect(NumberText.rounded(48.05295, decimals: 4) == 48.053)
+    #expect(NumberText.rounded(-2.5, decimals: 0) == -3)
+    #expect(NumberText.rounded(17.22222222222222, decimals: 2) == 17.22)
+    #expect(NumberText.rounded(59.99999999999999, significantDigits: 12) == 60)
+  }
+
+  @Test func theWrittenValueIsRoundedToItsOwnPrecisionFirst() {
+    // A statistic written as 2.5 (0.0001 of 2.49996) shows as 3, as a user rounding the CSV
+    // cell would get; the raw 2.49996 alone would give 2.
+    let collector = DailyCollector()
+    let day = CivilDate(year: 2024, month: 1, day: 1)
+    collector.set(.steps, on: day, written: 2.49996, precision: .decimals(4))
+    #expect(collector.table().first?[.steps] == 3)
+  }
+
+  @Test func datesRunWithoutGapsAndEmptyDatesHaveNoValues() {
+    let collector = DailyCollector()
+    collector.set(.steps, on: CivilDate(year: 2024, month: 2, day: 27), written: 100, precision: .asRecorded)
+    collector.workout(on: CivilDate(year: 2024, month: 3, day: 1), seconds: 1800, kilocalories: 250.4)
+    collector.workout(on: CivilDate(year: 2024, month: 3, day: 1), seconds: 900, kilocalories: nil)
+    let table = collector.table()
+    // 2024 is a leap year: 27, 28, 29 February, 1 March.
+    #expect(table.map(\.date.description) == ["2024-02-27", "2024-02-28", "2024-02-29", "2024-03-01"])
+    #expect(table[1].isEmpty && table[2].isEmpty)
+    #expect(table[0][.steps] == 100 && table[0][.workouts] == nil)
+    #expect(table[3][.workouts] == 2)
+    #expect(table[3][.workoutMinutes] == 45)
+    #expect(table[3][.workoutKilocalories] == 250)
+    let fields = DailyMart.fields(table[1])
+    #expect(fields.count == DailyTables.daily.columns.count)
+    #expect(fields.dropFirst().allSatisfy { $0 == .missing })
+  }
+
+  @Test func activitySummaryRingsConvertKilojoules() {
+    let collector = DailyCollector()
+    collector.activitySummary(
+      GenericElement(
+        name: "ActivitySummary",
+        attributes: [
+          ("dateComponents", "2024-05-02"), ("activeEnergyBurned", "1255.2"), ("activeEnergyBurnedGoal", "2092"),
+          ("activeEnergyBurnedUnit", "kJ"), ("appleExerciseTime", "41"), ("appleExerciseTimeGoal", "30"),
+          ("appleStandHours", "11"), ("appleStandHoursGoal", "12"),
+        ], line: 1))
+    let day = collector.table()
+    #expect(day.count == 1)
+    // 1255.2 kJ / 4.184 = 300 kcal; 2092 kJ = 500 kcal.
+    #expect(day[0][.moveKcal] == 300 && day[0][.moveGoalKcal] == 500)
+    #expect(day[0][.exerciseRingMin] == 41 && day[0][.standHours] == 11 && day[0][.standGoalHours] == 12)
+  }
+}
