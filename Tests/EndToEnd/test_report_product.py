@@ -9,8 +9,9 @@ page as the default pipeline plus the extra tables the reference reads, and a re
 bytes. The page is then opened in headless Chromium: no console error, every chart drawn, no
 request, a screenshot that is not blank, and chosen days showing the values of the run's own CSVs.
 
-Routes are `null` in the Swift data until the route stage (issue 11) lands; the reference reads
-the GPX files, so a route is compared only where the Swift side has one.
+Routes are still `null` in the Swift data: the workouts job reads the GPX routes now, but does not
+yet hand their points to the report. The reference reads the GPX files, so a route is compared
+only where the Swift side has one.
 
     HEALTHETL_BIN=.build/release/healthetl python3 -m unittest Tests/EndToEnd/test_report_product.py -v
 """

@@ -296,12 +296,13 @@ public final class ReportMart: OutputStage {
     var columns: [(String, ReportJSON)] = [
       ("date", .array(ordered.map { .string(CivilDate(daysSinceEpoch: $0).description) }))
     ]
-    // Statistics columns are written with 12 significant digits (Pipelines/README.md, "Values").
+    // Rounded from the value the statistics file prints, at its unit's precision (Pipelines/README.md,
+    // "Precision"), so the page never differs from the CSV by a double rounding.
     let statistics = Self.dailyStatistics.enumerated().map { index, statistic in
-      (
+      let precision = Self.csvPrecision(statistic.type, statistic.option)
+      return (
         statistic.column,
-        ReportJSON.array(
-          ordered.map { ReportJSON.rounded(daily[index][$0], csv: .significantDigits(12), places: statistic.places) })
+        ReportJSON.array(ordered.map { ReportJSON.rounded(daily[index][$0], csv: precision, places: statistic.places) })
       )
     }
     columns += statistics[0...1]
@@ -362,8 +363,8 @@ public final class ReportMart: OutputStage {
   }
 
   private func heartRateSection(_ rules: ZoneRules) -> ReportJSON {
-    // `max` is written as recorded.
-    let precision = NumberPrecision.asRecorded
+    // As `stats/heart-rate-per-minute.csv` writes `max`.
+    let precision = Self.csvPrecision(Self.heartRateStatistic.type, Self.heartRateStatistic.option)
     let days: [ReportJSON] = heartRate.map { day in
       let midnight = rules.firstInstant(atOrAfterLocal: day.day * 86_400)
       var offsets: [[Int64]] = [[0, Int64(rules.offset(at: midnight)) / 60]]
@@ -424,9 +425,15 @@ public final class ReportMart: OutputStage {
     ])
   }
 
-  /// The route's shape (DATA.md, "workouts"): null until the routes of the export's GPX files are
-  /// read (the route stage, issue 11); then its points, simplified to at most 300 and rounded to
-  /// 5 decimals, go here.
+  /// How a statistics file writes `option` of `type`.
+  static func csvPrecision(_ type: String, _ option: StatisticsOption) -> NumberPrecision {
+    StatisticsTables.column(for: option, unit: SampleTypeInfo.canonicalUnit(ofShortName: type)).precision
+  }
+
+  /// The route's shape (DATA.md, "workouts"): still null. The workouts job now reads the GPX
+  /// routes (`WorkoutRouteStage`), but streams their points to `route_points.csv` without keeping
+  /// them; the report needs each route's points handed over per workout to simplify them
+  /// (Douglas–Peucker, at most 300, 5 decimals), which is not wired yet.
   static func route(_ row: WorkoutRow) -> ReportJSON { .null }
 
   private func qualitySection(_ catalog: SampleCatalog) -> ReportJSON {
