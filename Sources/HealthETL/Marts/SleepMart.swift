@@ -43,6 +43,9 @@ public final class SleepMart: OutputStage {
   private var sleepTypes: [Int8] = []
   /// By category value id: the SleepStage raw value, -1 for a value that is not a stage, -2 not yet known.
   private var stagesByValue: [Int8] = []
+  /// The nights and sessions of the last `finish`, in output order (for the report).
+  public private(set) var nights: [SleepNightSummary] = []
+  public private(set) var sessions: [SleepSessionSummary] = []
   /// SleepAnalysis samples whose value is not a sleep stage (missing or unknown): not used.
   public private(set) var skippedSamples = 0
   /// Receives each night for `daily.csv`.
@@ -94,6 +97,8 @@ public final class SleepMart: OutputStage {
       &intervals, rules: context.zone.rules, gapMinutes: context.settings.sessionGapMinutes,
       dayBoundaryMinutes: context.settings.dayBoundaryMinutes)
     intervals = []
+    nights = result.nights
+    sessions = result.sessions
     if let daily { for night in result.nights { daily.sleep(night) } }
     let sources = WinningSources(sourceNames: sourceNames)
     var written: [OutputSummary] = []

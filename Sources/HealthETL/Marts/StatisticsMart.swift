@@ -1,4 +1,4 @@
-import HealthModel
+public import HealthModel
 
 /// Interval statistics (Pipelines/README.md, "Interval statistics"): the offline
 /// HKStatisticsCollectionQuery, one table per job (`stats/<job name>.csv` by default; csv, json or
@@ -22,12 +22,31 @@ import HealthModel
 /// (`HKWasUserEntered` = 1); its device model — which decides its class (Pipelines/README.md,
 /// "Source priority") — is the model of the first of its samples that has a device with a model.
 public final class StatisticsMart: OutputStage {
+  /// Hands one option's values of one job to another stage (the report) as the sweep closes its
+  /// buckets, in time order: `receive(bucket start, the zone's UTC offset there in seconds, value)`,
+  /// only for buckets with a value.
+  public struct Tap {
+    public var job: Int
+    public var option: StatisticsOption
+    public var receive: (Instant, Int32, Double) -> Void
+
+    public init(job: Int, option: StatisticsOption, receive: @escaping (Instant, Int32, Double) -> Void) {
+      self.job = job
+      self.option = option
+      self.receive = receive
+    }
+  }
+
+  /// Sees every spilled sample once more, in start order per type, as the merge hands it out.
+  public var streamObserver: (any StatisticsStreamObserver)?
+
   /// 256 Ki records (10 MiB) per sorted run.
   public static let defaultBufferCapacity = 262_144
 
   /// The jobs, in the order their files are reported.
   public let jobs: [StatisticsQuery]
   private let transaction: OutputTransaction
+  private let taps: [Tap]
   private let spill: SampleSpill
   /// Distinct type short names the jobs ask for; the index is the record's `stream`.
   private let streamTypes: [String]
@@ -50,17 +69,19 @@ public final class StatisticsMart: OutputStage {
   /// - Parameters:
   ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
   ///   - bufferCapacity: records per sorted run (tests make it tiny to force many runs).
+  ///   - taps: values handed on; a tapped job without files is computed all the same.
   public convenience init(
-    jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity
+    jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity,
+    taps: [Tap] = []
   ) throws(StatisticsQueryError) {
-    try self.init(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity, daily: nil)
+    try self.init(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity, taps: taps, daily: nil)
   }
 
   /// - Parameter daily: with a collector, also computes the one-day statistics `daily.csv`
   ///   repeats (`DailyMeasure.statistic`) and hands their values to it; they write no file.
   init(
     jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity,
-    daily: DailyCollector?
+    taps: [Tap] = [], daily: DailyCollector?
   ) throws(StatisticsQueryError) {
     var files = Set<String>()
     for job in jobs {
@@ -70,6 +91,7 @@ public final class StatisticsMart: OutputStage {
     }
     self.jobs = jobs
     self.transaction = transaction
+    self.taps = taps
     var types: [String] = []
     self.daily = daily
     dailyQueries = daily == nil ? [] : try Self.dailyQueries()
@@ -116,7 +138,11 @@ public final class StatisticsMart: OutputStage {
     let rules = context.zone.rules
     // What `daily.csv` still needs after the jobs that compute the same one-day statistic.
     var dailyNeeds = Set(dailyQueries.flatMap { query in query.options.map { DailyTap.Key(query.type.shortName, $0) } })
-    for job in jobs where !StatisticsTables.destinations(of: job).isEmpty {
+    for (jobIndex, job) in jobs.enumerated() {
+      let jobTaps = taps.filter { $0.job == jobIndex }.compactMap { tap in
+        job.options.firstIndex(of: tap.option).map { (index: $0, receive: tap.receive) }
+      }
+      guard !StatisticsTables.destinations(of: job).isEmpty || !jobTaps.isEmpty else { continue }
       let output = try QueryOutput(job, context: context)
       outputs.append(output)
       var emit = output.write
@@ -127,6 +153,17 @@ public final class StatisticsMart: OutputStage {
           emit = { (bucket: borrowing StatisticsBucket) throws(OutputError) in
             try output.write(bucket)
             tap.record(bucket)
+          }
+        }
+      }
+      if !jobTaps.isEmpty {
+        let written = emit
+        emit = { (bucket: borrowing StatisticsBucket) throws(OutputError) in
+          try written(bucket)
+          for tap in jobTaps {
+            if case .number(let value?) = bucket.values[tap.index] {
+              tap.receive(bucket.start, rules.offset(at: bucket.start), value)
+            }
           }
         }
       }
@@ -145,10 +182,16 @@ public final class StatisticsMart: OutputStage {
           job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
           emit: tap.record))
     }
+    let observer = streamObserver
+    observer?.begin(
+      types: streamTypes, groupSources: groups.map { catalog.sourceName($0.source) }, groupRanks: groupRanks)
     let merge = try spill.merged()
     while let record = try merge.next() {
       for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
+      observer?.observe(
+        stream: record.stream, start: record.start, end: record.end, value: record.value, group: record.group)
     }
+    observer?.end()
     var written: [OutputSummary] = []
     for (sweep, output) in zip(sweeps, outputs) {
       try sweep.finish()
@@ -271,6 +314,9 @@ public final class StatisticsMart: OutputStage {
   /// How many sorted runs went to the scratch file; the last buffer never does.
   public var spilledRuns: Int { spill.runs.count }
 
+  /// The type names of the spilled streams, in stream order.
+  public var streamTypeNames: [String] { streamTypes }
+
   @inline(__always) private func streamIndex(_ type: Int32, catalog: SampleCatalog) -> Int32 {
     let index = Int(type)
     if index < typeStreams.count, typeStreams[index] != -2 { return typeStreams[index] }
@@ -297,4 +343,16 @@ public final class StatisticsMart: OutputStage {
     }
     return group
   }
+}
+
+/// Sees the statistics' samples in start order per type (stream), after the sources' ranks are
+/// known: for measures over the merged stream, such as the report's overlap and priority shares.
+public protocol StatisticsStreamObserver: AnyObject {
+  /// Before the first sample: the stream types, and per group its source name and rank
+  /// position (0 = highest priority; positions are unique).
+  func begin(types: [String], groupSources: [String], groupRanks: [Int32])
+  /// One sample; per stream, in start order.
+  func observe(stream: Int32, start: Int64, end: Int64, value: Double, group: Int32)
+  /// After the last sample.
+  func end()
 }

@@ -85,6 +85,7 @@ public enum PipelineDecoder {
     case .workouts: allowed.append("codes")
     case .statistics: allowed += ["type", "interval", "anchor", "options", "separateBySource"]
     case .elements: allowed.append("names")
+    case .report: allowed += ["template", "chartLibrary"]
     }
     return allowed
   }
@@ -112,6 +113,8 @@ public enum PipelineDecoder {
     job.types = try object["types"]?.strings()
     job.names = try object["names"]?.strings()
     job.codes = try object["codes"]?.nonEmptyString()
+    job.template = try object["template"]?.nonEmptyString()
+    job.chartLibrary = try object["chartLibrary"]?.nonEmptyString()
     job.type = try object["type"]?.string()
     job.interval = try object["interval"]?.string()
     job.anchor = try object["anchor"]?.string()

@@ -22,7 +22,7 @@ public struct PipelineDefinition: Sendable, Equatable {
   }
 
   public enum Kind: String, Sendable, CaseIterable {
-    case samples, sleep, workouts, statistics, elements, daily
+    case samples, sleep, workouts, statistics, elements, daily, report
 
     /// The tables a job of this kind can write, as their marts declare them; the first is the
     /// table an output names when it names none.
@@ -34,6 +34,7 @@ public struct PipelineDefinition: Sendable, Equatable {
       case .statistics: return StatisticsTables.all
       case .elements: return ElementTables.all
       case .daily: return DailyTables.all
+      case .report: return ReportTables.all
       }
     }
   }
@@ -51,6 +52,10 @@ public struct PipelineDefinition: Sendable, Equatable {
     public var names: [String]?
     /// `workouts`: the code table, relative to the pipeline file's folder.
     public var codes: String?
+    /// `report`: the page template and the chart library, a relative template path read from the
+    /// pipeline file's folder.
+    public var template: String?
+    public var chartLibrary: String?
     /// `statistics`.
     public var type: String?
     public var interval: String?

@@ -28,6 +28,9 @@ public struct PlannedJob: Sendable {
     case statistics(StatisticsQuery)
     case elements(names: Set<String>?)
     case daily
+    /// The page template's path (resolved) and the chart library's; both are read when the
+    /// run's stages are built, before the export is read.
+    case report(template: String, chartLibrary: String)
   }
 
   public var name: String { definition.name }
@@ -142,6 +145,15 @@ public enum RunPlanner {
       return .daily
     case .elements:
       return .elements(names: job.names.map(Set.init))
+    case .report:
+      // Beside the pipeline file like a code table, so a changed page ships with its pipelines.
+      var template = job.template ?? ReportTables.defaultTemplate
+      if !template.hasPrefix("/") {
+        template = (URL(fileURLWithPath: pipeline.path).deletingLastPathComponent().path as NSString)
+          .appendingPathComponent(template)
+      }
+      job.template = template
+      return .report(template: template, chartLibrary: job.chartLibrary ?? ReportTables.debianChartLibrary)
     case .workouts:
       // A job without `codes` gets the built-in copy of the shipped table.
       guard var path = job.codes else { return .workouts(codes: .shipped) }
@@ -228,6 +240,8 @@ public enum RunPlanner {
         if let names = job.definition.names { detail += " of \(names.joined(separator: ", "))" }
       case .workouts:
         if let codes = job.definition.codes { detail += ", server codes from \(codes)" }
+      case .report(let template, let chartLibrary):
+        detail += " from \(template), chart library \(chartLibrary)"
       case .sleep, .daily:
         break
       }

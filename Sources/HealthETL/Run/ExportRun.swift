@@ -84,6 +84,7 @@ public enum ExportRun {
     report.jobs = options.plan.jobs.count
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
+    for case let report as ReportMart in stages { report.header = Self.reportHeader(inventory) }
     let context = StageContext(
       zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
@@ -118,6 +119,26 @@ public enum ExportRun {
       throw .output(error)
     }
     return report
+  }
+
+  /// What the report shows of the inventory (Pipelines/report/DATA.md, "export" and "quality").
+  static func reportHeader(_ inventory: ExportInventory) -> ReportHeader {
+    var header = ReportHeader()
+    header.exportDate = inventory.facts.exportDate
+    header.exportVersion = inventory.facts.exportVersion
+    header.locale = inventory.facts.locale
+    header.timeZoneReason = inventory.zone.reason
+    header.first = inventory.facts.first
+    header.last = inventory.facts.last
+    header.sources = inventory.sources
+    header.devices = inventory.deviceModels
+    header.types = inventory.types
+    header.workoutCopies = inventory.workoutCopies
+    header.rejectedCounts = inventory.rejections.counts
+    header.rejectedExamples = inventory.rejections.examples.mapValues { examples in
+      examples.map { ($0.line, $0.element, $0.detail) }
+    }
+    return header
   }
 
   /// The sheets of `health.xlsx`, in the plan's order: each table that can be a sheet, fed by

@@ -1,0 +1,512 @@
+import Foundation
+public import HealthModel
+
+/// What the report's header and quality section take from the run's inventory; `ExportRun`
+/// fills it before the stages finish (this layer cannot see the inventory itself).
+public struct ReportHeader: Sendable {
+  public var exportDate: Instant?
+  public var exportVersion: Int?
+  public var locale: String?
+  /// Why the run's zone was chosen.
+  public var timeZoneReason: String?
+  public var first: Instant?
+  public var last: Instant?
+  public var sources: [String] = []
+  public var devices: [String] = []
+  /// Per type short name: distinct samples, records read, duplicates.
+  public var types: [String: (distinct: Int, read: Int, duplicates: Int)] = [:]
+  public var workoutCopies = 0
+  public var rejectedCounts: [String: Int] = [:]
+  public var rejectedExamples: [String: [(line: Int, element: String, detail: String)]] = [:]
+
+  public init() {}
+}
+
+/// `report.html` (Pipelines/report/): one page with charts of what the export holds and what the
+/// run made of it, from the same parse as every other output. Its data (Pipelines/report/DATA.md)
+/// is taken from the other marts in memory, never from their files: the sleep nights and
+/// sessions, the workout rows and swim laps, the statistics' buckets (handed over by taps as the
+/// statistics sweep closes them), the statistics' merged sample streams for overlap and priority
+/// shares, and the inventory; it counts samples per type and source itself and keeps the
+/// `ActivitySummary` rings (one small row per day).
+///
+/// It finishes after the marts it reads. When the run has no sleep or workouts job, it feeds a
+/// mart of its own that writes no file (so no workout delta is committed for it).
+public final class ReportMart: OutputStage {
+  /// The `days` columns that come from daily statistics: column, type, option, decimals.
+  public static let dailyStatistics: [(column: String, type: String, option: StatisticsOption, places: Int)] = [
+    ("steps", "StepCount", .sum, 0),
+    ("active_kcal", "ActiveEnergyBurned", .sum, 1),
+    ("resting_hr", "RestingHeartRate", .avg, 1),
+    ("hrv_sdnn_ms", "HeartRateVariabilitySDNN", .avg, 1),
+    ("walking_hr", "WalkingHeartRateAverage", .avg, 1),
+  ]
+  /// Heart rate per minute: its `max`.
+  public static let heartRateStatistic = (type: "HeartRate", option: StatisticsOption.max)
+  public static let heartRateDays = 14
+
+  private let transaction: OutputTransaction
+  private let page: ReportPage
+  private let file: String
+  private let sleep: SleepMart
+  private let workouts: WorkoutMart
+  /// The marts this stage feeds itself (none when the run has its own).
+  private let ownStages: [any OutputStage]
+  /// Set by the run before `finish`.
+  public var header: ReportHeader?
+
+  /// Per `dailyStatistics` column: local day number → value.
+  private var daily: [[Int64: Double]] = Array(repeating: [:], count: dailyStatistics.count)
+  /// The last `heartRateDays` local dates with a heart-rate minute, ascending.
+  private var heartRate: [HeartRateDay] = []
+  private let quality = ReportQuality()
+  /// The types the statistics stage spills (their quality measures come from its streams); set
+  /// when the stages are built.
+  public var streamedTypes: Set<String> = []
+  /// Every other type's samples, spilled to the run's scratch space for the same measures: one
+  /// 40-byte record each, sorted runs merged at the end, never all in memory.
+  private let spill: SampleSpill
+  private let otherQuality = ReportQuality()
+  /// Per type id: its stream among `otherTypes`, -1 for a streamed type, -2 not yet looked at.
+  private var otherStreams: [Int32] = []
+  private var otherTypes: [String] = []
+  /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
+  private var groupSlots: [Int32] = []
+  private var groups: [(source: Int32, userEntered: Bool, device: Int32)] = []
+  /// Per type id, per source id: distinct samples.
+  private var sampleCounts: [[Int]] = []
+  /// `ActivitySummary` by `dateComponents`, the last of each date.
+  private var rings: [String: [String: String]] = [:]
+
+  private struct HeartRateDay {
+    var day: Int64
+    var starts: [Int64] = []
+    var values: [Double] = []
+  }
+
+  /// - Parameters:
+  ///   - sleep, workouts: the run's marts of those kinds (nil: the report keeps its own).
+  public init(
+    transaction: OutputTransaction, page: ReportPage, file: String = ReportTables.page.defaultFile,
+    sleep: SleepMart?, workouts: WorkoutMart?
+  ) {
+    self.transaction = transaction
+    self.page = page
+    self.file = file
+    var own: [any OutputStage] = []
+    if let sleep {
+      self.sleep = sleep
+    } else {
+      self.sleep = SleepMart(transaction: transaction, destinations: [])
+      own.append(self.sleep)
+    }
+    if let workouts {
+      self.workouts = workouts
+    } else {
+      self.workouts = WorkoutMart(transaction: transaction, outputs: [])
+      own.append(self.workouts)
+    }
+    ownStages = own
+    spill = SampleSpill(capacity: 65_536, transaction: transaction, scratchName: "report-quality.runs")
+  }
+
+  /// What the statistics stage is to hand over: `query(type, interval, option)` returns the
+  /// index of a job computing it (the run's own, or one added without files).
+  public func statisticsTaps(query: (String, String, StatisticsOption) -> Int) -> [StatisticsMart.Tap] {
+    var taps: [StatisticsMart.Tap] = []
+    for (column, statistic) in Self.dailyStatistics.enumerated() {
+      taps.append(
+        .init(job: query(statistic.type, "1d", statistic.option), option: statistic.option) {
+          [unowned self] start, offset, value in
+          self.daily[column][floorDiv(start.seconds + Int64(offset), 86_400)] = value
+        })
+    }
+    taps.append(
+      .init(job: query(Self.heartRateStatistic.type, "1m", Self.heartRateStatistic.option), option: .max) {
+        [unowned self] start, offset, value in self.addHeartRate(start: start.seconds, offset: offset, value: value)
+      })
+    return taps
+  }
+
+  /// Receives the statistics' merged streams for the quality measures.
+  public var statisticsObserver: any StatisticsStreamObserver { quality }
+
+  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    let type = Int(sample.type)
+    let source = Int(sample.source)
+    if type >= sampleCounts.count { sampleCounts += Array(repeating: [], count: type + 1 - sampleCounts.count) }
+    if source >= sampleCounts[type].count {
+      sampleCounts[type] += Array(repeating: 0, count: source + 1 - sampleCounts[type].count)
+    }
+    sampleCounts[type][source] += 1
+    spillForQuality(sample, catalog: catalog)
+    for stage in ownStages { stage.consume(sample, catalog: catalog) }
+  }
+
+  public func consume(_ workout: WorkoutElement) {
+    for stage in ownStages { stage.consume(workout) }
+  }
+
+  public func consume(_ element: GenericElement) {
+    guard element.name == "ActivitySummary" else { return }
+    var values: [String: String] = [:]
+    for attribute in element.attributes { values[attribute.name] = attribute.value }
+    if let date = values["dateComponents"] { rings[date] = values }
+  }
+
+  private func spillForQuality(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    let type = Int(sample.type)
+    while otherStreams.count <= type { otherStreams.append(-2) }
+    if otherStreams[type] == -2 {
+      let name = catalog.typeInfo(sample.type).shortName
+      if streamedTypes.contains(name) {
+        otherStreams[type] = -1
+      } else {
+        otherStreams[type] = Int32(otherTypes.count)
+        otherTypes.append(name)
+      }
+    }
+    let stream = otherStreams[type]
+    guard stream >= 0 else { return }
+    let slot = Int(sample.source) * 2 + (sample.userEntered ? 1 : 0)
+    while groupSlots.count <= slot { groupSlots.append(-1) }
+    if groupSlots[slot] < 0 {
+      groupSlots[slot] = Int32(groups.count)
+      groups.append((sample.source, sample.userEntered, -1))
+    }
+    let group = groupSlots[slot]
+    if groups[Int(group)].device < 0, sample.device >= 0, let model = catalog.device(sample.device)?.model,
+      !model.isEmpty
+    {
+      groups[Int(group)].device = sample.device
+    }
+    var value = 0.0
+    if sample.kind == .quantity, sample.value.isFinite { value = sample.value }
+    var created = SpillRecord.missingCreation
+    if let instant = sample.created { created = instant.seconds }
+    spill.append(
+      SpillRecord(
+        start: sample.start.seconds, end: sample.end.seconds, value: value, created: created, stream: stream,
+        group: group))
+  }
+
+  /// The quality measures of the types the statistics stage does not spill, ranked like its groups.
+  private func measureOtherTypes(_ context: StageContext) throws(OutputError) {
+    let catalog = context.catalog
+    let ranks = groups.map { group in
+      context.settings.sourcePriority.rank(
+        sourceName: catalog.sourceName(group.source), deviceModel: catalog.device(group.device)?.model,
+        userEntered: group.userEntered)
+    }
+    var positions = [Int32](repeating: 0, count: groups.count)
+    for (position, index) in groups.indices.sorted(by: { ranks[$0] < ranks[$1] }).enumerated() {
+      positions[index] = Int32(position)
+    }
+    otherQuality.begin(
+      types: otherTypes, groupSources: groups.map { catalog.sourceName($0.source) }, groupRanks: positions)
+    let merge = try spill.merged()
+    while let record = try merge.next() {
+      otherQuality.observe(
+        stream: record.stream, start: record.start, end: record.end, value: record.value, group: record.group)
+    }
+    otherQuality.end()
+  }
+
+  private func addHeartRate(start: Int64, offset: Int32, value: Double) {
+    let day = floorDiv(start + Int64(offset), 86_400)
+    if heartRate.last?.day != day {
+      heartRate.append(HeartRateDay(day: day))
+      if heartRate.count > Self.heartRateDays { heartRate.removeFirst() }
+    }
+    heartRate[heartRate.count - 1].starts.append(start)
+    heartRate[heartRate.count - 1].values.append(value)
+  }
+
+  public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
+    for stage in ownStages { _ = try stage.finish(context) }
+    try measureOtherTypes(context)
+    let json = data(context).bytes
+    let output = try transaction.create(file)
+    try output.write(page.render(json: json))
+    try output.close()
+    return [OutputSummary(path: file, rows: 1)]
+  }
+
+  // MARK: - The data
+
+  /// The report data of DATA.md.
+  public func data(_ context: StageContext) -> ReportJSON {
+    let rules = context.zone.rules
+    return .object([
+      ("report_version", .integer(1)),
+      ("export", exportSection(rules)),
+      ("days", daysSection()),
+      ("nights", nightsSection(rules)),
+      ("heart_rate", heartRateSection(rules)),
+      ("workouts", workoutsSection(rules)),
+      ("quality", qualitySection(context.catalog)),
+    ])
+  }
+
+  static func minuteText(_ instant: Instant?, _ rules: ZoneRules) -> ReportJSON {
+    guard let instant else { return .null }
+    let iso = LocalTimeFormatter.iso8601(instant, offsetSeconds: rules.offset(at: instant))
+    return .string(String(iso.prefix(16)).replacingOccurrences(of: "T", with: " "))
+  }
+
+  static func dateText(_ instant: Instant?, _ rules: ZoneRules) -> ReportJSON {
+    guard let instant else { return .null }
+    return .string(rules.localDate(at: instant).description)
+  }
+
+  private func exportSection(_ rules: ZoneRules) -> ReportJSON {
+    let header = header ?? ReportHeader()
+    let types = header.types.values
+    return .object([
+      (
+        "export_date",
+        header.exportDate.map { .string(LocalTimeFormatter.iso8601($0, offsetSeconds: rules.offset(at: $0))) }
+          ?? .null
+      ),
+      ("export_version", .string(header.exportVersion.map { String($0) })),
+      ("locale", .string(header.locale)),
+      ("first_date", Self.dateText(header.first, rules)),
+      ("last_date", Self.dateText(header.last, rules)),
+      ("time_zone", .string(rules.identifier)),
+      ("time_zone_reason", .string(header.timeZoneReason)),
+      ("sources", .array(header.sources.map(ReportJSON.string))),
+      ("devices", .array(header.devices.map(ReportJSON.string))),
+      ("records", .integer(Int64(types.reduce(0) { $0 + $1.distinct }))),
+      ("records_read", .integer(Int64(types.reduce(0) { $0 + $1.read }))),
+      ("duplicates", .integer(Int64(types.reduce(0) { $0 + $1.duplicates }))),
+      ("workouts", .integer(Int64(workouts.rows.count))),
+      ("workout_copies", .integer(Int64(header.workoutCopies))),
+      ("rejected", .integer(Int64(header.rejectedCounts.values.reduce(0, +)))),
+    ])
+  }
+
+  private func daysSection() -> ReportJSON {
+    var ringDays: [Int64: [String: String]] = [:]
+    for (text, values) in rings {
+      if let date = CivilDate(text) { ringDays[date.daysSinceEpoch] = values }
+    }
+    var days = Set(ringDays.keys)
+    for column in daily { days.formUnion(column.keys) }
+    let ordered = days.sorted()
+    var columns: [(String, ReportJSON)] = [
+      ("date", .array(ordered.map { .string(CivilDate(daysSinceEpoch: $0).description) }))
+    ]
+    // Rounded from the value the statistics file prints, at its unit's precision (Pipelines/README.md,
+    // "Precision"), so the page never differs from the CSV by a double rounding.
+    let statistics = Self.dailyStatistics.enumerated().map { index, statistic in
+      let precision = Self.csvPrecision(statistic.type, statistic.option)
+      return (
+        statistic.column,
+        ReportJSON.array(ordered.map { ReportJSON.rounded(daily[index][$0], csv: precision, places: statistic.places) })
+      )
+    }
+    columns += statistics[0...1]
+    func ring(_ key: String, places: Int, kilojoules: Bool = false) -> ReportJSON {
+      .array(
+        ordered.map { day in
+          guard let values = ringDays[day], let text = values[key] else { return .null }
+          if kilojoules && values["activeEnergyBurnedUnit"] == "kJ" {
+            return ReportJSON.rounded(Double(text).map { $0 / 4.184 }, csv: .significantDigits(12), places: places)
+          }
+          return ReportJSON.rounded(text: text, places: places)
+        })
+    }
+    columns += [
+      ("move_kcal", ring("activeEnergyBurned", places: 1, kilojoules: true)),
+      ("move_goal_kcal", ring("activeEnergyBurnedGoal", places: 1, kilojoules: true)),
+      ("exercise_min", ring("appleExerciseTime", places: 0)),
+      ("exercise_goal_min", ring("appleExerciseTimeGoal", places: 0)),
+      ("stand_h", ring("appleStandHours", places: 0)),
+      ("stand_goal_h", ring("appleStandHoursGoal", places: 0)),
+    ]
+    columns += statistics[2...]
+    return .object(columns)
+  }
+
+  /// Whole seconds to hours with two decimals in integers: hundredths = (s + 18) / 36, exact and
+  /// free of ties (DATA.md, "nights").
+  public static func hours(_ seconds: Int64?) -> ReportJSON {
+    guard let seconds, seconds >= 0 else { return .null }
+    let hundredths = (seconds + 18) / 36
+    let fraction = hundredths % 100
+    if fraction == 0 { return .number(String(hundredths / 100)) }
+    var text = String(hundredths / 100) + "." + (fraction < 10 ? "0" : "") + String(fraction)
+    if text.hasSuffix("0") { text.removeLast() }
+    return .number(text)
+  }
+
+  private func nightsSection(_ rules: ZoneRules) -> ReportJSON {
+    var main: [CivilDate: SleepSessionSummary] = [:]
+    for session in sleep.sessions {
+      if let best = main[session.date], best.tally.asleep >= session.tally.asleep { continue }
+      main[session.date] = session
+    }
+    let nights = sleep.nights
+    func column(_ value: (SleepTally) -> Int64?) -> ReportJSON { .array(nights.map { Self.hours(value($0.tally)) }) }
+    return .object([
+      ("date", .array(nights.map { .string($0.date.description) })),
+      ("core_h", column(\.core)),
+      ("deep_h", column(\.deep)),
+      ("rem_h", column(\.rem)),
+      ("awake_h", column(\.awake)),
+      ("unspecified_h", column(\.unspecified)),
+      ("asleep_h", column(\.asleep)),
+      ("in_bed_h", column(\.inBed)),
+      ("bedtime", .array(nights.map { Self.minuteText(main[$0.date]?.tally.sleepStart, rules) })),
+      ("wake", .array(nights.map { Self.minuteText(main[$0.date]?.tally.sleepEnd, rules) })),
+    ])
+  }
+
+  private func heartRateSection(_ rules: ZoneRules) -> ReportJSON {
+    // As `stats/heart-rate-per-minute.csv` writes `max`.
+    let precision = Self.csvPrecision(Self.heartRateStatistic.type, Self.heartRateStatistic.option)
+    let days: [ReportJSON] = heartRate.map { day in
+      let midnight = rules.firstInstant(atOrAfterLocal: day.day * 86_400)
+      var offsets: [[Int64]] = [[0, Int64(rules.offset(at: midnight)) / 60]]
+      var minutes: [ReportJSON] = []
+      for start in day.starts {
+        let minute = floorDiv(start - midnight.seconds, 60)
+        let offset = Int64(rules.offset(at: Instant(seconds: start))) / 60
+        if offset != offsets[offsets.count - 1][1] { offsets.append([minute, offset]) }
+        minutes.append(.integer(minute))
+      }
+      return .object([
+        ("date", .string(CivilDate(daysSinceEpoch: day.day).description)),
+        ("minute", .array(minutes)),
+        ("bpm_max", .array(day.values.map { ReportJSON.rounded($0, csv: precision, places: 1) })),
+        ("utc_offsets", .array(offsets.map { .array($0.map { ReportJSON.integer($0) }) })),
+      ])
+    }
+    return .object([("days_limit", .integer(Int64(Self.heartRateDays))), ("days", .array(days))])
+  }
+
+  private func workoutsSection(_ rules: ZoneRules) -> ReportJSON {
+    let rows = workouts.rows
+    func precision(_ table: TableSchema, _ name: String) -> NumberPrecision {
+      table.columns.first { $0.name == name }?.precision ?? .asRecorded
+    }
+    let table = WorkoutTables.workouts
+    let laps = WorkoutTables.laps
+    func number(_ value: (WorkoutRow) -> Double?, _ column: String, places: Int) -> ReportJSON {
+      .array(rows.map { ReportJSON.rounded(value($0), csv: precision(table, column), places: places) })
+    }
+    return .object([
+      ("id", .array(rows.map { .string($0.id) })),
+      ("type", .array(rows.map { .string($0.activityType) })),
+      ("start", .array(rows.map { Self.minuteText($0.start, rules) })),
+      ("duration_s", number(\.durationSeconds, "duration_s", places: 0)),
+      ("distance_m", number(\.distanceMeters, "distance_m", places: 1)),
+      ("energy_kcal", number(\.energyKilocalories, "energy_kcal", places: 1)),
+      ("hr_avg", number(\.heartRateAverage, "hr_avg", places: 1)),
+      ("hr_max", number(\.heartRateMaximum, "hr_max", places: 1)),
+      (
+        "laps",
+        .array(
+          rows.map { row in
+            guard !row.laps.isEmpty else { return .null }
+            return .object([
+              ("duration_s", .array(row.laps.map { .integer($0.end - $0.start) })),
+              (
+                "distance_m",
+                .array(row.laps.map { .rounded($0.distanceMeters, csv: precision(laps, "distance_m"), places: 1) })
+              ),
+              ("strokes", .array(row.laps.map { .rounded($0.strokes, csv: precision(laps, "strokes"), places: 0) })),
+              ("style", .array(row.laps.map { .string($0.style.name) })),
+              ("swolf", .array(row.laps.map { .rounded($0.swolf, csv: precision(laps, "swolf"), places: 1) })),
+            ])
+          })
+      ),
+      ("route", .array(rows.map(Self.route))),
+    ])
+  }
+
+  /// How a statistics file writes `option` of `type`.
+  static func csvPrecision(_ type: String, _ option: StatisticsOption) -> NumberPrecision {
+    StatisticsTables.column(for: option, unit: SampleTypeInfo.canonicalUnit(ofShortName: type)).precision
+  }
+
+  /// The route's shape (DATA.md, "workouts"): still null. The workouts job now reads the GPX
+  /// routes (`WorkoutRouteStage`), but streams their points to `route_points.csv` without keeping
+  /// them; the report needs each route's points handed over per workout to simplify them
+  /// (Douglas–Peucker, at most 300, 5 decimals), which is not wired yet.
+  static func route(_ row: WorkoutRow) -> ReportJSON { .null }
+
+  private func qualitySection(_ catalog: SampleCatalog) -> ReportJSON {
+    var perType: [String: [String: Int]] = [:]
+    var typeIDs: [String: Int] = [:]
+    for id in 0..<catalog.typeCount {
+      let name = catalog.typeInfo(Int32(id)).shortName
+      typeIDs[name] = id
+      var sources: [String: Int] = [:]
+      if id < sampleCounts.count {
+        for (source, count) in sampleCounts[id].enumerated() where count > 0 {
+          sources[catalog.sourceName(Int32(source)), default: 0] += count
+        }
+      }
+      perType[name] = sources
+    }
+    let typeCounts: [String: (distinct: Int, duplicates: Int)] =
+      header.map { $0.types.mapValues { ($0.distinct, $0.duplicates) } }
+      ?? perType.mapValues { ($0.values.reduce(0, +), 0) }
+    let byteOrder: (String, String) -> Bool = { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    let names = typeCounts.keys.sorted {
+      typeCounts[$0]!.distinct != typeCounts[$1]!.distinct
+        ? typeCounts[$0]!.distinct > typeCounts[$1]!.distinct : byteOrder($0, $1)
+    }
+    let types: [ReportJSON] = names.map { name in
+      let merged = typeIDs[name].flatMap { catalog.typeInfo(Int32($0)).aggregation?.isCumulative } ?? false
+      let sources = perType[name] ?? [:]
+      let shares = quality.shares[name] ?? otherQuality.shares[name]
+      let ordered = sources.keys.sorted {
+        sources[$0]! != sources[$1]! ? sources[$0]! > sources[$1]! : byteOrder($0, $1)
+      }
+      return .object([
+        ("type", .string(name)),
+        ("samples", .integer(Int64(typeCounts[name]!.distinct))),
+        ("duplicates", .integer(Int64(typeCounts[name]!.duplicates))),
+        ("overlapping", .integer(quality.overlapping[name] ?? otherQuality.overlapping[name])),
+        ("merged", .bool(merged)),
+        (
+          "sources",
+          .array(
+            ordered.map { source in
+              var share = ReportJSON.null
+              if merged, let sums = shares?[source], sums.total != 0 {
+                share = .rounded(sums.counted / sums.total, csv: .significantDigits(12), places: 3)
+              }
+              return .object([
+                ("name", .string(source)), ("samples", .integer(Int64(sources[source]!))), ("counted_share", share),
+              ])
+            })
+        ),
+      ])
+    }
+    let header = header ?? ReportHeader()
+    let reasons = header.rejectedCounts.keys.sorted {
+      header.rejectedCounts[$0]! != header.rejectedCounts[$1]!
+        ? header.rejectedCounts[$0]! > header.rejectedCounts[$1]! : byteOrder($0, $1)
+    }
+    let rejected: [ReportJSON] = reasons.map { reason in
+      .object([
+        ("reason", .string(reason)),
+        ("count", .integer(Int64(header.rejectedCounts[reason]!))),
+        (
+          "examples",
+          .array(
+            (header.rejectedExamples[reason] ?? []).prefix(5).map { example in
+              .object([
+                ("line", .integer(Int64(example.line))), ("element", .string(example.element)),
+                ("detail", .string(example.detail)),
+              ])
+            })
+        ),
+      ])
+    }
+    return .object([("types", .array(types)), ("rejected", .array(rejected))])
+  }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Why a report page cannot be made; each names the file and what to do.
+public enum ReportPageError: Error, Sendable, Equatable, CustomStringConvertible {
+  case unreadable(path: String, reason: String, hint: String)
+  case placeholder(path: String, placeholder: String, found: Int)
+  case placeholdersOutOfOrder(path: String)
+  case unsafeLibrary(path: String, sequence: String)
+
+  public var description: String {
+    switch self {
+    case .unreadable(let path, let reason, let hint):
+      return "cannot read \(path): \(reason)\(hint.isEmpty ? "" : "; " + hint)"
+    case .placeholder(let path, let placeholder, let found):
+      return "report template \(path) must hold \(placeholder) exactly once (found \(found) times)"
+    case .placeholdersOutOfOrder(let path):
+      return "report template \(path) must hold the chart library's placeholder before the data's"
+    case .unsafeLibrary(let path, let sequence):
+      return "chart library \(path) contains \(sequence), which would end or disturb its <script> element; "
+        + "use the file of Debian's libjs-chart.js"
+    }
+  }
+}
+
+/// Fills the report template (Pipelines/report/DATA.md, "Filling the template"): the template is
+/// split at its two placeholders once, when the job's stage is built, and `render` joins the five
+/// parts in one pass, so inserted text is never searched for a placeholder.
+public struct ReportPage: Sendable {
+  public static let libraryPlaceholder = "<!--HEALTHETL:CHART_JS-->"
+  public static let dataPlaceholder = "<!--HEALTHETL:REPORT_DATA-->"
+
+  /// Template before the library, between library and data, after the data.
+  let head: [UInt8]
+  let middle: [UInt8]
+  let tail: [UInt8]
+  let library: [UInt8]
+
+  /// Reads and checks both files.
+  ///
+  /// - Throws: `ReportPageError` naming the file: unreadable, a placeholder missing, repeated or
+  ///   out of order, or a library containing `</script` (any case) or `<!--`.
+  public init(templatePath: String, libraryPath: String) throws(ReportPageError) {
+    let template = try Self.read(templatePath, hint: "")
+    let library = try Self.read(
+      libraryPath,
+      hint: libraryPath == "/usr/share/javascript/chart.js/chart.min.js"
+        ? "install Debian's libjs-chart.js (apt-get install libjs-chart.js)" : "")
+    try self.init(template: template, templatePath: templatePath, library: library, libraryPath: libraryPath)
+  }
+
+  public init(template: [UInt8], templatePath: String, library: [UInt8], libraryPath: String)
+    throws(ReportPageError)
+  {
+    let libraryMarks = Self.ranges(of: Array(Self.libraryPlaceholder.utf8), in: template)
+    let dataMarks = Self.ranges(of: Array(Self.dataPlaceholder.utf8), in: template)
+    guard libraryMarks.count == 1 else {
+      throw .placeholder(path: templatePath, placeholder: Self.libraryPlaceholder, found: libraryMarks.count)
+    }
+    guard dataMarks.count == 1 else {
+      throw .placeholder(path: templatePath, placeholder: Self.dataPlaceholder, found: dataMarks.count)
+    }
+    guard libraryMarks[0].upperBound <= dataMarks[0].lowerBound else {
+      throw .placeholdersOutOfOrder(path: templatePath)
+    }
+    let lowered = library.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+    for sequence in ["</script", "<!--"] where !Self.ranges(of: Array(sequence.utf8), in: lowered).isEmpty {
+      throw .unsafeLibrary(path: libraryPath, sequence: sequence)
+    }
+    head = Array(template[..<libraryMarks[0].lowerBound])
+    middle = Array(template[libraryMarks[0].upperBound..<dataMarks[0].lowerBound])
+    tail = Array(template[dataMarks[0].upperBound...])
+    self.library = library
+  }
+
+  /// The page with `json` (compact UTF-8 JSON) inside; every `<` of it becomes `\u003c`, which
+  /// JSON reads back as `<` (it can only occur inside strings) and which cannot end the script.
+  public func render(json: [UInt8]) -> [UInt8] {
+    var page: [UInt8] = []
+    page.reserveCapacity(head.count + library.count + middle.count + json.count + json.count / 8 + tail.count)
+    page += head
+    page += library
+    page += middle
+    for byte in json {
+      if byte == UInt8(ascii: "<") { page += Array("\\u003c".utf8) } else { page.append(byte) }
+    }
+    page += tail
+    return page
+  }
+
+  static func read(_ path: String, hint: String) throws(ReportPageError) -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let reason = FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"
+      throw .unreadable(path: path, reason: reason, hint: hint)
+    }
+    return Array(data)
+  }
+
+  /// Non-overlapping occurrences of `needle` in `haystack`.
+  static func ranges(of needle: [UInt8], in haystack: [UInt8]) -> [Range<Int>] {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return [] }
+    var found: [Range<Int>] = []
+    var index = 0
+    let last = haystack.count - needle.count
+    while index <= last {
+      if haystack[index] == needle[0] && haystack[index..<index + needle.count].elementsEqual(needle) {
+        found.append(index..<index + needle.count)
+        index += needle.count
+      } else {
+        index += 1
+      }
+    }
+    return found
+  }
+}
