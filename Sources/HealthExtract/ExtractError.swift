@@ -14,7 +14,7 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
   case encrypted(path: String, member: String)
   /// The zip archive's data fails its own check (CRC, sizes, deflate stream): it is damaged.
   case damaged(path: String, member: String, message: String)
-  /// The document is not UTF-8 (a UTF-16 or UTF-32 byte order, or another declared encoding);
+  /// The document is not UTF-8 (a UTF-16, UTF-32 or EBCDIC byte pattern, or another declared encoding);
   /// `path` names the zip member or file too when they differ.
   case unsupportedEncoding(path: String, encoding: String)
   /// The zip or folder holds more than one export document.
@@ -43,6 +43,10 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
       return
         "\(path): the zip archive is damaged (\(member): \(message)): its data does not match its own checksum or sizes, so nothing read from it can be trusted. Copy or download it again, or export again from the Health app."
     case .unsupportedEncoding(let path, let encoding):
+      if encoding == "EBCDIC" {
+        return
+          "\(path) is EBCDIC text, but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8: another program converted this file. Convert it back (iconv -f IBM037 -t UTF-8 converted.xml > export.xml, with the code page it was written in) or export again from the Health app."
+      }
       if encoding.hasPrefix("UTF-16") || encoding.hasPrefix("UTF-32") {
         return
           "\(path) is \(encoding) text, but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8: another program converted this file. Convert it back (iconv -f \(encoding) -t UTF-8 converted.xml > export.xml) or export again from the Health app."

@@ -4,10 +4,9 @@ internal import Glibc
 /// Drives libxml2's SAX2 push parser over an input and records every start and end tag, with
 /// copies of its attribute bytes, into `EventBatch`es.
 ///
-/// This is the only file that sees libxml2. Options: `XML_PARSE_NONET` (never touch the network)
-/// and `XML_PARSE_NOENT` (so `&amp;` arrives as `&`); no DTD is loaded or validated, and the
-/// document's own DTD is blanked before parsing (see `XMLByteFilter`). Only start and end tags
-/// reach Swift: text, whitespace and comments stay inside libxml2.
+/// This is the only file that sees libxml2; every parse in it goes through `ProtectedPushParse`
+/// (UTF-8 only, the document's DTD blanked, no network, no entity loaded). Only start and end
+/// tags reach Swift: text, whitespace and comments stay inside libxml2.
 final class LibXML2Parser {
   /// Bytes read from the input per `xmlParseChunk` call.
   static let chunkSize = 256 * 1024
@@ -16,11 +15,7 @@ final class LibXML2Parser {
   func parse(
     _ input: ExportInput, allowTruncated: Bool, emit: (EventBatch) -> EventBatch
   ) throws(ExtractError) -> ReadSummary {
-    xmlSetExternalEntityLoader { _, _, _ in nil }
     let state = ParserState(path: input.path)
-    // Errors raised without a parser context (encoding conversion, for one) would otherwise be
-    // printed to stderr by libxml2 itself; they are collected like the parser's own instead.
-    healthetl_xml_silence_generic_errors()
     var sax = xmlSAXHandler()
     sax.initialized = UInt32(XML_SAX2_MAGIC)
     sax.startElementNs = { context, localname, _, _, _, _, attributeCount, _, attributes in
@@ -42,14 +37,11 @@ final class LibXML2Parser {
       Unmanaged<ParserState>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.record(error.pointee) }
     }
     defer { xmlSetStructuredErrorFunc(nil, nil) }
-    guard let context = xmlCreatePushParserCtxt(&sax, unmanaged.toOpaque(), nil, 0, input.path) else {
+    guard let parse = ProtectedPushParse(sax: &sax, userData: unmanaged.toOpaque(), name: input.path) else {
       throw .unreadable(path: input.path, reason: "libxml2 could not create a parser")
     }
-    defer { xmlFreeParserCtxt(context) }
-    xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
-    state.attach(context)
+    state.attach(parse.context)
 
-    var filter = XMLByteFilter()
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 32)
     defer { buffer.deallocate() }
     var summary = ReadSummary()
@@ -61,32 +53,24 @@ final class LibXML2Parser {
       state.batch = emit(state.batch)
     }
 
-    func feed(_ bytes: UnsafeRawBufferPointer, terminate: Bool) throws(ExtractError) {
-      state.bytesFed += bytes.count
-      let status = xmlParseChunk(
-        context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), terminate ? 1 : 0)
+    func parsed(_ status: Int32, atEnd: Bool) throws(ExtractError) {
       flush(force: false)
-      if status != 0 || state.failure != nil || state.wrongRoot { try state.fail(atEnd: terminate) }
+      state.bytesFed = parse.bytesFed
+      if status != 0 || state.failure != nil || state.wrongRoot { try state.fail(atEnd: atEnd) }
     }
 
+    let documentName = input.memberName == input.path ? input.path : input.path + ": " + input.memberName
+    func refuse(_ encoding: String) -> ExtractError { .unsupportedEncoding(path: documentName, encoding: encoding) }
+
     do throws(ExtractError) {
-      var first = true
       while true {
         let n = try input.read(into: buffer)
         if n == 0 { break }
-        if first {
-          first = false
-          if let encoding = XMLByteFilter.encodingProblem(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
-            let name = input.memberName == input.path ? input.path : input.path + ": " + input.memberName
-            throw .unsupportedEncoding(path: name, encoding: encoding)
-          }
-        }
-        try filter.filter(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])) { bytes throws(ExtractError) in
-          try feed(bytes, terminate: false)
+        try parse.push(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]), refuse: refuse) {
+          status throws(ExtractError) in try parsed(status, atEnd: false)
         }
       }
-      try filter.finish { bytes throws(ExtractError) in try feed(bytes, terminate: false) }
-      try feed(UnsafeRawBufferPointer(start: nil, count: 0), terminate: true)
+      try parse.finish(refuse: refuse) { status, atEnd throws(ExtractError) in try parsed(status, atEnd: atEnd) }
     } catch {
       var error = error
       if case .truncated(let path, 0, let message) = error {
@@ -103,9 +87,61 @@ final class LibXML2Parser {
     }
     flush(force: true)
     summary.xmlBytes = input.xmlBytesRead
-    summary.replacedControlCharacters = filter.replacedControlCharacters
-    summary.exportVersion = filter.exportVersion
+    summary.replacedControlCharacters = parse.filter.replacedControlCharacters
+    summary.exportVersion = parse.filter.exportVersion
     return summary
+  }
+}
+
+/// One libxml2 SAX2 push parse with the protections every parse here needs, whatever the
+/// document: the bytes pass through `XMLByteFilter` (UTF-8 only, DOCTYPE blanked, forbidden
+/// control characters replaced), `XML_PARSE_NONET` (never touch the network), an entity loader
+/// that refuses everything, and `XML_PARSE_NOENT` (so `&amp;` arrives as `&`). Owns libxml2's
+/// context and frees it, with anything libxml2 built on the side, when released.
+final class ProtectedPushParse {
+  let context: xmlParserCtxtPtr
+  private(set) var filter = XMLByteFilter()
+  /// Bytes handed to libxml2 so far (an empty document is reported as such).
+  private(set) var bytesFed = 0
+
+  init?(sax: inout xmlSAXHandler, userData: UnsafeMutableRawPointer, name: String) {
+    xmlSetExternalEntityLoader { _, _, _ in nil }
+    // Errors raised without a parser context (encoding conversion, for one) would otherwise be
+    // printed to stderr by libxml2 itself; every parse reports its failures in its own words.
+    healthetl_xml_silence_generic_errors()
+    guard let context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, name) else { return nil }
+    xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
+    self.context = context
+  }
+
+  deinit {
+    // With entities substituted, libxml2 keeps the entities a document declares in a document of
+    // its own ("SAX compatibility mode") and leaves it to the caller. The byte filter blanks every
+    // DOCTYPE, so none should exist; if one ever does, it is not leaked.
+    if let document = context.pointee.myDoc { xmlFreeDoc(document) }
+    xmlFreeParserCtxt(context)
+  }
+
+  /// Feeds bytes as read from the input; `parsed` sees libxml2's status after each chunk it took.
+  func push<E: Error>(
+    _ chunk: UnsafeMutableRawBufferPointer, refuse: (_ encoding: String) -> E, parsed: (Int32) throws(E) -> Void
+  ) throws(E) {
+    try filter.filter(chunk, refuse: refuse) { bytes throws(E) in try parsed(parse(bytes, terminate: false)) }
+  }
+
+  /// Ends the document: whatever the filter still holds, then libxml2's closing call; `parsed`
+  /// is told which status is the closing call's (an error there means the input ended early).
+  func finish<E: Error>(
+    refuse: (_ encoding: String) -> E, parsed: (_ status: Int32, _ atEnd: Bool) throws(E) -> Void
+  ) throws(E) {
+    try filter.finish(refuse: refuse) { bytes throws(E) in try parsed(parse(bytes, terminate: false), false) }
+    try parsed(parse(UnsafeRawBufferPointer(start: nil, count: 0), terminate: true), true)
+  }
+
+  private func parse(_ bytes: UnsafeRawBufferPointer, terminate: Bool) -> Int32 {
+    bytesFed += bytes.count
+    return xmlParseChunk(
+      context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), terminate ? 1 : 0)
   }
 }
 
@@ -264,9 +300,8 @@ private final class ParserState {
 // MARK: - GPX route files
 
 /// Drives libxml2's SAX2 push parser over one GPX file and hands every `<trkpt>` on as a
-/// `GPXPoint`. The same protections as the export's parse: the DOCTYPE is blanked by
-/// `XMLByteFilter` (so no entity can be declared), `XML_PARSE_NONET`, an entity loader that
-/// refuses everything. Text is collected only inside the point fields.
+/// `GPXPoint`, with the protections of the export's parse (`ProtectedPushParse`). Text is
+/// collected only inside the point fields.
 final class LibXML2GPXParser {
   /// Bytes read per `xmlParseChunk` call.
   static let chunkSize = 64 * 1024
@@ -274,8 +309,7 @@ final class LibXML2GPXParser {
   func parse(
     name: String, read: (UnsafeMutableRawBufferPointer) throws(ExtractError) -> Int, point: (GPXPoint) -> Void
   ) -> GPXReadResult {
-    xmlSetExternalEntityLoader { _, _, _ in nil }
-    return withoutActuallyEscaping(point) { point in
+    withoutActuallyEscaping(point) { point in
       let state = GPXParserState(point: point)
       var sax = xmlSAXHandler()
       sax.initialized = UInt32(XML_SAX2_MAGIC)
@@ -298,53 +332,55 @@ final class LibXML2GPXParser {
       }
       let unmanaged = Unmanaged.passRetained(state)
       defer { unmanaged.release() }
-      guard let context = xmlCreatePushParserCtxt(&sax, unmanaged.toOpaque(), nil, 0, name) else {
+      guard let parse = ProtectedPushParse(sax: &sax, userData: unmanaged.toOpaque(), name: name) else {
         return GPXReadResult(problem: "libxml2 could not create a parser")
       }
-      defer { xmlFreeParserCtxt(context) }
-      xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
-      state.attach(context)
+      state.attach(parse.context)
 
-      var filter = XMLByteFilter()
+      /// Why the parse stopped before the end of the file.
+      enum Stop: Error {
+        case unreadable(ExtractError)
+        case notUTF8(encoding: String)
+        /// libxml2 or the state reported a problem; `atEnd` when it came from the closing call.
+        case failed(atEnd: Bool)
+      }
+      func parsed(_ status: Int32, atEnd: Bool) throws(Stop) {
+        if status != 0 || state.failure != nil || state.wrongRoot { throw .failed(atEnd: atEnd) }
+      }
+      func refuse(_ encoding: String) -> Stop { .notUTF8(encoding: encoding) }
       let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 32)
       defer { buffer.deallocate() }
-      var bytesFed = 0
-      func feed(_ bytes: UnsafeRawBufferPointer, terminate: Bool) -> Bool {
-        bytesFed += bytes.count
-        let status = xmlParseChunk(
-          context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), terminate ? 1 : 0)
-        return status == 0 && state.failure == nil && !state.wrongRoot
-      }
-      var healthy = true
-      /// The file was well-formed as far as it went but ended inside the document.
-      var cutShort = false
-      do throws(ExtractError) {
-        while healthy {
-          let n = try read(buffer)
+      do throws(Stop) {
+        while true {
+          let n: Int
+          do throws(ExtractError) { n = try read(buffer) } catch { throw .unreadable(error) }
           if n == 0 { break }
-          filter.filter(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n])) { bytes in
-            if healthy { healthy = feed(bytes, terminate: false) }
+          try parse.push(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]), refuse: refuse) {
+            status throws(Stop) in try parsed(status, atEnd: false)
           }
         }
-        if healthy { filter.finish { bytes in if healthy { healthy = feed(bytes, terminate: false) } } }
-        if healthy {
-          healthy = feed(UnsafeRawBufferPointer(start: nil, count: 0), terminate: true)
-          cutShort = !healthy
-        }
+        try parse.finish(refuse: refuse) { status, atEnd throws(Stop) in try parsed(status, atEnd: atEnd) }
+        return GPXReadResult(points: state.points)
       } catch {
-        if case .unreadable(_, let reason) = error {
-          return GPXReadResult(points: state.points, problem: "cannot be read: \(reason)")
+        let problem: String
+        switch error {
+        case .unreadable(.unreadable(_, let reason)): problem = "cannot be read: \(reason)"
+        case .unreadable(let other): problem = other.description
+        case .notUTF8(let encoding):
+          problem = "not UTF-8: the file is \(encoding) text (route files from the Health app are UTF-8)"
+        case .failed(let atEnd):
+          if state.wrongRoot {
+            problem = "not a GPX file: its root element is <\(state.rootName)>"
+          } else if parse.bytesFed == 0 {
+            problem = "the file is empty"
+          } else {
+            let failure = state.failure ?? (state.currentLine, "parse error")
+            let what = !state.sawRoot ? "not XML" : atEnd ? "cut short" : "broken XML"
+            problem = "\(what) at line \(failure.line): \(failure.message)"
+          }
         }
-        return GPXReadResult(points: state.points, problem: error.description)
+        return GPXReadResult(points: state.points, problem: problem)
       }
-      if healthy { return GPXReadResult(points: state.points) }
-      if state.wrongRoot {
-        return GPXReadResult(points: state.points, problem: "not a GPX file: its root element is <\(state.rootName)>")
-      }
-      if bytesFed == 0 { return GPXReadResult(points: state.points, problem: "the file is empty") }
-      let failure = state.failure ?? (state.currentLine, "parse error")
-      let what = !state.sawRoot ? "not XML" : cutShort ? "cut short" : "broken XML"
-      return GPXReadResult(points: state.points, problem: "\(what) at line \(failure.line): \(failure.message)")
     }
   }
 }
@@ -410,7 +446,7 @@ private final class GPXParserState {
     let element = name(localname)
     if !sawRoot {
       sawRoot = true
-      rootName = localname.map { String(cString: $0) } ?? ""
+      rootName = localname.map { String(String(cString: $0).prefix(80)) } ?? ""
       guard element == .gpx else {
         wrongRoot = true
         xmlStopParser(context)

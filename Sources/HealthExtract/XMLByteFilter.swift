@@ -23,9 +23,12 @@ struct XMLByteFilter {
   static let prologLimit = 4 << 20
 
   /// Feeds `chunk` through the filter and returns what the parser should see now (possibly
-  /// nothing, while the prolog is still being collected).
+  /// nothing, while the prolog is still being collected). A document that is not UTF-8 (see
+  /// `encodingProblem`) is refused through `refuse` before libxml2 sees a byte of it: the blanking
+  /// below only works on UTF-8, and libxml2 would otherwise switch to that encoding by itself.
   mutating func filter<E: Error>(
-    _ chunk: UnsafeMutableRawBufferPointer, emit: (UnsafeRawBufferPointer) throws(E) -> Void
+    _ chunk: UnsafeMutableRawBufferPointer, refuse: (_ encoding: String) -> E,
+    emit: (UnsafeRawBufferPointer) throws(E) -> Void
   ) throws(E) {
     switch state {
     case .body:
@@ -35,6 +38,7 @@ struct XMLByteFilter {
       prolog.append(contentsOf: chunk)
       guard let rootStart = Self.rootElementStart(in: prolog) ?? (prolog.count > Self.prologLimit ? prolog.count : nil)
       else { return }
+      if let encoding = prolog.withUnsafeBytes(Self.encodingProblem) { throw refuse(encoding) }
       blankDoctype(before: rootStart)
       state = .body
       let held = prolog
@@ -48,8 +52,11 @@ struct XMLByteFilter {
   }
 
   /// Whatever is still held back at the end of the input.
-  mutating func finish<E: Error>(emit: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
+  mutating func finish<E: Error>(
+    refuse: (_ encoding: String) -> E, emit: (UnsafeRawBufferPointer) throws(E) -> Void
+  ) throws(E) {
     guard state == .prolog, !prolog.isEmpty else { return }
+    if let encoding = prolog.withUnsafeBytes(Self.encodingProblem) { throw refuse(encoding) }
     blankDoctype(before: prolog.count)
     state = .body
     let held = prolog
@@ -189,7 +196,7 @@ struct XMLByteFilter {
   }
 
   /// The encoding of a document that is not UTF-8, from the first bytes read: a UTF-16 or UTF-32
-  /// byte order (mark or `<?` pattern), or an `encoding` in the XML declaration other than UTF-8
+  /// byte order (mark or `<?` pattern), EBCDIC, or an `encoding` in the XML declaration other than UTF-8
   /// or its subset US-ASCII. Nil for UTF-8 (with or without a byte-order mark or declaration).
   /// Exports are UTF-8; the byte filter works on UTF-8, and a file in another encoding was
   /// converted by some other program, so it is refused by name instead of half-read.
@@ -200,6 +207,9 @@ struct XMLByteFilter {
     if starts([0xFF, 0xFE, 0x00, 0x00]) || starts([0x3C, 0x00, 0x00, 0x00]) { return "UTF-32LE" }
     if starts([0xFE, 0xFF]) || starts([0x00, 0x3C]) { return "UTF-16BE" }
     if starts([0xFF, 0xFE]) || starts([0x3C, 0x00]) { return "UTF-16LE" }
+    // `<?xm` in EBCDIC, which libxml2 recognizes by itself: no `<` byte would reach this filter,
+    // so a DOCTYPE in it could not be blanked.
+    if starts([0x4C, 0x6F, 0xA7, 0x94]) { return "EBCDIC" }
     var start = starts([0xEF, 0xBB, 0xBF]) ? 3 : 0
     guard Self.starts(bytes, "<?xml", at: start), let end = find(bytes, "?>", from: start) else { return nil }
     guard let key = find(Array(bytes[start..<end]), "encoding", from: 0) else { return nil }

@@ -99,6 +99,18 @@ fuzz() {
   exit $status
 }
 
+# What a failed run's log says, enough to act on from a CI transcript alone: the sanitizer's
+# verdict, the first frames of its first stack, and the input itself (base64) when it is small.
+explain_failure() {
+  local log=$1
+  grep -E 'ERROR: |SUMMARY: |Fatal error|Test unit written' "$log" | head -5 | sed 's/^/     /'
+  grep -E '^ +#[0-9]+ 0x' "$log" | head -12 | sed 's/^ */     /'
+  local unit; unit=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -1 | cut -d' ' -f5)
+  if [ -n "$unit" ] && [ -f "$unit" ] && [ "$(stat -c %s "$unit")" -le 4096 ]; then
+    echo "     input (base64): $(base64 -w0 "$unit")"
+  fi
+}
+
 smoke() {
   local seconds=$1 status=0
   shift
@@ -120,7 +132,7 @@ smoke() {
     #    return, a slow input included, fails.
     if ! "$exe" $(flags "$harness") -runs=0 -artifact_prefix="$artifacts/" "$seed" >"$log" 2>&1; then
       echo "FAIL $harness: a committed input fails; see $log"
-      grep -E 'ERROR: |SUMMARY: |Fatal error|Test unit written' "$log" | head -5 | sed 's/^/     /'
+      explain_failure "$log"
       status=1
       continue
     fi
@@ -135,7 +147,7 @@ smoke() {
       echo "slow $harness: an input ran past the time limit (not a failure): $(grep -o 'Test unit written to .*' "$log" | tail -1)"
     elif grep -qE '^==[0-9]+==ERROR|ERROR: libFuzzer|Fatal error' "$log"; then
       echo "FAIL $harness: see $log"
-      grep -E 'ERROR: |SUMMARY: |Fatal error|Test unit written' "$log" | head -5 | sed 's/^/     /'
+      explain_failure "$log"
       status=1
     else
       echo "ok   $harness: $executed executions"

@@ -219,4 +219,44 @@ import Testing
     #expect(text.problem?.hasPrefix("not XML at line 1: ") == true)
     for result in [cut, broken, kml, text] { #expect(result.problem?.contains("\n") == false) }
   }
+
+  /// Found by the GPX fuzzer: an EBCDIC file (which libxml2 decodes by itself) carried a DOCTYPE
+  /// past the UTF-8 byte filter, its entity declaration was parsed and libxml2's side document
+  /// leaked. Files that are not UTF-8 are now refused before libxml2 sees them.
+  @Test func aGPXFileThatIsNotUTF8IsRefusedByName() throws {
+    let text = "<?xml version=\"1.0\"?><!DOCTYPE gpx [<!ENTITY a \"aaaa\">]><gpx><trkpt lat=\"1\" lon=\"2\"/></gpx>"
+    let ebcdic = try #require(Self.ebcdic(text))
+    #expect(
+      GPXReader.read(bytes: ebcdic) { _ in }
+        == GPXReadResult(problem: "not UTF-8: the file is EBCDIC text (route files from the Health app are UTF-8)"))
+    let utf16 = try #require(text.data(using: .utf16LittleEndian))
+    #expect(GPXReader.read(bytes: Array(utf16)) { _ in }.problem?.hasPrefix("not UTF-8: the file is UTF-16LE") == true)
+    let latin1 = text.replacingOccurrences(of: "version=\"1.0\"", with: "version=\"1.0\" encoding=\"ISO-8859-1\"")
+    #expect(GPXReader.read(bytes: Array(latin1.utf8)) { _ in }.problem?.contains("ISO-8859-1") == true)
+    // The same document in UTF-8 has its DOCTYPE blanked and is read.
+    #expect(GPXReader.read(bytes: Array(text.utf8)) { _ in } == GPXReadResult(points: 1))
+  }
+
+  /// `text` in EBCDIC code page 037, for the characters it uses (letters, digits, `<?!="[]>/ .`).
+  static func ebcdic(_ text: String) -> [UInt8]? {
+    let special: [Character: UInt8] = [
+      "<": 0x4C, "?": 0x6F, "!": 0x5A, "=": 0x7E, "\"": 0x7F, "[": 0xBA, "]": 0xBB, ">": 0x6E, "/": 0x61,
+      " ": 0x40, ".": 0x4B,
+    ]
+    let rows: [(String, UInt8)] = [
+      ("abcdefghi", 0x81), ("jklmnopqr", 0x91), ("stuvwxyz", 0xA2),
+      ("ABCDEFGHI", 0xC1), ("JKLMNOPQR", 0xD1), ("STUVWXYZ", 0xE2), ("0123456789", 0xF0),
+    ]
+    var bytes: [UInt8] = []
+    for character in text {
+      if let byte = special[character] {
+        bytes.append(byte)
+      } else if let (row, first) = rows.first(where: { $0.0.contains(character) }) {
+        bytes.append(first + UInt8(row.distance(from: row.startIndex, to: row.firstIndex(of: character)!)))
+      } else {
+        return nil
+      }
+    }
+    return bytes
+  }
 }

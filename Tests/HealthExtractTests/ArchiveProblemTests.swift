@@ -112,6 +112,38 @@ import Testing
     }
   }
 
+  /// libxml2 recognizes EBCDIC by its first bytes (`<?xm` is 4C 6F A7 94) and would decode it
+  /// itself, DOCTYPE included, where the byte filter sees no `<` to blank.
+  @Test func anEBCDICExportIsRefusedByName() throws {
+    let directory = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("export.xml")
+    // `<?xml version="1.0"?><!DOCTYPE HealthData [<!ENTITY a "a">]><HealthData/>` in code page 037.
+    let ebcdic = try Self.iconv(
+      "<?xml version=\"1.0\"?><!DOCTYPE HealthData [<!ENTITY a \"a\">]><HealthData/>", to: "IBM037")
+    #expect(ebcdic.starts(with: [0x4C, 0x6F, 0xA7, 0x94]))
+    try Data(ebcdic).write(to: file)
+    #expect(throws: ExtractError.unsupportedEncoding(path: file.path, encoding: "EBCDIC")) {
+      _ = try Self.read(file.path)
+    }
+  }
+
+  static func iconv(_ text: String, to encoding: String) throws -> [UInt8] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
+    process.arguments = ["-f", "UTF-8", "-t", encoding]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(Data(text.utf8))
+    try input.fileHandleForWriting.close()
+    let bytes = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Array(bytes)
+  }
+
   @Test(arguments: ["EBCDIC-US", "ISO-8859-1", "x-unknown"])
   func anotherDeclaredEncodingIsRefusedByName(encoding: String) throws {
     let text = Self.document.replacingOccurrences(of: "encoding=\"UTF-8\"", with: "encoding = '\(encoding)'")
