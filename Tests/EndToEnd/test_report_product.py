@@ -9,9 +9,8 @@ page as the default pipeline plus the extra tables the reference reads, and a re
 bytes. The page is then opened in headless Chromium: no console error, every chart drawn, no
 request, a screenshot that is not blank, and chosen days showing the values of the run's own CSVs.
 
-Routes are still `null` in the Swift data: the workouts job reads the GPX routes now, but does not
-yet hand their points to the report. The reference reads the GPX files, so a route is compared
-only where the Swift side has one.
+Routes are compared point by point: the reference reads the GPX files from the export zip and
+simplifies them itself.
 
     HEALTHETL_BIN=.build/release/healthetl python3 -m unittest Tests/EndToEnd/test_report_product.py -v
 """
@@ -56,10 +55,6 @@ def differences(got, want, path: str = "", places: int | None = None) -> list[st
     if isinstance(want, dict) and isinstance(got, dict):
         out = [f"{path}.{k}: missing" for k in want if k not in got] + [f"{path}.{k}: extra" for k in got if k not in want]
         for key in want.keys() & got.keys():
-            if key == "route" and path == ".workouts":
-                out += [f"{path}.route[{i}]" for i, (g, w) in enumerate(zip(got[key], want[key]))
-                        if g is not None and differences(g, w, "", 5)]
-                continue
             out += differences(got[key], want[key], f"{path}.{key}", PLACES.get(key, places))
         return out
     if isinstance(want, list) and isinstance(got, list):
@@ -108,8 +103,16 @@ class ProductReport:
         want = report_reference.from_outputs(self.full, self.export)
         got = embedded_data(self.full / "report.html")
         self.assertEqual(differences(got, want)[:20], [])
-        # The check can fail: a step count one off is seen.
+        # The exports have routes, so outlines are compared, not only nulls.
+        routes = [r for r in want["workouts"]["route"] if r is not None]
+        self.assertTrue(routes)
+        self.assertTrue(all(2 <= len(r) <= 300 for r in routes))
+        # The check can fail: a step count one off is seen, and so is a route point 2e-5° off.
         got["days"]["steps"][-1] += 1
+        self.assertTrue(differences(got, want))
+        got["days"]["steps"][-1] -= 1
+        moved = next(i for i, r in enumerate(got["workouts"]["route"]) if r)
+        got["workouts"]["route"][moved][-1][0] += 2e-5
         self.assertTrue(differences(got, want))
 
     def test_the_default_pipeline_alone_writes_the_same_page_and_a_rerun_the_same_bytes(self):

@@ -107,6 +107,7 @@ public final class ReportMart: OutputStage {
       own.append(self.workouts)
     }
     ownStages = own
+    self.workouts.keepsRouteShapes = true
     spill = SampleSpill(capacity: 65_536, transaction: transaction, scratchName: "report-quality.runs")
   }
 
@@ -430,11 +431,16 @@ public final class ReportMart: OutputStage {
     StatisticsTables.column(for: option, unit: SampleTypeInfo.canonicalUnit(ofShortName: type)).precision
   }
 
-  /// The route's shape (DATA.md, "workouts"): still null. The workouts job now reads the GPX
-  /// routes (`WorkoutRouteStage`), but streams their points to `route_points.csv` without keeping
-  /// them; the report needs each route's points handed over per workout to simplify them
-  /// (Douglas–Peucker, at most 300, 5 decimals), which is not wired yet.
-  static func route(_ row: WorkoutRow) -> ReportJSON { .null }
+  /// The route's outline (DATA.md, "workouts"): `[[lat, lon], …]`, 5 decimals; null without one.
+  static func route(_ row: WorkoutRow) -> ReportJSON {
+    guard let shape = row.routeShape else { return .null }
+    return .array(
+      shape.map {
+        .array([
+          .rounded($0.latitude, csv: .asRecorded, places: 5), .rounded($0.longitude, csv: .asRecorded, places: 5),
+        ])
+      })
+  }
 
   private func qualitySection(_ catalog: SampleCatalog) -> ReportJSON {
     var perType: [String: [String: Int]] = [:]

@@ -48,6 +48,13 @@ public final class WorkoutMart: OutputStage {
   public private(set) var rows: [WorkoutRow] = []
   /// Receives each workout's local date, moving time and energy for `daily.csv`.
   var daily: DailyCollector?
+  /// Whether each row gets the outline of its first route file (`WorkoutRow.routeShape`): set by
+  /// the report before the parse. The route files are then read even when no output of this
+  /// mart needs them.
+  var keepsRouteShapes: Bool {
+    get { routes.wantsShapes }
+    set { routes.wantsShapes = newValue }
+  }
 
   /// The server records of the last `finish`, in output order.
   public var serverRecords: [WorkoutServerRecord] { rows.map(\.serverRecord) }

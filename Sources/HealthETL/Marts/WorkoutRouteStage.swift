@@ -9,8 +9,11 @@ final class WorkoutRouteStage {
   private let transaction: OutputTransaction
   private let routePointOutputs: [WorkoutMart.Output]
   /// Whether any output needs the routes: `workouts` (route columns), `route_points`, `splits`.
-  private let wantsRoutes: Bool
+  private let outputsWantRoutes: Bool
   private let wantsSplits: Bool
+  /// Whether each workout's row gets the outline of its first route file (for the report).
+  var wantsShapes = false
+  private var wantsRoutes: Bool { outputsWantRoutes || wantsShapes }
   private let inline: RecordScratch<SpilledLocation>
   private var distances: WorkoutDistanceSamples
 
@@ -21,12 +24,13 @@ final class WorkoutRouteStage {
   private var splits: [[WorkoutSplit]] = []
   private var eligible: [Bool] = []
   private var pauses: [PauseIntervals] = []
+  private var shapes: [[RouteShape.Point]?] = []
 
   init(transaction: OutputTransaction, outputs: [WorkoutMart.Output]) {
     self.transaction = transaction
     routePointOutputs = outputs.filter { $0.table == .routePoints }
     wantsSplits = outputs.contains { $0.table == .splits }
-    wantsRoutes = wantsSplits || outputs.contains { $0.table == .routePoints || $0.table == .workouts }
+    outputsWantRoutes = wantsSplits || outputs.contains { $0.table == .routePoints || $0.table == .workouts }
     inline = RecordScratch(transaction: transaction, name: "route-locations")
     distances = WorkoutDistanceSamples(transaction: wantsSplits ? transaction : nil)
   }
@@ -46,6 +50,7 @@ final class WorkoutRouteStage {
     eligible = workouts.map { wantsSplits && SplitEligibility.distanceStream($0.activityType) != nil }
     pauses = workouts.indices.map { eligible[$0] ? SplitEligibility.pauses(workouts[$0]) : PauseIntervals() }
     summaries = Array(repeating: nil, count: workouts.count)
+    shapes = Array(repeating: nil, count: workouts.count)
     problems = Array(repeating: [], count: workouts.count)
     splits = Array(repeating: [], count: workouts.count)
     // The time this takes is part of the workouts stage's `stageSeconds`.
@@ -57,9 +62,10 @@ final class WorkoutRouteStage {
           transaction, path: output.file, columns: WorkoutTables.routePoints.columns, format: output.format,
           zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
     }
+    let firstFiles = wantsShapes ? workouts.map(WorkoutRouteReader.firstFile(of:)) : []
     let reader = WorkoutRouteReader(
       workouts: workouts, ids: workouts.map(WorkoutRowBuilder.id(of:)), wantsSteps: eligible, writers: writers,
-      transaction: transaction)
+      shapeFiles: Set(firstFiles.compactMap { $0 }), transaction: transaction)
     try reader.readInline(inline)
     let companions =
       context.input.map(ExportInput.companions(of:))
@@ -69,6 +75,7 @@ final class WorkoutRouteStage {
     report = reader.report
     summaries = workouts.indices.map(reader.summary)
     problems = reader.problems
+    shapes = firstFiles.map { $0.flatMap { reader.shapes[$0] } }
 
     var requests: [WorkoutDistanceSamples.Request] = []
     for (index, workout) in workouts.enumerated() where eligible[index] {
@@ -134,6 +141,7 @@ final class WorkoutRouteStage {
   func complete(_ row: inout WorkoutRow, _ workout: WorkoutElement, index: Int, heartRate: WorkoutSampleIndex) {
     guard index < summaries.count else { return }
     row.routeSummary = summaries[index]
+    if index < shapes.count { row.routeShape = shapes[index] }
     row.routeProblems = problems[index].isEmpty ? nil : problems[index].joined(separator: ";")
     guard eligible[index] else { return }
     var all = splits[index] + WatchSplits.splits(workout, distanceMeters: row.distanceMeters, pauses: pauses[index])

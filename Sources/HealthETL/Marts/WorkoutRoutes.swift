@@ -98,7 +98,8 @@ struct SpilledLocation: BitwiseCopyable {
 /// `workout-routes/` folder in one streaming pass (zip members in archive order, decompressed as
 /// they are read). Each point is written to the `route_points` outputs as it is parsed, added to
 /// its workout's running totals, and — for workouts that get splits — put in scratch as a
-/// `RouteStep`. Nothing per point stays in memory.
+/// `RouteStep`. Nothing per point stays in memory, but for the outline of each workout's first
+/// route file when the report asks for it (`RouteShape`, bounded).
 final class WorkoutRouteReader {
   /// A workout's stretch of route steps in scratch: one GPX file or its inline route.
   struct Chunk {
@@ -115,6 +116,10 @@ final class WorkoutRouteReader {
   private let steps: RecordScratch<RouteStep>
   /// Route file (`workout-routes/x.gpx`) → the first workout, in document order, that names it.
   private var owners: [String: Int] = [:]
+  /// The files whose outline is kept: some workout's first route file, when the report wants them.
+  private let shapeFiles: Set<String>
+  /// Route file → its simplified outline (nil entries are never stored).
+  private(set) var shapes: [String: [RouteShape.Point]] = [:]
 
   private(set) var aggregates: [RouteAggregate?]
   private(set) var chunks: [[Chunk]]
@@ -127,9 +132,10 @@ final class WorkoutRouteReader {
 
   init(
     workouts: [WorkoutElement], ids: [String], wantsSteps: [Bool], writers: [TableWriter],
-    transaction: OutputTransaction
+    shapeFiles: Set<String> = [], transaction: OutputTransaction
   ) {
     self.workouts = workouts
+    self.shapeFiles = shapeFiles
     self.ids = ids
     self.wantsSteps = wantsSteps
     self.writers = writers
@@ -148,6 +154,11 @@ final class WorkoutRouteReader {
   /// `/workout-routes/x.gpx` (a `FileReference` path) → `workout-routes/x.gpx`.
   static func relativePath(_ reference: String) -> String {
     String(reference.drop { $0 == "/" })
+  }
+
+  /// The first file `workout` names (the first of its `route` column), relative; nil for none.
+  static func firstFile(of workout: WorkoutElement) -> String? {
+    workout.routes.lazy.compactMap { $0.filePath.map(relativePath) }.first { !$0.isEmpty }
   }
 
   /// The route steps of the workouts that get splits, for `SplitAssembler`.
@@ -190,7 +201,15 @@ final class WorkoutRouteReader {
         seen.insert(path)
         let owner = owners[path]
         if let owner { startStretch(owner) } else { report.unreferenced.append(path) }
-        let result = GPXReader.read(stream) { point in take(RoutePoint(gpx: point), owner: owner, file: path) }
+        var shape = shapeFiles.contains(path) ? RouteShape() : nil
+        let result = GPXReader.read(stream) { point in
+          let routePoint = RoutePoint(gpx: point)
+          if shape != nil, let latitude = routePoint.latitude, let longitude = routePoint.longitude {
+            shape!.add(latitude: latitude, longitude: longitude)
+          }
+          take(routePoint, owner: owner, file: path)
+        }
+        if let outline = shape?.simplified() { shapes[path] = outline }
         report.files += 1
         if let problem = result.problem {
           report.broken += 1

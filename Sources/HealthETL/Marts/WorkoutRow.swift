@@ -70,6 +70,9 @@ public struct WorkoutRow: Sendable {
   public var routeSummary: RouteSummary? = nil
   /// Route files the workout names that are missing or broken, `;`-separated.
   public var routeProblems: String? = nil
+  /// The outline of the workout's first route file, for the report; nil unless the report asked
+  /// for it (`WorkoutMart.keepsRouteShapes`) and the file has two points or more.
+  var routeShape: [RouteShape.Point]? = nil
   /// Splits per km and per mile (`workout_splits.csv`).
   public var splits: [WorkoutSplit] = []
 }
