@@ -32,6 +32,21 @@ import Testing
     #expect(NumberText.rounded(-2.5, decimals: 0) == -3)
     #expect(NumberText.rounded(17.22222222222222, decimals: 2) == 17.22)
     #expect(NumberText.rounded(59.99999999999999, significantDigits: 12) == 60)
+    // Places beyond the table of exact powers of ten, and negative places, still round.
+    #expect(NumberText.rounded(1.25e-30, decimals: 31) == 1.3e-30)
+    #expect(NumberText.rounded(1234, decimals: -2) == 1200)
+  }
+
+  @Test func integersAreWrittenDigitByDigit() {
+    for value: Int64 in [0, 7, -7, 10, -10, 1_234_567_890_123, .max, .min] {
+      var out: [UInt8] = []
+      CSVField.appendInteger(value, to: &out)
+      #expect(String(decoding: out, as: UTF8.self) == String(value))
+    }
+    var out: [UInt8] = []
+    CSVField.appendNumber(-42, to: &out)
+    CSVField.appendNumber(2.5, to: &out)
+    #expect(String(decoding: out, as: UTF8.self) == "-422.5")
   }
 
   @Test func theWrittenValueIsRoundedToItsOwnPrecisionFirst() {

@@ -26,9 +26,12 @@ enum NumberText {
   /// shortest text stands for: `0.7909990439770554` to 15 places is 0.790999043977055. Scaling
   /// the Double is exact enough except within a few units in the last place of a half, where
   /// the product's own rounding could tip it; there the decimal is rounded digit by digit.
+  /// 10⁰ … 10²², every one exact in a Double: `pow` is the slowest part of rounding otherwise.
+  private static let powersOfTen = (0...22).map { Foundation.pow(10.0, Double($0)) }
+
   static func rounded(_ value: Double, decimals places: Int) -> Double {
     guard value.isFinite else { return value }
-    let scale = Foundation.pow(10.0, Double(places))
+    let scale = places >= 0 && places < powersOfTen.count ? powersOfTen[places] : Foundation.pow(10.0, Double(places))
     guard scale.isFinite, scale > 0 else { return value }
     let scaled = value * scale
     let fraction = Swift.abs(scaled - scaled.rounded(.towardZero))

@@ -9,6 +9,9 @@ public struct TableWriter {
   private let file: OutputFile
   public let relativePath: String
   private let columns: [Column]
+  /// Each column's kind and precision, apart: a row reads them without copying a `Column`.
+  private let kinds: [Column.Kind]
+  private let precisions: [NumberPrecision]
   /// Column names as JSON keys (`"name": `), encoded once.
   private let jsonKeys: [[UInt8]]
   private let format: TableFormat
@@ -29,6 +32,8 @@ public struct TableWriter {
     sheet = transaction.workbook?.claim(file: relativePath)
     self.relativePath = relativePath
     self.columns = columns
+    kinds = columns.map(\.kind)
+    precisions = columns.map(\.precision)
     self.format = format
     self.zone = zone
     jsonKeys = columns.map { column in
@@ -54,7 +59,7 @@ public struct TableWriter {
     case .csv:
       for index in fields.indices {
         if index > 0 { line.append(UInt8(ascii: ",")) }
-        appendCSV(fields[index], column: columns[index])
+        appendCSV(fields[index], column: index)
       }
     case .json, .ndjson:
       if format == .json { line.append(contentsOf: rows == 0 ? Self.firstRow : Self.nextRow) }
@@ -62,7 +67,7 @@ public struct TableWriter {
       for index in fields.indices {
         if index > 0 { line.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
         line.append(contentsOf: jsonKeys[index])
-        appendJSON(fields[index], column: columns[index])
+        appendJSON(fields[index], column: index)
       }
       line.append(UInt8(ascii: "}"))
     }
@@ -83,7 +88,7 @@ public struct TableWriter {
   private static let nextRow = Array(",\n  ".utf8)
   private static let null = Array("null".utf8)
 
-  private mutating func appendCSV(_ field: Field, column: Column) {
+  private mutating func appendCSV(_ field: Field, column: Int) {
     switch field {
     case .missing: return
     case .text(let text): CSVField.append(text, to: &line)
@@ -91,7 +96,7 @@ public struct TableWriter {
     }
   }
 
-  private mutating func appendJSON(_ field: Field, column: Column) {
+  private mutating func appendJSON(_ field: Field, column: Int) {
     switch field {
     case .missing: line.append(contentsOf: Self.null)
     case .text(let text): JSONText.appendString(text, to: &line)
@@ -106,19 +111,19 @@ public struct TableWriter {
   }
 
   /// The text of a value that needs neither quoting nor escaping.
-  private mutating func appendBare(_ field: Field, column: Column) {
+  private mutating func appendBare(_ field: Field, column: Int) {
     switch field {
     case .missing, .text: break
-    case .integer(let value): line.append(contentsOf: String(value).utf8)
-    case .number(let value): NumberText.append(value, precision: column.precision, to: &line)
+    case .integer(let value): CSVField.appendInteger(value, to: &line)
+    case .number(let value): NumberText.append(value, precision: precisions[column], to: &line)
     case .boolean(let value): line.append(contentsOf: (value ? "true" : "false").utf8)
     case .instant(let instant):
-      let offset = zone.offset(at: instant)
-      switch column.kind {
+      switch kinds[column] {
       case .date: LocalTimeFormatter.appendDate(zone.localDate(at: instant), to: &line)
-      case .localTime: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, to: &line)
-      case .localMinute: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, seconds: false, to: &line)
-      default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &line)
+      case .localTime: LocalTimeFormatter.appendLocal(instant, offsetSeconds: zone.offset(at: instant), to: &line)
+      case .localMinute:
+        LocalTimeFormatter.appendLocal(instant, offsetSeconds: zone.offset(at: instant), seconds: false, to: &line)
+      default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &line)
       }
     case .date(let date): LocalTimeFormatter.appendDate(date, to: &line)
     }
