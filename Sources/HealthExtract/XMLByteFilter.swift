@@ -137,7 +137,9 @@ struct XMLByteFilter {
   }
 
   private mutating func blankDoctype(before limit: Int) {
-    if let marker = Self.find(prolog, "HealthKit Export Version:", from: 0), marker < limit {
+    // Only the prolog before the root element is searched: the first read of a small file (a GPX
+    // route) holds all of it.
+    if let marker = Self.find(prolog, "HealthKit Export Version:", from: 0, before: limit) {
       var k = marker + 25
       while k < limit, prolog[k] == 0x20 { k += 1 }
       var version = 0
@@ -151,7 +153,7 @@ struct XMLByteFilter {
     }
     var i = 0
     while i < limit {
-      guard let open = Self.find(prolog, "<!DOCTYPE", from: i), open < limit else { return }
+      guard let open = Self.find(prolog, "<!DOCTYPE", from: i, before: limit) else { return }
       let end = min(Self.doctypeEnd(prolog, from: open) ?? limit, limit)
       for k in open..<end where prolog[k] != 0x0A && prolog[k] != 0x0D { prolog[k] = 0x20 }
       blankedDoctype = true
@@ -236,9 +238,10 @@ struct XMLByteFilter {
     return true
   }
 
-  static func find(_ bytes: [UInt8], _ text: StaticString, from: Int) -> Int? {
+  /// The first `text` starting at or after `from` and before `before` (the end by default).
+  static func find(_ bytes: [UInt8], _ text: StaticString, from: Int, before: Int = .max) -> Int? {
     var i = from
-    while i + text.utf8CodeUnitCount <= bytes.count {
+    while i < before, i + text.utf8CodeUnitCount <= bytes.count {
       if bytes[i] == text.utf8Start[0] && starts(bytes, text, at: i) { return i }
       i += 1
     }
