@@ -3,7 +3,9 @@ import HealthModel
 import Synchronization
 
 /// SHA-256 of the input file, computed on a second thread while the main one parses (the file is
-/// read twice, but the second read comes from the page cache and costs no parse time).
+/// read twice, but the second read comes from the page cache). The thread runs at the lowest
+/// priority: the parse keeps both cores of a small machine busy (libxml2 on one, the stages on
+/// the other), so the hash takes only their idle moments and the finish's idle core.
 ///
 /// A run must not end while the thread still reads: exiting the process under a running thread
 /// can crash in teardown. So every run either `wait()`s for the hash or `cancel()`s it, which
@@ -15,8 +17,12 @@ final class InputDigest: Sendable {
 
   init(path: String) {
     group.enter()
-    DispatchQueue.global().async { [self] in
+    // A thread of its own (not the shared pool): its nice value cannot be raised back without
+    // privileges, and it ends with the hash.
+    let thread = Thread { [self] in
       defer { group.leave() }
+      // On Linux the nice value belongs to the thread, and `0` names the calling one.
+      setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
       guard let handle = FileHandle(forReadingAtPath: path) else { return }
       defer { try? handle.close() }
       let digest = Digest.SHA256Stream()
@@ -27,6 +33,7 @@ final class InputDigest: Sendable {
       let hex = digest.finalizeHex()
       result.withLock { $0 = hex }
     }
+    thread.start()
   }
 
   /// Waits for the hash; nil when the file could not be read or the hash was cancelled.
