@@ -31,6 +31,7 @@ enum PipelineLocator {
     for file in files {
       do { pipelines.append(try PipelineDecoder.load(file)) } catch { throw ETLError.pipeline(error) }
     }
+    if let problem = RunPlanner.zoneDatabaseProblem(pipelines) { throw ETLError.zone(problem) }
     do { return try RunPlanner.plan(pipelines) } catch { throw ETLError.pipeline(error) }
   }
 }

@@ -27,6 +27,6 @@ awk -v mb="$size" -v f="$(echo $floor | best)" -v i="$(echo $inspect | best)" -v
   printf "libxml2 floor      %7.1f MB/s  (%.2f s)\n", mb / f, f
   printf "inspect            %7.1f MB/s  (%.2f s)  ratio %.2f (target >= 0.80)  peak RSS %.0f MB (target < 100)\n",
     mb / i, i, f / i, irss / 1024
-  printf "default pipeline   %7.1f MB/s  (%.2f s)  ratio %.2f (target >= 0.50)  peak RSS %.0f MB (target < 300)\n",
+  printf "default pipeline   %7.1f MB/s  (%.2f s)  ratio %.2f (target >= 0.60)  peak RSS %.0f MB (target < 300)\n",
     mb / r, r, f / r, rrss / 1024
   printf "default pipeline peak RSS: %.0f MB on %.0f MB of XML, %.0f MB on %.0f MB\n", srss / 1024, smb, rrss / 1024, mb }'

@@ -227,6 +227,23 @@ import Testing
       #expect(Self.lines(result.stderr).count == 1)
     }
     #expect(!FileManager.default.fileExists(atPath: out))
+    // A pipeline that names a zone is not to blame either: `pipelines check` and `run` say
+    // what is missing, exit 74 (before, "timezone: the time zone database …", exit 64).
+    let zoned = work.appendingPathComponent("zoned.json")
+    try #"{"version": 1, "name": "zoned", "timezone": "Europe/Berlin", "jobs": [{"name": "s", "kind": "sleep"}]}"#
+      .write(
+        to: zoned, atomically: true, encoding: .utf8)
+    for arguments in [
+      ["pipelines", "check", zoned.path], ["run", "--quiet", "--pipeline", zoned.path, "--out", out, Self.tiny],
+    ] {
+      let result = try CLI.run(arguments, environment: environment)
+      #expect(result.status == 74, "\(arguments): \(result.stderr)")
+      #expect(
+        result.stderr.hasPrefix("healthetl: error: the time zone database /nonexistent/zoneinfo is missing"),
+        "\(result.stderr)")
+    }
+    let checked = try CLI.run(["pipelines", "check", zoned.path])
+    #expect(checked.status == 0, "\(checked.stderr)")
     // An empty TZDIR folder is no database either; the real one still works.
     let empty = work.appendingPathComponent("zoneinfo")
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)

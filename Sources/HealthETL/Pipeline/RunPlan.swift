@@ -1,5 +1,5 @@
 import Foundation
-import HealthModel
+public import HealthModel
 
 /// Pipelines checked against each other and turned into what one run computes: the settings,
 /// the jobs and the files they write (`healthetl pipelines explain` prints it).
@@ -43,6 +43,16 @@ public enum RunPlanner {
   /// A run keeps every output file, and a spill file per statistics job, open at once; far past
   /// this it would run out of file descriptors (and memory) after reading the whole export.
   public static let maximumOutputFiles = 10_000
+
+  /// Why a zone `pipelines` name can be neither checked nor used on this machine: the tz database
+  /// is missing (a `TZDIR` pointing nowhere). That is the machine's problem (exit 74), not the
+  /// files', so callers ask before `plan`, which would blame the file. Nil when no pipeline names
+  /// a zone or the database is there.
+  public static func zoneDatabaseProblem(_ pipelines: [PipelineDefinition]) -> ZoneError? {
+    guard pipelines.contains(where: { $0.timezone != nil && $0.timezone != "auto" }), !ZoneRules.databaseIsUsable
+    else { return nil }
+    return .databaseMissing(path: ZoneRules.databaseDirectory)
+  }
 
   /// Checks `pipelines` and merges them into one plan.
   ///

@@ -38,18 +38,23 @@ enum PipelinesCommand {
       return ExitCode.success
     case "check":
       guard !files.isEmpty else { throw UsageError(message: "check needs at least one FILE", command: "pipelines") }
-      var failed = false
+      var status = ExitCode.success
       for file in files {
         do {
           let pipeline = try PipelineDecoder.load(file)
+          if let problem = RunPlanner.zoneDatabaseProblem([pipeline]) { throw ETLError.zone(problem) }
           _ = try RunPlanner.plan([pipeline])
           print("\(file): ok (\(pipeline.jobs.count) jobs)")
+        } catch let error as ETLError {
+          // A machine problem (no tz database) outranks a file's mistake.
+          HealthETLCommand.fail("\(error)")
+          status = error.exitCode
         } catch {
           HealthETLCommand.fail("\(error)")
-          failed = true
+          if status == .success { status = .usage }
         }
       }
-      return failed ? ExitCode.usage : ExitCode.success
+      return status
     case "tables":
       print(TableDocumentation.allMarkdown, terminator: "")
       return ExitCode.success
