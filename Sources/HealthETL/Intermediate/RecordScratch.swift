@@ -59,18 +59,8 @@ final class RecordScratch<Record: BitwiseCopyable> {
     let stride = MemoryLayout<Record>.stride
     let total = wanted * stride
     var bytes = [UInt8](repeating: 0, count: total)
-    var done = 0
-    var failed: Int32 = 0
-    bytes.withUnsafeMutableBytes { buffer in
-      while done < total {
-        let got = pread(descriptor, buffer.baseAddress! + done, total - done, off_t(first * stride + done))
-        if got < 0 && errno == EINTR { continue }
-        if got <= 0 {
-          failed = got < 0 ? errno : EIO
-          return
-        }
-        done += got
-      }
+    let failed = bytes.withUnsafeMutableBytes {
+      ScratchFileIO.read(descriptor, into: $0, at: Int64(first) * Int64(stride))
     }
     if failed != 0 { throw .ioError(path: file.path, reason: String(cString: strerror(failed))) }
     bytes.withUnsafeBytes { buffer in

@@ -138,19 +138,8 @@ final class SpillReader {
     records.removeAll(keepingCapacity: true)
     let zero = SpillRecord(start: 0, end: 0, value: 0, created: 0, stream: 0, group: 0)
     records.append(contentsOf: repeatElement(zero, count: count))
-    var done = 0
-    let total = count * stride
-    var failed: Int32 = 0
-    records.withUnsafeMutableBytes { bytes in
-      while done < total {
-        let got = pread(descriptor, bytes.baseAddress! + done, total - done, off_t(first * stride + done))
-        if got < 0 && errno == EINTR { continue }
-        if got <= 0 {
-          failed = got < 0 ? errno : EIO
-          return
-        }
-        done += got
-      }
+    let failed = records.withUnsafeMutableBytes {
+      ScratchFileIO.read(descriptor, into: $0, at: Int64(first) * Int64(stride))
     }
     if failed != 0 { throw .ioError(path: path, reason: String(cString: strerror(failed))) }
   }

@@ -92,6 +92,11 @@ final class StatisticsSweep {
   /// Receives each finished bucket, in (bucket, source) order.
   private let emit: (borrowing StatisticsBucket) throws(OutputError) -> Void
   private var rows: [RowKey: Row] = [:]
+  /// The row `update` found last and where it is: consecutive samples mostly fall in one bucket,
+  /// and hashing the key for each of them was a tenth of the statistics' finish. Any insertion or
+  /// removal moves rows, so it forgets the position.
+  private var lastKey = RowKey(bucket: .min, source: -1)
+  private var lastIndex: Dictionary<RowKey, Row>.Index?
   private var order = StatisticsHeap<RowKey>()
   private let wantsStarts: Bool
   private let wantsOverlaps: Bool
@@ -350,12 +355,17 @@ final class StatisticsSweep {
   }
 
   @inline(__always) private func update(_ key: RowKey, _ body: (inout Row) -> Void) {
-    if let index = rows.index(forKey: key) {
+    if key == lastKey, let index = lastIndex {
+      body(&rows.values[index])
+    } else if let index = rows.index(forKey: key) {
+      lastKey = key
+      lastIndex = index
       body(&rows.values[index])
     } else {
       var row = Row()
       body(&row)
       rows[key] = row
+      lastIndex = nil
       order.push(key)
     }
   }
@@ -365,6 +375,7 @@ final class StatisticsSweep {
     while let key = order.min, key.bucket < bucket {
       order.popMin()
       let row = rows.removeValue(forKey: key)!
+      lastIndex = nil
       guard (wantsStarts && row.hasStart) || (wantsOverlaps && row.touched) else { continue }
       try write(key, row)
     }

@@ -130,8 +130,7 @@ final class DeduplicationScratch {
   func append(_ fingerprints: [UInt64]) -> Int64? {
     let offset = end
     let size = fingerprints.count * 8
-    let written = fingerprints.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, size, off_t(offset)) }
-    guard written == size else { return nil }
+    guard fingerprints.withUnsafeBytes({ ScratchFileIO.write(descriptor, $0, at: offset) }) == 0 else { return nil }
     end += Int64(size)
     return offset
   }
@@ -139,8 +138,7 @@ final class DeduplicationScratch {
   /// The `count` fingerprints at `offset`; nil on a read error.
   func read(offset: Int64, count: Int) -> [UInt64]? {
     var fingerprints = [UInt64](repeating: 0, count: count)
-    let size = count * 8
-    let got = fingerprints.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(offset)) }
-    return got == size ? fingerprints : nil
+    let failed = fingerprints.withUnsafeMutableBytes { ScratchFileIO.read(descriptor, into: $0, at: offset) }
+    return failed == 0 ? fingerprints : nil
   }
 }
