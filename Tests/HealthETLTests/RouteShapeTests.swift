@@ -54,6 +54,50 @@ import Testing
     #expect(outline.last == RouteShape.Point(latitude: 0.0001, longitude: 0.0999))
   }
 
+  /// The kept points follow from one full pass: the same as Douglas–Peucker run afresh at each
+  /// tolerance, here written the plain recursive way, on random walks (loops included).
+  @Test func oneFullPassKeepsWhatEachToleranceWould() {
+    func plain(_ x: [Double], _ y: [Double], _ a: Int, _ b: Int, _ tolerance: Double, _ kept: inout Set<Int>) {
+      guard b - a > 1 else { return }
+      let dx = x[b] - x[a]
+      let dy = y[b] - y[a]
+      let length = hypot(dx, dy)
+      var farthest = -1.0
+      var at = -1
+      for i in (a + 1)..<b {
+        let d = length > 0 ? abs(dx * (y[a] - y[i]) - (x[a] - x[i]) * dy) / length : hypot(x[i] - x[a], y[i] - y[a])
+        if d > farthest { (farthest, at) = (d, i) }
+      }
+      guard farthest > tolerance else { return }
+      kept.insert(at)
+      plain(x, y, a, at, tolerance, &kept)
+      plain(x, y, at, b, tolerance, &kept)
+    }
+    var generator = SystemRandomNumberGenerator()
+    for walk in 0..<40 {
+      let n = 2 + walk * 7
+      var x = [0.0]
+      var y = [0.0]
+      for _ in 1..<n {
+        x.append(x.last! + Double.random(in: -20...20, using: &generator))
+        y.append(y.last! + Double.random(in: -20...20, using: &generator))
+      }
+      if walk % 3 == 0 {  // a loop: the ends coincide
+        x[n - 1] = 0
+        y[n - 1] = 0
+      }
+      // One pass with the smallest tolerance serves every larger one, as `simplified` uses it.
+      let importance = RouteShape.importance(x: x, y: y, above: 0.5)
+      for tolerance in [0.5, 1, 2, 4, 8, 16, 32, 64] {
+        var kept: Set<Int> = [0, n - 1]
+        plain(x, y, 0, n - 1, tolerance, &kept)
+        #expect(importance.indices.filter { importance[$0] > tolerance } == kept.sorted())
+        #expect(
+          RouteShape.douglasPeucker(x: x, y: y, tolerance: tolerance) == kept.sorted(), "walk \(walk) at \(tolerance)")
+      }
+    }
+  }
+
   @Test func fewerThanTwoPointsIsNoOutline() {
     var shape = RouteShape()
     #expect(shape.simplified() == nil)

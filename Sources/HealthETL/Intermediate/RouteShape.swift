@@ -54,43 +54,58 @@ struct RouteShape {
     let scale = cos(origin.latitude * (.pi / 180)) * Self.metersPerDegree
     let x = points.map { ($0.longitude - origin.longitude) * scale }
     let y = points.map { ($0.latitude - origin.latitude) * Self.metersPerDegree }
+    // Which points a tolerance keeps follows from one full pass (see `importance`); only the
+    // doubling is repeated.
     var tolerance = 1.0
+    let importance = Self.importance(x: x, y: y, above: tolerance)
     while true {
-      let kept = Self.douglasPeucker(x: x, y: y, tolerance: tolerance)
+      let kept = importance.indices.filter { importance[$0] > tolerance }
       if kept.count <= limit { return kept.map { points[$0] } }
       tolerance *= 2
     }
   }
 
-  /// Indices kept by Douglas–Peucker at `tolerance` metres, ascending; the distance is to the
-  /// line through a stretch's ends (to its first point when they coincide).
+  /// Indices kept by Douglas–Peucker at `tolerance` metres, ascending.
   static func douglasPeucker(x: [Double], y: [Double], tolerance: Double) -> [Int] {
-    var marked = [Bool](repeating: false, count: x.count)
-    marked[0] = true
-    marked[x.count - 1] = true
-    var stack = [(0, x.count - 1)]
-    while let (a, b) = stack.popLast() {
+    let importance = importance(x: x, y: y, above: tolerance)
+    return importance.indices.filter { importance[$0] > tolerance }
+  }
+
+  /// Per point, the largest tolerance at which Douglas–Peucker still keeps it (infinite for the
+  /// ends). A stretch splits at its farthest point from the line through its ends (from its first
+  /// point when they coincide), whatever the tolerance; so the pass that splits every stretch
+  /// finds every split there is, and a point is kept at tolerance t exactly when it and every
+  /// split above it are farther than t: its importance is the least of those distances.
+  /// A stretch whose farthest point is within `floor` is not split further (its points stay at
+  /// 0), since no tolerance at or above `floor` would split it: a straight stretch costs one scan,
+  /// not one per point.
+  static func importance(x: [Double], y: [Double], above floor: Double) -> [Double] {
+    var importance = [Double](repeating: 0, count: x.count)
+    guard !x.isEmpty else { return importance }
+    importance[0] = .infinity
+    importance[x.count - 1] = .infinity
+    var stack: [(a: Int, b: Int, bound: Double)] = [(0, x.count - 1, .infinity)]
+    while let (a, b, bound) = stack.popLast() {
+      guard b - a > 1 else { continue }
       let dx = x[b] - x[a]
       let dy = y[b] - y[a]
       let length = hypot(dx, dy)
       var farthest = -1.0
-      var at = -1
-      for i in (a + 1)..<max(a + 1, b) {
+      var at = a + 1
+      for i in (a + 1)..<b {
         let distance =
-          length > 0
-          ? abs(dx * (y[a] - y[i]) - (x[a] - x[i]) * dy) / length
-          : hypot(x[i] - x[a], y[i] - y[a])
+          length > 0 ? abs(dx * (y[a] - y[i]) - (x[a] - x[i]) * dy) / length : hypot(x[i] - x[a], y[i] - y[a])
         if distance > farthest {
           farthest = distance
           at = i
         }
       }
-      if at >= 0, farthest > tolerance {
-        marked[at] = true
-        stack.append((a, at))
-        stack.append((at, b))
-      }
+      guard farthest > floor else { continue }
+      let kept = min(bound, farthest)
+      importance[at] = kept
+      stack.append((a, at, kept))
+      stack.append((at, b, kept))
     }
-    return marked.indices.filter { marked[$0] }
+    return importance
   }
 }
