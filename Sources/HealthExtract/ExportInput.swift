@@ -139,7 +139,7 @@ public final class ExportInput {
     case .file(let fd):
       var got: Int
       repeat { got = Glibc.read(fd, buffer.baseAddress, buffer.count) } while got < 0 && errno == EINTR
-      guard got >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+      guard got >= 0 else { throw .readFailed(path: path, reason: String(cString: strerror(errno))) }
       n = got
     case .archive(let archive, let feed):
       let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
@@ -192,7 +192,16 @@ public final class ExportInput {
   }
 
   /// What a failed read of member data means: a password, damage, or a cut-short archive.
+  /// The system's own error while libarchive read the file (the disk failed), not a fault in the
+  /// archive's bytes; nil for anything else.
+  static func systemFailure(_ archive: OpaquePointer, path: String) -> ExtractError? {
+    let code = archive_errno(archive)
+    guard [EIO, ENXIO, ESTALE, ETIMEDOUT, EREMOTEIO].contains(code) else { return nil }
+    return .readFailed(path: path, reason: String(cString: strerror(code)))
+  }
+
   static func dataFailure(_ archive: OpaquePointer, path: String, member: String) -> ExtractError {
+    if let failure = systemFailure(archive, path: path) { return failure }
     var message = archive_error_string(archive).map { String(cString: $0) } ?? "zip read error"
     while message.last?.isWhitespace == true { message.removeLast() }
     if message.contains("assphrase") || message.contains("ncrypt") { return .encrypted(path: path, member: member) }
@@ -287,7 +296,9 @@ public final class ExportInput {
       let status = archive_read_next_header(archive, &entry)
       guard status == ARCHIVE_OK || status == ARCHIVE_WARN else {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        let failure = systemFailure(archive, path: path)
         archive_read_free(archive)
+        if let failure { throw failure }
         throw .unreadable(path: path, reason: "the zip archive changed while it was being read (\(message))")
       }
     }
@@ -301,7 +312,9 @@ public final class ExportInput {
     archive_read_support_format_zip(archive)
     guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
       let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+      let failure = systemFailure(archive, path: path)
       archive_read_free(archive)
+      if let failure { throw failure }
       throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
     }
     return archive
@@ -379,6 +392,7 @@ public final class ExportInput {
       if status == ARCHIVE_EOF { return nil }
       guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        if let failure = systemFailure(archive, path: path) { throw failure }
         if seen.isEmpty { throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))") }
         throw .truncated(path: path, line: 0, message: "zip archive: \(message)")
       }

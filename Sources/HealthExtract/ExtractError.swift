@@ -4,6 +4,9 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
   case notFound(path: String)
   /// The file could not be opened or read (permissions, I/O error).
   case unreadable(path: String, reason: String)
+  /// Reading failed part-way (the device or file system reported an error after the input was
+  /// opened): an I/O error, not a bad export.
+  case readFailed(path: String, reason: String)
   /// The input is not an Apple Health export at all.
   case notAnExport(path: String, reason: String)
   /// The XML is malformed at a place other than its end.
@@ -27,6 +30,9 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
         "\(path): no such file or folder; pass the export.zip, the unpacked apple_health_export folder, its export.xml, or - for standard input"
     case .unreadable(let path, let reason):
       return "\(path): cannot be read: \(reason)"
+    case .readFailed(let path, let reason):
+      return
+        "\(path): reading failed part-way (\(reason)): the disk or file system reported an error, and nothing was written. Check the device (dmesg), or copy the export to another disk and run again."
     case .notAnExport(let path, let reason):
       return
         "\(path) is not an Apple Health export: \(reason). Export it from the Health app (profile picture → Export All Health Data) and pass export.zip or its export.xml."

@@ -256,6 +256,37 @@ import Testing
     #expect(real.stdout.contains("America/Los_Angeles"))
   }
 
+  /// A disk error in the middle of the export (strace makes every `read` of it from the third on
+  /// fail with EIO) was "cannot be read", exit 66, as if the file were missing; it is an I/O
+  /// error, exit 74, and the output folder is not created.
+  @Test(.enabled(if: DeliveryContractTests.strace != nil, "strace is not installed (make deps installs it)"))
+  func aDiskErrorWhileReadingIsAnIOError() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let export = work.appendingPathComponent("export.xml")
+    let sample = try CLI.run(["sample", "--days", "10", "--out", export.path])
+    try #require(sample.status == 0, "\(sample.stderr)")
+    let out = work.appendingPathComponent("out").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: DeliveryContractTests.strace!)
+    process.arguments =
+      ["-f", "-qq", "-o", "/dev/null", "-P", export.path, "-e", "trace=read", "-e", "inject=read:error=EIO:when=3+"]
+      + [CLI.binary, "run", "--quiet", "--out", out, export.path]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 74, "\(stderr)")
+    #expect(
+      stderr.hasPrefix("healthetl: error: \(export.path): reading failed part-way (Input/output error)"), "\(stderr)")
+    #expect(Self.lines(stderr).count == 1)
+    #expect(!FileManager.default.fileExists(atPath: out))
+    // The same file without the fault is read whole.
+    #expect(try CLI.run(["run", "--quiet", "--out", out, export.path]).status == 0)
+  }
+
   /// A zip on standard input with two exports: the second is only seen after the first was read,
   /// and fails the run (exit 65) naming both.
   @Test func twoExportsOnStandardInputAreRefused() throws {

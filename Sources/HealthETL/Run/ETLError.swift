@@ -34,6 +34,7 @@ public enum ETLError: Error, CustomStringConvertible {
     switch self {
     case .extract(.notFound): return .noInput
     case .extract(.unreadable): return .noInput
+    case .extract(.readFailed): return .ioError
     case .extract: return .dataError
     case .zone(.unknown): return .usage
     case .zone(.unreadable), .zone(.databaseMissing): return .ioError

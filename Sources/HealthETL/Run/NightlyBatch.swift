@@ -98,8 +98,10 @@ public enum NightlyBatch {
         _ = try ExportRun.run(run)
         result.processed.append(candidate.name)
       } catch {
-        // A bad export is set aside; anything else (a full disk, a bad pipeline) stops the night.
-        guard case .extract = error else { throw error }
+        // A bad export is set aside; anything else (a full disk, a bad pipeline, a disk that
+        // failed while the export was read) stops the night, to be tried again the next.
+        guard case .extract(let problem) = error else { throw error }
+        if case .readFailed = problem { throw error }
         try quarantine(export, error, options, into: &result)
       }
     }
