@@ -49,13 +49,12 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
       return
         "\(path): the zip archive is damaged (\(member): \(message)): its data does not match its own checksum or sizes, so nothing read from it can be trusted. Copy or download it again, or export again from the Health app."
     case .unsupportedEncoding(let path, let encoding):
-      if encoding == "EBCDIC" {
+      // Told by the bytes themselves (not declared): another program converted the file.
+      if encoding.hasPrefix("UTF-16") || encoding.hasPrefix("UTF-32") || encoding == "EBCDIC" {
+        // EBCDIC has many code pages; IBM037 is the US one, iconv's name for it.
+        let from = encoding == "EBCDIC" ? "IBM037" : encoding
         return
-          "\(path) is EBCDIC text, but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8: another program converted this file. Convert it back (iconv -f IBM037 -t UTF-8 converted.xml > export.xml, with the code page it was written in) or export again from the Health app."
-      }
-      if encoding.hasPrefix("UTF-16") || encoding.hasPrefix("UTF-32") {
-        return
-          "\(path) is \(encoding) text, but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8: another program converted this file. Convert it back (iconv -f \(encoding) -t UTF-8 converted.xml > export.xml) or export again from the Health app."
+          "\(path) is \(encoding) text, but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8: another program converted this file. Convert it back (iconv -f \(from) -t UTF-8 converted.xml > export.xml) or export again from the Health app."
       }
       return
         "\(path) declares encoding=\"\(encoding)\", but the Health app writes exports in UTF-8 and HealthETL reads only UTF-8. Export again from the Health app, or convert the file to UTF-8 and fix its <?xml …?> line."

@@ -55,8 +55,9 @@ final class LibXML2Parser {
 
     func parsed(_ status: Int32, atEnd: Bool) throws(ExtractError) {
       flush(force: false)
-      state.bytesFed = parse.bytesFed
-      if status != 0 || state.failure != nil || state.wrongRoot { try state.fail(atEnd: atEnd) }
+      if status != 0 || state.failure != nil || state.wrongRoot {
+        try state.fail(atEnd: atEnd, emptyInput: parse.bytesFed == 0)
+      }
     }
 
     let documentName = input.memberName == input.path ? input.path : input.path + ": " + input.memberName
@@ -161,8 +162,6 @@ private final class ParserState {
   var wrongRoot = false
   var rootName = ""
   var failure: (line: Int, column: Int, message: String, code: Int32)?
-  /// Bytes handed to libxml2 so far (an empty input is reported as such).
-  var bytesFed = 0
 
   init(path: String) {
     self.path = path
@@ -281,13 +280,13 @@ private final class ParserState {
   }
 
   /// Turns the first recorded error into the user-facing error.
-  func fail(atEnd: Bool) throws(ExtractError) {
+  func fail(atEnd: Bool, emptyInput: Bool) throws(ExtractError) {
     if wrongRoot {
       throw .notAnExport(path: path, reason: "its root element is <\(rootName)>, not <HealthData>")
     }
     let failure = failure ?? (currentLine, 0, "parse error", 0)
     if !sawRoot {
-      if bytesFed == 0 { throw .notAnExport(path: path, reason: "it is empty") }
+      if emptyInput { throw .notAnExport(path: path, reason: "it is empty") }
       throw .notAnExport(path: path, reason: "it is not XML (line \(failure.line): \(failure.message))")
     }
     if atEnd {
