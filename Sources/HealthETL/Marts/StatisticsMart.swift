@@ -265,7 +265,7 @@ public final class StatisticsMart: OutputStage {
         writers.append(
           try TableWriter(
             context.transaction, path: destination.file, columns: columns, format: destination.format,
-            zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
+            zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: true))
       }
       fields.reserveCapacity(columns.count)
     }

@@ -60,7 +60,7 @@ final class WorkoutRouteStage {
       writers.append(
         try TableWriter(
           transaction, path: output.file, columns: WorkoutTables.routePoints.columns, format: output.format,
-          zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
+          zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: true))
     }
     let firstFiles = wantsShapes ? workouts.map(WorkoutRouteReader.firstFile(of:)) : []
     let reader = WorkoutRouteReader(

@@ -79,7 +79,7 @@ public enum ExportRun {
     do { zone = try RunZone.resolve(options.zone, facts: normalizer.facts) } catch { throw .zone(error) }
     let inventory = ExportInventory(
       input: parse.info, normalizer: normalizer, read: parse.summary, zone: zone, seconds: parse.seconds)
-    var report = RunReport(inventory: inventory, inputSHA256: digest?.wait())
+    var report = RunReport(inventory: inventory)
     report.pipelines = options.plan.pipelines.map { ["name": $0.name, "path": $0.path] }
     report.jobs = options.plan.jobs.count
     var settings = options.plan.settings
@@ -108,6 +108,8 @@ public enum ExportRun {
         report.workbook = RunReport.Workbook(summary: summary, leftToCSV: workbook.leftToCSV)
         report.stageSeconds["workbook"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
       }
+      // Waited for only now: the marts' finish runs on one core, the hash on the other.
+      report.inputSHA256 = digest?.wait()
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
       let reportFile = try transaction.create(ToolFiles.runReport)

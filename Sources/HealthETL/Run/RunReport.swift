@@ -10,7 +10,8 @@ public struct RunReport {
   }
 
   public let inventory: ExportInventory
-  public let inputSHA256: String?
+  /// Taken last: the hash finishes on the core the stages' finish leaves idle.
+  public var inputSHA256: String?
   public var outputs: [Output] = []
   public var stageSeconds: [String: Double] = [:]
   public var totalSeconds = 0.0
@@ -44,7 +45,7 @@ public struct RunReport {
   /// Server records no earlier run into this folder had emitted (nil when no delta was written).
   public var newWorkoutRecords: Int? { delta?.fresh }
 
-  init(inventory: ExportInventory, inputSHA256: String?) {
+  init(inventory: ExportInventory, inputSHA256: String? = nil) {
     self.inventory = inventory
     self.inputSHA256 = inputSHA256
   }

@@ -1,0 +1,107 @@
+import Foundation
+import HealthModel
+import Testing
+
+@testable import HealthETL
+
+/// Rows encoded on a thread of their own are the bytes the writer would write itself, in order,
+/// and a writer that fails part-way stops the thread.
+@Suite struct RowEncodingThreadTests {
+  static let columns: [Column] = [
+    .text("name", "a text that sometimes needs quoting"),
+    .number("value", precision: .decimals(2), "a number to two places"),
+    .instant("at", "an instant in the table's zone"),
+    .integer("count", "a whole number, sometimes missing"),
+  ]
+  static let zone = ZoneRules.fixed(offsetSeconds: 3600)
+
+  static func row(_ index: Int) -> [Field] {
+    [
+      .text(index % 7 == 0 ? "x,\(index)" : "t\(index)"), .number(Double(index) / 3),
+      .instant(Instant(seconds: Int64(index) * 8640)), index % 5 == 0 ? .missing : .integer(Int64(index)),
+    ]
+  }
+
+  /// The staged bytes of a table of `rows` rows.
+  static func written(rows: Int, format: TableFormat, onThread: Bool) throws -> [UInt8] {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder.path)
+    defer { transaction.abandon() }
+    var writer = try TableWriter(
+      transaction, path: "t/table", columns: columns, format: format, zone: zone, encodeOnThread: onThread)
+    for index in 0..<rows { try writer.append(row(index)) }
+    let summary = try writer.close()
+    #expect(summary.rows == rows)
+    return Array(try Data(contentsOf: URL(fileURLWithPath: transaction.stagedPath("t/table"))))
+  }
+
+  @Test(arguments: [TableFormat.csv, .json, .ndjson])
+  func twoRowsAreWrittenAsWorkedOutByHand(format: TableFormat) throws {
+    // Row 0: "x,0" needs quotes in CSV; 0 / 3 = 0; 0 s is 01:00 at +01:00; the count is missing.
+    // Row 1: 1 / 3 to two places is 0.33; 8640 s is 02:24 UTC, 03:24 at +01:00.
+    let expected: String
+    switch format {
+    case .csv:
+      expected = """
+        name,value,at,count
+        "x,0",0,1970-01-01T01:00:00+01:00,
+        t1,0.33,1970-01-01T03:24:00+01:00,1
+
+        """
+    case .json:
+      expected = """
+        [
+          {"name": "x,0", "value": 0, "at": "1970-01-01T01:00:00+01:00", "count": null},
+          {"name": "t1", "value": 0.33, "at": "1970-01-01T03:24:00+01:00", "count": 1}
+        ]
+
+        """
+    case .ndjson:
+      expected = """
+        {"name": "x,0", "value": 0, "at": "1970-01-01T01:00:00+01:00", "count": null}
+        {"name": "t1", "value": 0.33, "at": "1970-01-01T03:24:00+01:00", "count": 1}
+
+        """
+    }
+    #expect(String(decoding: try Self.written(rows: 2, format: format, onThread: true), as: UTF8.self) == expected)
+    #expect(String(decoding: try Self.written(rows: 2, format: format, onThread: false), as: UTF8.self) == expected)
+  }
+
+  /// More batches than may be in flight, and a last batch that is not full: the same bytes.
+  @Test(arguments: [TableFormat.csv, .json, .ndjson], [0, 1, 2047, 2048, 19_000])
+  func aThreadWritesTheSameBytes(format: TableFormat, rows: Int) throws {
+    let here = try Self.written(rows: rows, format: format, onThread: false)
+    let there = try Self.written(rows: rows, format: format, onThread: true)
+    #expect(here.count == there.count)
+    #expect(here == there)
+  }
+
+  @Test(.timeLimit(.minutes(1))) func aWriteErrorStopsTheThreadAndIsReported() throws {
+    var written: [[UInt8]] = []
+    var failure: OutputError?
+    do {
+      let thread = RowEncodingThread(encoder: RowEncoder(columns: [.integer("n", "")], format: .csv, zone: .utc))
+      let write = { (bytes: [UInt8]) throws(OutputError) in
+        if written.count == 2 { throw .ioError(path: "t.csv", reason: "No space left on device") }
+        written.append(bytes)
+      }
+      do throws(OutputError) {
+        for batch in 0..<50 {
+          try thread.send((0..<3).map { .integer(Int64(batch * 3 + $0)) }, write: write)
+        }
+        try thread.finish(write: write)
+      } catch {
+        failure = error
+      }
+      // Leaving the scope ends the thread; a hang here fails the time limit.
+    }
+    guard case .ioError(let path, let reason) = failure else {
+      Issue.record("expected the write error, got \(String(describing: failure))")
+      return
+    }
+    #expect(path == "t.csv" && reason == "No space left on device")
+    // What was written before the failure came back in order.
+    #expect(written.map { String(decoding: $0, as: UTF8.self) } == ["0\n1\n2\n", "3\n4\n5\n"])
+  }
+}
