@@ -94,13 +94,15 @@ public enum ExportRun {
           transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
           created: normalizer.facts.exportDate)
       }
+      let dailyFile = options.plan.jobs.first { $0.kind == .daily }?.outputs.first?.file ?? ""
       try load(
         stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
-        into: &report)
+        into: &report
+      ) { transaction.workbook?.startClosing(charts: Self.dailyCharts, of: dailyFile) }
       if let workbook = transaction.workbook {
+        // Only the wait: the file was written on the workbook's thread while the report was.
         let closeStarted = ContinuousClock.now
-        let summary = try workbook.close(
-          charts: Self.dailyCharts, of: options.plan.jobs.first { $0.kind == .daily }?.outputs.first?.file ?? "")
+        let summary = try workbook.closed()
         report.outputs.append(
           .init(
             path: RunWorkbook.file, rows: summary.sheets.reduce(0) { $0 + $1.dataRows },
@@ -205,14 +207,20 @@ public enum ExportRun {
   }
 
   /// The load: every stage computes and writes its tables, then the delivery state takes this
-  /// run's workout records into the next delta.
+  /// run's workout records into the next delta. `tablesWritten` is called once every stage that
+  /// writes tables has finished: before the report, which writes a page from their results.
   static func load(
     _ stages: [any OutputStage], context: StageContext, parseSeconds: Double, delivery: inout DeliveryState,
-    nightlyEntry: DeliveryState.Export?, into report: inout RunReport
+    nightlyEntry: DeliveryState.Export?, into report: inout RunReport, tablesWritten: () -> Void = {}
   ) throws(OutputError) {
     let started = ContinuousClock.now
     var finishSeconds: [String: Double] = [:]
+    var tablesDone = false
     for stage in stages {
+      if !tablesDone, stage is ReportMart {
+        tablesDone = true
+        tablesWritten()
+      }
       let stageStarted = ContinuousClock.now
       for output in try stage.finish(context) {
         report.outputs.append(
@@ -221,6 +229,7 @@ public enum ExportRun {
       finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)
     }
+    if !tablesDone { tablesWritten() }
     let workouts = stages.compactMap { $0 as? WorkoutMart }
     report.routes = workouts.lazy.compactMap(\.routeReport).first
     if let entry = nightlyEntry {

@@ -20,47 +20,54 @@ public final class RunWorkbook {
     public var columns: [Column]
   }
 
-  let workbook: Workbook
-  private let zone: ZoneRules
+  private let thread: WorkbookThread
+  /// Plan position of each sheet's table, by the output file that feeds it.
+  private let sheetNumbers: [String: Int]
+  private let columnCounts: [Int]
   private var sheets: [String: WorkbookTableWriter] = [:]
-  private var claimed: Set<String> = []
   /// Outputs that are not in the workbook, and why.
   public let leftToCSV: [(file: String, reason: String)]
 
+  /// Creates the workbook and its sheets on the workbook's thread (`WorkbookThread`).
   init(
     transaction: OutputTransaction, plan: [SheetPlan], leftToCSV: [(file: String, reason: String)], zone: ZoneRules,
     created: Instant?
   ) throws(OutputError) {
-    self.zone = zone
     self.leftToCSV = leftToCSV
     let path = transaction.reserve(Self.file)
     let scratch = try transaction.scratchDirectory()
     do throws(WorkbookError) {
       // A fixed creation time keeps reruns byte-identical (2000-01-01 without an export date).
-      workbook = try Workbook(path: path, temporaryDirectory: scratch, created: created?.seconds ?? 946_684_800)
-      for sheet in plan {
-        let added = try workbook.addSheet(
-          name: sheet.name, columns: sheet.columns.map(WorkbookTableWriter.workbookColumn))
-        sheets[sheet.file] = WorkbookTableWriter(sheet: added, columns: sheet.columns, zone: zone, path: Self.file)
-      }
+      thread = try WorkbookThread(
+        path: path, temporaryDirectory: scratch, created: created?.seconds ?? 946_684_800, plan: plan, zone: zone)
     } catch {
       throw .ioError(path: Self.file, reason: error.description)
     }
+    var numbers: [String: Int] = [:]
+    for (number, sheet) in plan.enumerated() where numbers[sheet.file] == nil { numbers[sheet.file] = number }
+    sheetNumbers = numbers
+    columnCounts = plan.map(\.columns.count)
   }
 
   /// The sheet fed by the table written to `file`, once; nil for a file without one.
   func claim(file: String) -> WorkbookTableWriter? {
-    guard let sheet = sheets[file], claimed.insert(file).inserted else { return nil }
+    guard let number = sheetNumbers[file], sheets[file] == nil else { return nil }
+    let sheet = WorkbookTableWriter(sheet: number, columnCount: columnCounts[number], thread: thread)
+    sheets[file] = sheet
     return sheet
   }
 
-  /// Draws the charts of the Daily sheet and writes the file.
-  func close(charts: [WorkbookChart], of file: String) throws(OutputError) -> WorkbookSummary {
+  /// Starts drawing the charts of the sheet fed by `file` and writing the file, on the
+  /// workbook's thread; `closed()` waits for it. Every table must have been written.
+  func startClosing(charts: [WorkbookChart], of file: String) {
+    for sheet in sheets.values { sheet.flush() }
+    thread.startClosing(charts: charts, chartSheet: sheetNumbers[file])
+  }
+
+  /// What was written, once the file is complete.
+  func closed() throws(OutputError) -> WorkbookSummary {
     do throws(WorkbookError) {
-      if let daily = sheets[file] {
-        for chart in charts { try workbook.addChart(chart, of: daily.sheet) }
-      }
-      return try workbook.close()
+      return try thread.closed()
     } catch {
       throw .ioError(path: Self.file, reason: error.description)
     }

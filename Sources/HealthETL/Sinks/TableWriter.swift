@@ -20,8 +20,7 @@ public struct TableWriter {
   ///   - columns: the table's columns (its declaration, or the part of it a job asked for).
   ///   - zone: the run's zone, for `instant` columns.
   ///   - encodeOnThread: encode rows on a thread of their own (`RowEncodingThread`), for long
-  ///     tables written after the parse; a table with a sheet is encoded here all the same, since
-  ///     the workbook is written on this thread.
+  ///     tables written after the parse, when both cores are not already busy.
   public init(
     _ transaction: OutputTransaction, path relativePath: String, columns: [Column], format: TableFormat = .csv,
     zone: ZoneRules, byteOrderMark: Bool = false, encodeOnThread: Bool = false
@@ -32,7 +31,7 @@ public struct TableWriter {
     columnCount = columns.count
     self.format = format
     encoder = RowEncoder(columns: columns, format: format, zone: zone)
-    thread = encodeOnThread && sheet == nil ? RowEncodingThread(encoder: encoder) : nil
+    thread = encodeOnThread ? RowEncodingThread(encoder: encoder) : nil
     try file.write(RowEncoder.head(columns: columns, format: format, byteOrderMark: byteOrderMark))
   }
 
@@ -40,6 +39,7 @@ public struct TableWriter {
   public mutating func append(_ fields: [Field]) throws(OutputError) {
     precondition(fields.count == columnCount, "\(relativePath): \(fields.count) fields for \(columnCount) columns")
     rows += 1
+    sheet?.append(fields)
     if let thread {
       batch.append(contentsOf: fields)
       if batch.count >= RowEncodingThread.batchRows * columnCount {
@@ -52,11 +52,11 @@ public struct TableWriter {
     line.removeAll(keepingCapacity: true)
     encoder.encode(fields[...], to: &line)
     try file.write(line)
-    try sheet?.append(fields)
   }
 
   /// Writes what is still being encoded, then flushes and closes the file.
   public func close() throws(OutputError) -> OutputSummary {
+    sheet?.flush()
     if let thread {
       if !batch.isEmpty { try thread.send(batch, write: file.write) }
       try thread.finish(write: file.write)

@@ -5,22 +5,37 @@ import HealthModel
 /// them (so a cell equals the CSV's value) and shown by the column's display format; instants
 /// become local date-times of the run's zone (a cell has no zone); seconds become durations.
 ///
-/// A table that fills a sheet goes on in `<name> (2)`, `(3)`, …: a sheet is never over-full, so
-/// the workbook stays valid, and `WorkbookSummary` lists every part for `run.json`.
+/// The table's writer hands its rows over in batches to the workbook's thread
+/// (`WorkbookThread`), where `SheetRows` turns them into cells. A table that fills a sheet goes
+/// on in `<name> (2)`, `(3)`, …: a sheet is never over-full, so the workbook stays valid, and
+/// `WorkbookSummary` lists every part for `run.json`.
 public final class WorkbookTableWriter {
-  let sheet: WorkbookSheet
-  let columns: [Column]
-  let zone: ZoneRules
-  /// For messages: `health.xlsx`.
-  let path: String
-  private var cells: [WorkbookCell] = []
+  /// Rows per hand-over.
+  static let batchRows = 512
 
-  init(sheet: WorkbookSheet, columns: [Column], zone: ZoneRules, path: String) {
+  private let sheet: Int
+  private let columnCount: Int
+  private let thread: WorkbookThread
+  private var batch: [Field] = []
+
+  init(sheet: Int, columnCount: Int, thread: WorkbookThread) {
     self.sheet = sheet
-    self.columns = columns
-    self.zone = zone
-    self.path = path
-    cells.reserveCapacity(columns.count)
+    self.columnCount = columnCount
+    self.thread = thread
+  }
+
+  /// Appends one row of the table (the fields its CSV row has). A row the workbook cannot take
+  /// fails the workbook's close, which names it.
+  public func append(_ fields: [Field]) {
+    batch.append(contentsOf: fields)
+    if batch.count >= Self.batchRows * columnCount { flush() }
+  }
+
+  /// Hands the rows appended so far to the workbook's thread.
+  func flush() {
+    guard !batch.isEmpty else { return }
+    thread.post(.rows(sheet: sheet, fields: batch))
+    batch.removeAll(keepingCapacity: true)
   }
 
   /// The sheet column of a table column.
@@ -50,16 +65,32 @@ public final class WorkbookTableWriter {
   public static func shownFormat(_ column: Column) -> String {
     workbookColumn(column).numberFormat ?? ""
   }
+}
 
-  /// Appends one row of the table (the fields its CSV row has).
-  public func append(_ fields: [Field]) throws(OutputError) {
-    cells.removeAll(keepingCapacity: true)
-    for (field, column) in zip(fields, columns) { cells.append(cell(field, column)) }
-    do throws(WorkbookError) {
+/// A table's rows on the workbook's thread: fields become cells and go to the table's sheet.
+final class SheetRows {
+  let sheet: WorkbookSheet
+  let columns: [Column]
+  let zone: ZoneRules
+  private var cells: [WorkbookCell] = []
+
+  init(sheet: WorkbookSheet, columns: [Column], zone: ZoneRules) {
+    self.sheet = sheet
+    self.columns = columns
+    self.zone = zone
+    cells.reserveCapacity(columns.count)
+  }
+
+  /// Appends the rows of `fields` (one field per column, row after row).
+  func append(_ fields: [Field]) throws(WorkbookError) {
+    guard !columns.isEmpty else { return }
+    var row = fields.startIndex
+    while row + columns.count <= fields.endIndex {
+      cells.removeAll(keepingCapacity: true)
+      for (field, column) in zip(fields[row..<(row + columns.count)], columns) { cells.append(cell(field, column)) }
       if sheet.remainingRows == 0 { try sheet.continueOnNewSheet() }
       try sheet.appendRow(cells)
-    } catch {
-      throw .ioError(path: path, reason: error.description)
+      row += columns.count
     }
   }
 

@@ -119,7 +119,7 @@ public enum WorkbookCell: Hashable, Sendable {
 }
 
 /// Why a workbook could not be written; `description` is one line for the user.
-public enum WorkbookError: Error, Equatable, CustomStringConvertible {
+public enum WorkbookError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The workbook file or its temporary folder cannot be created.
   case cannotCreate(path: String, reason: String)
   /// libxlsxwriter reported an error (its own message, from `lxw_strerror`).

@@ -1,0 +1,144 @@
+import Dispatch
+import Foundation
+import HealthModel
+import Synchronization
+
+/// The thread that owns one run's `health.xlsx`: libxlsxwriter is called from this thread only.
+///
+/// Writing a workbook costs the run about a second on a four-year export — cells formatted into
+/// each sheet's row file, then the whole file deflated on close — and none of it is needed by
+/// another stage. So the tables' writers hand their rows over (`post`) and go on, and the close
+/// deflates while the report is written; only values cross threads. A problem with a row is kept
+/// and reported by the close, which then writes nothing.
+final class WorkbookThread {
+  enum Message: Sendable {
+    /// Rows of the plan's sheet number `sheet`, one field per column, row after row.
+    case rows(sheet: Int, fields: [Field])
+    /// Draws the charts of sheet number `chartSheet` and writes the file.
+    case close(charts: [WorkbookChart], chartSheet: Int?)
+    /// Ends the thread without writing the file.
+    case stop
+  }
+
+  /// Messages in flight: a writer that is ahead waits rather than piling rows up in memory.
+  static let depth = 16
+
+  private let channel = Channel()
+  private var ended = false
+
+  /// Starts the thread and waits until it has created the workbook and its sheets.
+  init(
+    path: String, temporaryDirectory: String, created: Int64, plan: [RunWorkbook.SheetPlan], zone: ZoneRules
+  ) throws(WorkbookError) {
+    let channel = channel
+    let thread = Thread {
+      var tables: [SheetRows] = []
+      let workbook: Workbook
+      do throws(WorkbookError) {
+        workbook = try Workbook(path: path, temporaryDirectory: temporaryDirectory, created: created)
+        for sheet in plan {
+          let added = try workbook.addSheet(
+            name: sheet.name, columns: sheet.columns.map(WorkbookTableWriter.workbookColumn))
+          tables.append(SheetRows(sheet: added, columns: sheet.columns, zone: zone))
+        }
+        channel.reply(.success(nil))
+      } catch {
+        channel.reply(.failure(error))
+        channel.ended.signal()
+        return
+      }
+      var failure: WorkbookError?
+      loop: while true {
+        switch channel.next() {
+        case .rows(let sheet, let fields):
+          guard failure == nil else { continue }
+          do throws(WorkbookError) { try tables[sheet].append(fields) } catch { failure = error }
+        case .close(let charts, let chartSheet):
+          do throws(WorkbookError) {
+            if let failure { throw failure }
+            if let chartSheet {
+              for chart in charts { try workbook.addChart(chart, of: tables[chartSheet].sheet) }
+            }
+            channel.reply(.success(try workbook.close()))
+          } catch {
+            channel.reply(.failure(error))
+          }
+          break loop
+        case .stop:
+          break loop
+        }
+      }
+      channel.ended.signal()
+    }
+    thread.start()
+    if case .failure(let error) = channel.answer() {
+      ended = true
+      channel.ended.wait()
+      throw error
+    }
+  }
+
+  /// Hands a message over; waits only while `depth` messages are in flight.
+  func post(_ message: Message) {
+    guard !ended else { return }
+    channel.send(message)
+  }
+
+  /// Asks for the file to be written, without waiting.
+  func startClosing(charts: [WorkbookChart], chartSheet: Int?) {
+    post(.close(charts: charts, chartSheet: chartSheet))
+  }
+
+  /// Waits for the file started by `startClosing`; the thread has ended when this returns.
+  func closed() throws(WorkbookError) -> WorkbookSummary {
+    precondition(!ended, "the workbook was closed or stopped already")
+    ended = true
+    let answer = channel.answer()
+    channel.ended.wait()
+    switch answer {
+    case .success(let summary?): return summary
+    case .success(nil): preconditionFailure("the workbook thread answered a close with no summary")
+    case .failure(let error): throw error
+    }
+  }
+
+  /// A run that fails leaves the workbook unwritten; the thread is waited for either way.
+  deinit {
+    guard !ended else { return }
+    channel.send(.stop)
+    channel.ended.wait()
+  }
+
+  /// Messages one way (bounded), answers the other.
+  private final class Channel: Sendable {
+    private let messages = Mutex<[Message]>([])
+    private let posted = DispatchSemaphore(value: 0)
+    private let space = DispatchSemaphore(value: WorkbookThread.depth)
+    private let answers = Mutex<[Result<WorkbookSummary?, WorkbookError>]>([])
+    private let answered = DispatchSemaphore(value: 0)
+    let ended = DispatchSemaphore(value: 0)
+
+    func send(_ message: Message) {
+      space.wait()
+      messages.withLock { $0.append(message) }
+      posted.signal()
+    }
+
+    func next() -> Message {
+      posted.wait()
+      let message = messages.withLock { $0.removeFirst() }
+      space.signal()
+      return message
+    }
+
+    func reply(_ answer: Result<WorkbookSummary?, WorkbookError>) {
+      answers.withLock { $0.append(answer) }
+      answered.signal()
+    }
+
+    func answer() -> Result<WorkbookSummary?, WorkbookError> {
+      answered.wait()
+      return answers.withLock { $0.removeFirst() }
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HealthModel
+import Testing
+
+@testable import HealthETL
+
+/// `health.xlsx` written on the workbook's thread: rows of interleaved tables arrive in order, a
+/// row the workbook cannot take fails the close by name, and a run that stops leaves no file and
+/// no thread behind.
+@Suite(.timeLimit(.minutes(2))) struct RunWorkbookTests {
+  static let plan = [
+    RunWorkbook.SheetPlan(file: "a.csv", name: "A", columns: [.integer("n", ""), .text("label", "")]),
+    RunWorkbook.SheetPlan(file: "b.csv", name: "B", columns: [.date("date", "")]),
+  ]
+
+  static func workbook(_ folder: String) throws -> (OutputTransaction, RunWorkbook) {
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    let workbook = try RunWorkbook(transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil)
+    transaction.workbook = workbook
+    return (transaction, workbook)
+  }
+
+  static func folder() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("run-workbook-\(UUID().uuidString)").path
+  }
+
+  @Test func rowsOfTwoTablesKeepTheirOrderAcrossManyHandOvers() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let (transaction, workbook) = try Self.workbook(folder)
+    defer { transaction.abandon() }
+    let a = try #require(workbook.claim(file: "a.csv"))
+    let b = try #require(workbook.claim(file: "b.csv"))
+    #expect(workbook.claim(file: "a.csv") == nil)  // one sheet per table
+    // 5,000 rows are ten hand-overs of A, interleaved with B's rows.
+    for n in 0..<5000 {
+      a.append([.integer(Int64(n)), .text("row \(n)")])
+      if n % 1000 == 0 { b.append([.date(CivilDate(year: 2024, month: 1, day: 1 + n / 1000))]) }
+    }
+    workbook.startClosing(charts: [], of: "")
+    let summary = try workbook.closed()
+    #expect(summary.sheets.map(\.dataRows) == [5000, 5])
+    let parts = try WorkbookTests.members(transaction.stagedPath(RunWorkbook.file))
+    let sheetA = WorkbookTests.cells(try #require(parts["xl/worksheets/sheet1.xml"]))
+    // Row 1 is the header; data row r holds n = r - 2.
+    for row in [2, 513, 514, 2049, 5001] {
+      #expect(sheetA["A\(row)"]?.value == String(row - 2))
+      #expect(sheetA["B\(row)"]?.value == "row \(row - 2)")
+    }
+    let sheetB = WorkbookTests.cells(try #require(parts["xl/worksheets/sheet2.xml"]))
+    // 2024-01-01 is Excel serial 45292; B's rows are its first five days.
+    #expect((2...6).map { sheetB["A\($0)"]?.value } == ["45292", "45293", "45294", "45295", "45296"])
+  }
+
+  @Test func aRowTheWorkbookCannotTakeFailsTheCloseByNameAndWritesNoFile() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let (transaction, workbook) = try Self.workbook(folder)
+    defer { transaction.abandon() }
+    let b = try #require(workbook.claim(file: "b.csv"))
+    b.append([.date(CivilDate(year: 2024, month: 1, day: 1))])
+    b.append([.text("not a date")])  // a programming error: a text value in a date column
+    workbook.startClosing(charts: [], of: "b.csv")
+    do {
+      _ = try workbook.closed()
+      Issue.record("the close took a text value in a date column")
+    } catch {
+      guard case .ioError(let path, let reason) = error else {
+        Issue.record("unexpected error \(error)")
+        return
+      }
+      #expect(path == "health.xlsx")
+      #expect(reason == "sheet 'B': column 'date' (date) cannot hold a text value")
+    }
+    #expect(!FileManager.default.fileExists(atPath: transaction.stagedPath(RunWorkbook.file)))
+  }
+
+  @Test func aWorkbookLeftUnclosedWritesNothingAndItsThreadEnds() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    defer { transaction.abandon() }
+    do {
+      let workbook = try RunWorkbook(transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
+      let a = try #require(workbook.claim(file: "a.csv"))
+      for n in 0..<20_000 { a.append([.integer(Int64(n)), .missing]) }
+      // The run fails here: the workbook is dropped; its thread is waited for (a hang fails the
+      // time limit).
+    }
+    #expect(!FileManager.default.fileExists(atPath: transaction.stagedPath(RunWorkbook.file)))
+  }
+
+  @Test func aWorkbookThatCannotBeCreatedFailsAtOnce() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    defer { transaction.abandon() }
+    // A folder where the file should go: nothing can be created there.
+    try FileManager.default.createDirectory(
+      atPath: transaction.stagedPath(RunWorkbook.file), withIntermediateDirectories: true)
+    do {
+      _ = try RunWorkbook(transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
+      Issue.record("a workbook was created over a folder")
+    } catch {
+      guard case .ioError(let path, let reason) = error else {
+        Issue.record("unexpected error \(error)")
+        return
+      }
+      #expect(path == "health.xlsx")
+      #expect(reason.hasPrefix("cannot create workbook"))
+    }
+  }
+}
