@@ -77,31 +77,43 @@ import Testing
     #expect(here == there)
   }
 
-  @Test(.timeLimit(.minutes(1))) func aWriteErrorStopsTheThreadAndIsReported() throws {
-    var written: [[UInt8]] = []
-    var failure: OutputError?
+  /// More batches than may wait, to a file that takes no bytes: the thread keeps taking them
+  /// (the caller never blocks) and the close reports the first error.
+  @Test(.timeLimit(.minutes(1)), arguments: ["/dev/full", "/nonexistent-folder/t.csv"])
+  func aWriteErrorIsReportedByTheCloseAndTheCallerNeverWaitsForever(path: String) throws {
+    let thread = RowEncodingThread(
+      encoder: RowEncoder(columns: [.integer("n", "")], format: .csv, zone: .utc), appendingTo: path)
+    for batch in 0..<(RowEncodingThread.depth * 3) {
+      thread.send((0..<2048).map { _ in .integer(Int64(batch)) })
+    }
     do {
-      let thread = RowEncodingThread(encoder: RowEncoder(columns: [.integer("n", "")], format: .csv, zone: .utc))
-      let write = { (bytes: [UInt8]) throws(OutputError) in
-        if written.count == 2 { throw .ioError(path: "t.csv", reason: "No space left on device") }
-        written.append(bytes)
+      try thread.finish()
+      Issue.record("writing to \(path) succeeded")
+    } catch {
+      guard case .ioError(let failed, let reason) = error else {
+        Issue.record("unexpected error \(error)")
+        return
       }
-      do throws(OutputError) {
-        for batch in 0..<50 {
-          try thread.send((0..<3).map { .integer(Int64(batch * 3 + $0)) }, write: write)
-        }
-        try thread.finish(write: write)
-      } catch {
-        failure = error
-      }
-      // Leaving the scope ends the thread; a hang here fails the time limit.
+      #expect(failed == path)
+      #expect(reason == (path == "/dev/full" ? "No space left on device" : "No such file or directory"))
     }
-    guard case .ioError(let path, let reason) = failure else {
-      Issue.record("expected the write error, got \(String(describing: failure))")
-      return
+  }
+
+  /// A mart that fails part-way drops its writer without closing it: the thread ends, and the
+  /// transaction is abandoned as usual.
+  @Test(.timeLimit(.minutes(1))) func aWriterDroppedWithoutClosingEndsItsThread() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder.path)
+    defer { transaction.abandon() }
+    do {
+      var writer = try TableWriter(
+        transaction, path: "t.csv", columns: Self.columns, zone: Self.zone, encodeOnThread: true)
+      for index in 0..<30_000 { try writer.append(Self.row(index)) }
     }
-    #expect(path == "t.csv" && reason == "No space left on device")
-    // What was written before the failure came back in order.
-    #expect(written.map { String(decoding: $0, as: UTF8.self) } == ["0\n1\n2\n", "3\n4\n5\n"])
+    // The rows handed over were written before the thread ended; none was half-written.
+    let text = try String(contentsOfFile: transaction.stagedPath("t.csv"), encoding: .utf8)
+    #expect(text.hasSuffix("\n"))
+    #expect(text.split(separator: "\n").count == 1 + 30_000 / RowEncodingThread.batchRows * RowEncodingThread.batchRows)
   }
 }

@@ -2,7 +2,7 @@ import CFileSystem
 import Foundation
 
 /// Why outputs could not be written.
-public enum OutputError: Error, CustomStringConvertible {
+public enum OutputError: Error, Sendable, CustomStringConvertible {
   case cannotCreate(path: String, reason: String)
   case ioError(path: String, reason: String)
   /// Another process holds the folder's lock.
@@ -279,10 +279,13 @@ public final class OutputFile {
   public private(set) var bytesWritten: Int64 = 0
   static let flushThreshold = 1 << 20
 
-  init(path: String) throws(OutputError) {
+  /// - Parameter appending: open a file the run already created and write after its end (a
+  ///   second writer of the same file, on another thread), instead of creating it empty.
+  init(path: String, appending: Bool = false) throws(OutputError) {
     self.path = path
-    descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: true) }
+    descriptor = appending
+      ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: !appending) }
     buffer.reserveCapacity(Self.flushThreshold + 4096)
   }
 

@@ -16,7 +16,7 @@ struct RowEncoder: Sendable {
   private let jsonKeys: [[UInt8]]
   private let zone: ZoneRules
   /// Rows encoded so far: a JSON array separates every row after the first.
-  private var rows = 0
+  private(set) var rowsEncoded = 0
 
   init(columns: [Column], format: TableFormat, zone: ZoneRules) {
     self.format = format
@@ -59,7 +59,7 @@ struct RowEncoder: Sendable {
         appendCSV(fields[index], column: index - first, to: &line)
       }
     case .json, .ndjson:
-      if format == .json { line.append(contentsOf: rows == 0 ? Self.firstRow : Self.nextRow) }
+      if format == .json { line.append(contentsOf: rowsEncoded == 0 ? Self.firstRow : Self.nextRow) }
       line.append(UInt8(ascii: "{"))
       for index in fields.indices {
         if index > first { line.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
@@ -69,7 +69,7 @@ struct RowEncoder: Sendable {
       line.append(UInt8(ascii: "}"))
     }
     if format != .json { line.append(0x0A) }
-    rows += 1
+    rowsEncoded += 1
   }
 
   private static let firstRow = Array("\n  ".utf8)

@@ -2,111 +2,109 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Encodes a table's rows on a thread of its own while the caller computes the next ones.
+/// Encodes and writes a table's rows on a thread of its own while the caller computes the next
+/// ones.
 ///
 /// After the parse, the marts finish one after another on one core while the other idles; the
 /// longest table a run writes (heart rate per minute: 600,000 rows for four years) spends most of
-/// its time turning values into text. Here the caller hands rows over in batches of `Field`s and
-/// gets their bytes back in the same order, to write to its own file: only values cross threads,
-/// and the file, its errors and the transaction stay with the caller.
+/// its time turning values into text and copying it into the file. Here the caller hands rows
+/// over in batches of `Field`s and goes on; the thread encodes them and appends them, with the
+/// table's closing text, to the file the caller created (through a descriptor of its own). Only
+/// values cross threads.
 ///
-/// At most `depth` batches are in flight: a caller that is ahead waits for the oldest one. The
-/// thread never waits on the caller, so the two cannot block each other.
+/// At most `depth` batches wait: a caller that is ahead waits for the thread. A write that fails
+/// (a full disk) is kept, later batches are dropped, and `finish` reports it.
 final class RowEncodingThread {
   /// Rows per batch: big enough that handing over costs nothing, small enough to stay in cache.
   static let batchRows = 2048
   static let depth = 4
 
   private let channel = Channel()
-  private var inFlight = 0
-  private var stopped = false
+  private var ended = false
 
-  init(encoder: RowEncoder) {
+  /// Starts the thread; `path` is the table's file, which already holds everything before the
+  /// first row.
+  init(encoder: RowEncoder, appendingTo path: String) {
     let channel = channel
     let columns = Swift.max(1, encoder.columnCount)
     let thread = Thread {
       var encoder = encoder
+      var file: OutputFile?
+      do throws(OutputError) { file = try OutputFile(path: path, appending: true) } catch { channel.fail(error) }
+      // After a failure the batches are still taken, so the caller never waits for room.
+      var failed = file == nil
       while let batch = channel.nextBatch() {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(batch.count / columns * 96)
-        var row = batch.startIndex
-        while row < batch.endIndex {
-          encoder.encode(batch[row..<(row + columns)], to: &bytes)
-          row += columns
+        guard !failed, let file else { continue }
+        do throws(OutputError) {
+          var row = batch.startIndex
+          while row < batch.endIndex {
+            try file.append { encoder.encode(batch[row..<(row + columns)], to: &$0) }
+            row += columns
+          }
+        } catch {
+          failed = true
+          channel.fail(error)
         }
-        channel.deliver(bytes)
+      }
+      if !failed, let file {
+        do throws(OutputError) {
+          try file.write(RowEncoder.tail(format: encoder.format, rows: encoder.rowsEncoded))
+          try file.close()
+        } catch {
+          channel.fail(error)
+        }
       }
       channel.finished.signal()
     }
     thread.start()
   }
 
-  /// Hands over `batch` (whole rows, one field per column) and writes, through `write`, whatever
-  /// the thread has encoded meanwhile.
-  func send(_ batch: [Field], write: ([UInt8]) throws(OutputError) -> Void) throws(OutputError) {
-    while inFlight >= Self.depth { try writeOne(waiting: true, write) }
+  /// Hands over `batch`: whole rows, one field per column.
+  func send(_ batch: [Field]) {
+    precondition(!ended, "rows sent after the table was finished")
     channel.post(batch)
-    inFlight += 1
-    while inFlight > 0, try writeOne(waiting: false, write) {}
   }
 
-  /// Writes the bytes of every batch handed over, then ends the thread.
-  func finish(write: ([UInt8]) throws(OutputError) -> Void) throws(OutputError) {
-    while inFlight > 0 { try writeOne(waiting: true, write) }
+  /// Waits until every row and the table's closing text are written and synced to disk.
+  func finish() throws(OutputError) {
     stop()
+    if let failure = channel.failure { throw failure }
   }
 
-  /// Ends the thread, waiting for it; bytes not yet written are dropped. A writer that stops
-  /// part-way (a full disk) leaves the thread nothing to wait for.
-  func stop() {
-    guard !stopped else { return }
-    stopped = true
+  /// A writer that stops part-way leaves the thread to end on its own; it is waited for.
+  deinit { stop() }
+
+  private func stop() {
+    guard !ended else { return }
+    ended = true
     channel.post(nil)
     channel.finished.wait()
   }
 
-  deinit { stop() }
-
-  @discardableResult
-  private func writeOne(waiting: Bool, _ write: ([UInt8]) throws(OutputError) -> Void) throws(OutputError) -> Bool {
-    guard let bytes = channel.take(waiting: waiting) else { return false }
-    inFlight -= 1
-    try write(bytes)
-    return true
-  }
-
-  /// Batches one way, their bytes the other.
+  /// Batches to the thread, and the first error back.
   private final class Channel: Sendable {
     private let batches = Mutex<[[Field]?]>([])
-    private let batchPosted = DispatchSemaphore(value: 0)
-    private let encoded = Mutex<[[UInt8]]>([])
-    private let bytesReady = DispatchSemaphore(value: 0)
+    private let posted = DispatchSemaphore(value: 0)
+    private let space = DispatchSemaphore(value: RowEncodingThread.depth)
+    private let firstFailure = Mutex<OutputError?>(nil)
     let finished = DispatchSemaphore(value: 0)
 
     /// `nil` ends the thread.
     func post(_ batch: [Field]?) {
+      space.wait()
       batches.withLock { $0.append(batch) }
-      batchPosted.signal()
+      posted.signal()
     }
 
     func nextBatch() -> [Field]? {
-      batchPosted.wait()
-      return batches.withLock { $0.removeFirst() }
+      posted.wait()
+      let batch = batches.withLock { $0.removeFirst() }
+      space.signal()
+      return batch
     }
 
-    func deliver(_ bytes: [UInt8]) {
-      encoded.withLock { $0.append(bytes) }
-      bytesReady.signal()
-    }
+    func fail(_ error: OutputError) { firstFailure.withLock { if $0 == nil { $0 = error } } }
 
-    /// The oldest encoded batch; without `waiting`, nil when none is ready yet.
-    func take(waiting: Bool) -> [UInt8]? {
-      if waiting {
-        bytesReady.wait()
-      } else if bytesReady.wait(timeout: .now()) == .timedOut {
-        return nil
-      }
-      return encoded.withLock { $0.removeFirst() }
-    }
+    var failure: OutputError? { firstFailure.withLock { $0 } }
   }
 }

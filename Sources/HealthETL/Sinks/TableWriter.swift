@@ -31,8 +31,14 @@ public struct TableWriter {
     columnCount = columns.count
     self.format = format
     encoder = RowEncoder(columns: columns, format: format, zone: zone)
-    thread = encodeOnThread ? RowEncodingThread(encoder: encoder) : nil
     try file.write(RowEncoder.head(columns: columns, format: format, byteOrderMark: byteOrderMark))
+    if encodeOnThread {
+      // The thread appends after what is on disk.
+      try file.flush()
+      thread = RowEncodingThread(encoder: encoder, appendingTo: file.path)
+    } else {
+      thread = nil
+    }
   }
 
   /// Appends a row, one field per column.
@@ -43,9 +49,8 @@ public struct TableWriter {
     if let thread {
       batch.append(contentsOf: fields)
       if batch.count >= RowEncodingThread.batchRows * columnCount {
-        let full = batch
+        thread.send(batch)
         batch.removeAll(keepingCapacity: true)
-        try thread.send(full, write: file.write)
       }
       return
     }
@@ -54,14 +59,16 @@ public struct TableWriter {
     try file.write(line)
   }
 
-  /// Writes what is still being encoded, then flushes and closes the file.
+  /// Writes the rest of the table, then syncs and closes the file.
   public func close() throws(OutputError) -> OutputSummary {
     sheet?.flush()
     if let thread {
-      if !batch.isEmpty { try thread.send(batch, write: file.write) }
-      try thread.finish(write: file.write)
+      if !batch.isEmpty { thread.send(batch) }
+      // The thread writes the rows and the closing text.
+      try thread.finish()
+    } else {
+      try file.write(RowEncoder.tail(format: format, rows: rows))
     }
-    try file.write(RowEncoder.tail(format: format, rows: rows))
     try file.close()
     return OutputSummary(path: relativePath, rows: rows)
   }
