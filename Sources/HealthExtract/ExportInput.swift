@@ -54,6 +54,15 @@ public final class ExportInput {
 
   deinit { close() }
 
+  /// Whether `path` is a regular file or a folder (not a pipe, a device or a socket, whose reads
+  /// may wait for a writer).
+  static func isFileOrFolder(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return false }
+    let kind = info.st_mode & S_IFMT
+    return kind == S_IFREG || kind == S_IFDIR
+  }
+
   /// Opens `path` (`-` = standard input).
   public static func open(_ path: String) throws(ExtractError) -> ExportInput {
     if path == "-" { return try openStandardInput() }

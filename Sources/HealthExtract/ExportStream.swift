@@ -13,6 +13,13 @@ public enum InputSource: Sendable {
     case .bytes(let bytes, let name): return ExportInput.memory(bytes, name: name)
     }
   }
+
+  /// The input as chunks for a parse: read ahead on a thread of its own for a file or folder on
+  /// disk, whose reads always return; on the parse's thread otherwise.
+  func chunks() throws(ExtractError) -> any ExportChunks {
+    if case .path(let path) = self, path != "-", ExportInput.isFileOrFolder(path) { return try ReadAhead(path: path) }
+    return DirectChunks(try open())
+  }
 }
 
 /// What was opened, reported before the first element.
@@ -50,13 +57,8 @@ public final class ExportStream {
     let allowTruncated = self.allowTruncated
     let reader = Thread {
       do throws(ExtractError) {
-        let input = try source.open()
-        defer { input.close() }
-        channel.send(
-          .opened(
-            InputInfo(
-              path: input.path, form: input.form, memberName: input.memberName, inputBytes: input.inputBytes,
-              xmlBytesExpected: input.xmlBytesExpected)))
+        let input = try source.chunks()
+        channel.send(.opened(input.info))
         let summary = try LibXML2Parser().parse(input, allowTruncated: allowTruncated) { batch in
           channel.send(.batch(batch))
           return channel.spare()

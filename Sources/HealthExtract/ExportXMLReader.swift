@@ -19,7 +19,7 @@ public final class ExportXMLReader {
   ///   the document (unless `allowTruncated`), `.unreadable` on I/O errors.
   public func read(_ input: ExportInput) throws(ExtractError) -> ReadSummary {
     let replayer = EventReplayer(handler: handler)
-    return try LibXML2Parser().parse(input, allowTruncated: allowTruncated) { batch in
+    return try LibXML2Parser().parse(DirectChunks(input), allowTruncated: allowTruncated) { batch in
       replayer.replay(batch)
       progress?(batch.progress)
       var reused = batch

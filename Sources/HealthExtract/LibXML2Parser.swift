@@ -13,9 +13,10 @@ final class LibXML2Parser {
 
   /// Parses all of `input`. `emit` receives each full batch and returns an empty one to reuse.
   func parse(
-    _ input: ExportInput, allowTruncated: Bool, emit: (EventBatch) -> EventBatch
+    _ input: any ExportChunks, allowTruncated: Bool, emit: (EventBatch) -> EventBatch
   ) throws(ExtractError) -> ReadSummary {
-    let state = ParserState(path: input.path)
+    let info = input.info
+    let state = ParserState(path: info.path)
     var sax = xmlSAXHandler()
     sax.initialized = UInt32(XML_SAX2_MAGIC)
     sax.startElementNs = { context, localname, _, _, _, _, attributeCount, _, attributes in
@@ -37,19 +38,15 @@ final class LibXML2Parser {
       Unmanaged<ParserState>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.record(error.pointee) }
     }
     defer { xmlSetStructuredErrorFunc(nil, nil) }
-    guard let parse = ProtectedPushParse(sax: &sax, userData: unmanaged.toOpaque(), name: input.path) else {
-      throw .unreadable(path: input.path, reason: "libxml2 could not create a parser")
+    guard let parse = ProtectedPushParse(sax: &sax, userData: unmanaged.toOpaque(), name: info.path) else {
+      throw .unreadable(path: info.path, reason: "libxml2 could not create a parser")
     }
     state.attach(parse.context)
-
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 32)
-    defer { buffer.deallocate() }
     var summary = ReadSummary()
 
     func flush(force: Bool) {
       guard force ? !state.batch.isEmpty : state.batch.isFull else { return }
-      state.batch.progress = ReadProgress(
-        rawBytes: input.rawBytesConsumed, rawTotal: input.inputBytes, xmlBytes: input.xmlBytesRead)
+      state.batch.progress = input.progress
       state.batch = emit(state.batch)
     }
 
@@ -60,17 +57,13 @@ final class LibXML2Parser {
       }
     }
 
-    let documentName = input.memberName == input.path ? input.path : input.path + ": " + input.memberName
+    let documentName = info.memberName == info.path ? info.path : info.path + ": " + info.memberName
     func refuse(_ encoding: String) -> ExtractError { .unsupportedEncoding(path: documentName, encoding: encoding) }
 
     do throws(ExtractError) {
-      while true {
-        let n = try input.read(into: buffer)
-        if n == 0 { break }
-        try parse.push(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<n]), refuse: refuse) {
-          status throws(ExtractError) in try parsed(status, atEnd: false)
-        }
-      }
+      while try input.nextChunk({ bytes throws(ExtractError) in
+        try parse.push(bytes, refuse: refuse) { status throws(ExtractError) in try parsed(status, atEnd: false) }
+      }) {}
       try parse.finish(refuse: refuse) { status, atEnd throws(ExtractError) in try parsed(status, atEnd: atEnd) }
     } catch {
       var error = error
@@ -87,7 +80,7 @@ final class LibXML2Parser {
       summary.truncationMessage = message
     }
     flush(force: true)
-    summary.xmlBytes = input.xmlBytesRead
+    summary.xmlBytes = input.progress.xmlBytes
     summary.replacedControlCharacters = parse.filter.replacedControlCharacters
     summary.exportVersion = parse.filter.exportVersion
     return summary

@@ -90,6 +90,21 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: transaction.stagedPath(RunWorkbook.file)))
   }
 
+  /// The report fails after the workbook started closing: nobody waits for the close, and the
+  /// workbook's thread still ends (without a trap for the message it never read).
+  @Test func aCloseNobodyWaitsForEndsWithTheRun() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    defer { transaction.abandon() }
+    do {
+      let workbook = try RunWorkbook(transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
+      let a = try #require(workbook.claim(file: "a.csv"))
+      for n in 0..<3000 { a.append([.integer(Int64(n)), .text("x")]) }
+      workbook.startClosing(charts: [], of: "")
+    }
+  }
+
   @Test func aWorkbookThatCannotBeCreatedFailsAtOnce() throws {
     let folder = Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }

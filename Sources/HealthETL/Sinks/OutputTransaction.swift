@@ -283,7 +283,8 @@ public final class OutputFile {
   ///   second writer of the same file, on another thread), instead of creating it empty.
   init(path: String, appending: Bool = false) throws(OutputError) {
     self.path = path
-    descriptor = appending
+    descriptor =
+      appending
       ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: !appending) }
     buffer.reserveCapacity(Self.flushThreshold + 4096)

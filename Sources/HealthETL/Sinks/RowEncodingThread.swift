@@ -85,7 +85,13 @@ final class RowEncodingThread {
   private final class Channel: Sendable {
     private let batches = Mutex<[[Field]?]>([])
     private let posted = DispatchSemaphore(value: 0)
-    private let space = DispatchSemaphore(value: RowEncodingThread.depth)
+    /// Created at 0 and raised: libdispatch traps when a semaphore is released below the value it
+    /// was created with, as this one is when messages are left in the queue.
+    private let space: DispatchSemaphore = {
+      let space = DispatchSemaphore(value: 0)
+      for _ in 0..<RowEncodingThread.depth { space.signal() }
+      return space
+    }()
     private let firstFailure = Mutex<OutputError?>(nil)
     let finished = DispatchSemaphore(value: 0)
 

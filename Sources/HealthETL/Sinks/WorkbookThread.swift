@@ -113,7 +113,13 @@ final class WorkbookThread {
   private final class Channel: Sendable {
     private let messages = Mutex<[Message]>([])
     private let posted = DispatchSemaphore(value: 0)
-    private let space = DispatchSemaphore(value: WorkbookThread.depth)
+    /// Created at 0 and raised: libdispatch traps when a semaphore is released below the value it
+    /// was created with, as this one is when messages are left in the queue.
+    private let space: DispatchSemaphore = {
+      let space = DispatchSemaphore(value: 0)
+      for _ in 0..<WorkbookThread.depth { space.signal() }
+      return space
+    }()
     private let answers = Mutex<[Result<WorkbookSummary?, WorkbookError>]>([])
     private let answered = DispatchSemaphore(value: 0)
     let ended = DispatchSemaphore(value: 0)

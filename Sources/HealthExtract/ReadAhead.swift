@@ -1,0 +1,185 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Reads an export on a thread of its own, a few chunks ahead of libxml2.
+///
+/// libxml2's thread is the one every run waits for; reading the file (and, for `export.zip`,
+/// inflating the member with libarchive) took its share of that thread's time. Here a third
+/// thread opens the input, reads it and hands the chunks over, while the parse works on the
+/// previous ones; the main thread's normalizing and this reading share the other core. The
+/// `ExportInput` — a libarchive handle among others — is opened, read and closed on that thread
+/// only: chunks, progress and errors cross as values.
+///
+/// For files and folders only: a read of them always returns, so the thread can be stopped
+/// whenever the parse stops early. Standard input and pipes are read on the parse's thread
+/// (`DirectChunks`).
+final class ReadAhead: ExportChunks {
+  /// Chunks read but not yet parsed: enough to ride out a slow read, few enough for flat memory.
+  static let depth = 4
+
+  let info: InputInfo
+  private(set) var progress = ReadProgress()
+  private let channel = Channel()
+  private var stopped = false
+  /// The thread has said its last (the end, or an error): nothing more will come.
+  private var exhausted = false
+
+  /// Opens `path` on the reading thread and waits until it is open (or refused).
+  init(path: String) throws(ExtractError) {
+    let channel = channel
+    let thread = Thread {
+      let input: ExportInput
+      do throws(ExtractError) {
+        input = try ExportInput.open(path)
+      } catch {
+        channel.opened(.failure(error))
+        channel.finished.signal()
+        return
+      }
+      channel.opened(.success(input.info))
+      while !channel.isStopping {
+        var buffer = channel.spare() ?? [UInt8](repeating: 0, count: LibXML2Parser.chunkSize)
+        let read = buffer.withUnsafeMutableBytes { bytes -> Result<Int, ExtractError> in
+          do throws(ExtractError) { return .success(try input.read(into: bytes)) } catch { return .failure(error) }
+        }
+        let message: Message
+        switch read {
+        case .success(0): message = .end(input.progress)
+        case .success(let count): message = .chunk(buffer, count: count, progress: input.progress)
+        case .failure(let error): message = .failed(error)
+        }
+        guard channel.post(message), case .chunk = message else { break }
+      }
+      if channel.lastWord() == .damage { channel.damageFound(input.damage()) }
+      input.close()
+      channel.finished.signal()
+    }
+    thread.start()
+    switch channel.waitUntilOpened() {
+    case .success(let info): self.info = info
+    case .failure(let error):
+      stopped = true
+      channel.finished.wait()
+      throw error
+    }
+  }
+
+  func nextChunk(_ body: (UnsafeMutableRawBufferPointer) throws(ExtractError) -> Void) throws(ExtractError) -> Bool {
+    guard !stopped, !exhausted else { return false }
+    switch channel.next() {
+    case .chunk(var bytes, let count, let progress):
+      self.progress = progress
+      let parsed = bytes.withUnsafeMutableBytes { buffer -> ExtractError? in
+        do throws(ExtractError) { try body(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])) } catch {
+          return error
+        }
+        return nil
+      }
+      if let parsed { throw parsed }
+      channel.recycle(bytes)
+      return true
+    case .end(let progress):
+      self.progress = progress
+      exhausted = true
+      return false
+    case .failed(let error):
+      exhausted = true
+      throw error
+    }
+  }
+
+  func damage() -> ExtractError? {
+    guard !stopped else { return nil }
+    stop(.damage)
+    return channel.damage
+  }
+
+  /// Every way out of a parse stops the thread and waits for it.
+  deinit { if !stopped { stop(.close) } }
+
+  private func stop(_ word: LastWord) {
+    stopped = true
+    channel.stop(word)
+    channel.finished.wait()
+  }
+
+  enum Message: Sendable {
+    case chunk([UInt8], count: Int, progress: ReadProgress)
+    case end(ReadProgress)
+    case failed(ExtractError)
+  }
+
+  /// What the reading thread does once it stops: close the input, or first read the rest of a zip
+  /// member for the damage it shows.
+  enum LastWord: Sendable { case close, damage }
+
+  private final class Channel: Sendable {
+    private let messages = Mutex<[Message]>([])
+    private let posted = DispatchSemaphore(value: 0)
+    /// Created at 0 and raised: libdispatch traps when a semaphore is released below the value it
+    /// was created with, as this one is when messages are left in the queue.
+    private let space: DispatchSemaphore = {
+      let space = DispatchSemaphore(value: 0)
+      for _ in 0..<ReadAhead.depth { space.signal() }
+      return space
+    }()
+    private let pool = Mutex<[[UInt8]]>([])
+    private let openResult = Mutex<Result<InputInfo, ExtractError>?>(nil)
+    private let openSignal = DispatchSemaphore(value: 0)
+    private let word = Mutex<LastWord?>(nil)
+    private let wordSignal = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+    private let found = Mutex<ExtractError?>(nil)
+    let finished = DispatchSemaphore(value: 0)
+
+    func opened(_ result: Result<InputInfo, ExtractError>) {
+      openResult.withLock { $0 = result }
+      openSignal.signal()
+    }
+
+    func waitUntilOpened() -> Result<InputInfo, ExtractError> {
+      openSignal.wait()
+      return openResult.withLock { $0! }
+    }
+
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    /// Waits for room, unless the parse has stopped meanwhile; false then.
+    func post(_ message: Message) -> Bool {
+      while space.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+        if isStopping { return false }
+      }
+      messages.withLock { $0.append(message) }
+      posted.signal()
+      return true
+    }
+
+    func next() -> Message {
+      posted.wait()
+      let message = messages.withLock { $0.removeFirst() }
+      space.signal()
+      return message
+    }
+
+    func spare() -> [UInt8]? { pool.withLock { $0.popLast() } }
+
+    func recycle(_ buffer: [UInt8]) { pool.withLock { $0.append(buffer) } }
+
+    func stop(_ last: LastWord) {
+      stopping.store(true, ordering: .releasing)
+      word.withLock { $0 = last }
+      wordSignal.signal()
+    }
+
+    /// Waits for the parse's last word (it always has one: `ReadAhead` stops the thread).
+    func lastWord() -> LastWord {
+      wordSignal.wait()
+      return word.withLock { $0! }
+    }
+
+    func damageFound(_ damage: ExtractError?) { found.withLock { $0 = damage } }
+
+    var damage: ExtractError? { found.withLock { $0 } }
+  }
+}
