@@ -49,7 +49,7 @@ import Testing
       #expect(first == Array(bytes[0..<LibXML2Parser.chunkSize]))
       #expect(chunks.progress.xmlBytes == Int64(LibXML2Parser.chunkSize))
       // The reading thread has filled every slot by now and waits for room; dropping the reader
-      // must end it (a hang fails the time limit).
+      // must end it (a hang would hold the suite).
       Thread.sleep(forTimeInterval: 0.1)
     }
     // A stop that asks for the damage of a plain file finds none.
