@@ -94,25 +94,14 @@ final class BatchChannel: Sendable {
     case failed(ExtractError)
   }
 
-  private let messages = Mutex<[Message]>([])
+  private let messages: HandOffQueue<Message>
   private let pool = Mutex<[EventBatch]>([])
-  private let available = DispatchSemaphore(value: 0)
-  private let space: DispatchSemaphore
 
-  init(depth: Int) { space = DispatchSemaphore(value: depth) }
+  init(depth: Int) { messages = HandOffQueue(capacity: depth) }
 
-  func send(_ message: Message) {
-    space.wait()
-    messages.withLock { $0.append(message) }
-    available.signal()
-  }
+  func send(_ message: Message) { messages.put(message) }
 
-  func receive() -> Message {
-    available.wait()
-    let message = messages.withLock { $0.removeFirst() }
-    space.signal()
-    return message
-  }
+  func receive() -> Message { messages.take() }
 
   /// An empty batch for the reader: a recycled one when there is one.
   func spare() -> EventBatch {

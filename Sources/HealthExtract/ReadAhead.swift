@@ -46,7 +46,8 @@ final class ReadAhead: ExportChunks {
         let message: Message
         switch read {
         case .success(0): message = .end(input.progress)
-        case .success(let count): message = .chunk(buffer, count: count, progress: input.progress)
+        // Handed over, not copied: the parse edits the chunk in place.
+        case .success(let count): message = .chunk(consume buffer, count: count, progress: input.progress)
         case .failure(let error): message = .failed(error)
         }
         guard channel.post(message), case .chunk = message else { break }
@@ -67,7 +68,9 @@ final class ReadAhead: ExportChunks {
 
   func nextChunk(_ body: (UnsafeMutableRawBufferPointer) throws(ExtractError) -> Void) throws(ExtractError) -> Bool {
     guard !stopped, !exhausted else { return false }
-    switch channel.next() {
+    let message = channel.next()
+    // `consume`: the chunk's one reference, so editing it in place copies nothing.
+    switch consume message {
     case .chunk(var bytes, let count, let progress):
       self.progress = progress
       let parsed = bytes.withUnsafeMutableBytes { buffer -> ExtractError? in
@@ -115,52 +118,24 @@ final class ReadAhead: ExportChunks {
   enum LastWord: Sendable { case close, damage }
 
   private final class Channel: Sendable {
-    private let messages = Mutex<[Message]>([])
-    private let posted = DispatchSemaphore(value: 0)
-    /// Created at 0 and raised: libdispatch traps when a semaphore is released below the value it
-    /// was created with, as this one is when messages are left in the queue.
-    private let space: DispatchSemaphore = {
-      let space = DispatchSemaphore(value: 0)
-      for _ in 0..<ReadAhead.depth { space.signal() }
-      return space
-    }()
+    private let messages = HandOffQueue<Message>(capacity: ReadAhead.depth)
     private let pool = Mutex<[[UInt8]]>([])
-    private let openResult = Mutex<Result<InputInfo, ExtractError>?>(nil)
-    private let openSignal = DispatchSemaphore(value: 0)
-    private let word = Mutex<LastWord?>(nil)
-    private let wordSignal = DispatchSemaphore(value: 0)
+    private let openResult = HandOffQueue<Result<InputInfo, ExtractError>>(capacity: 1)
+    private let word = HandOffQueue<LastWord>(capacity: 1)
     private let stopping = Atomic<Bool>(false)
     private let found = Mutex<ExtractError?>(nil)
     let finished = DispatchSemaphore(value: 0)
 
-    func opened(_ result: Result<InputInfo, ExtractError>) {
-      openResult.withLock { $0 = result }
-      openSignal.signal()
-    }
+    func opened(_ result: Result<InputInfo, ExtractError>) { openResult.put(result) }
 
-    func waitUntilOpened() -> Result<InputInfo, ExtractError> {
-      openSignal.wait()
-      return openResult.withLock { $0! }
-    }
+    func waitUntilOpened() -> Result<InputInfo, ExtractError> { openResult.take() }
 
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// Waits for room, unless the parse has stopped meanwhile; false then.
-    func post(_ message: Message) -> Bool {
-      while space.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
-        if isStopping { return false }
-      }
-      messages.withLock { $0.append(message) }
-      posted.signal()
-      return true
-    }
+    func post(_ message: Message) -> Bool { messages.put(message, unless: { isStopping }) }
 
-    func next() -> Message {
-      posted.wait()
-      let message = messages.withLock { $0.removeFirst() }
-      space.signal()
-      return message
-    }
+    func next() -> Message { messages.take() }
 
     func spare() -> [UInt8]? { pool.withLock { $0.popLast() } }
 
@@ -168,15 +143,11 @@ final class ReadAhead: ExportChunks {
 
     func stop(_ last: LastWord) {
       stopping.store(true, ordering: .releasing)
-      word.withLock { $0 = last }
-      wordSignal.signal()
+      word.put(last)
     }
 
     /// Waits for the parse's last word (it always has one: `ReadAhead` stops the thread).
-    func lastWord() -> LastWord {
-      wordSignal.wait()
-      return word.withLock { $0! }
-    }
+    func lastWord() -> LastWord { word.take() }
 
     func damageFound(_ damage: ExtractError?) { found.withLock { $0 = damage } }
 

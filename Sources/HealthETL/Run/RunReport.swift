@@ -45,10 +45,7 @@ public struct RunReport {
   /// Server records no earlier run into this folder had emitted (nil when no delta was written).
   public var newWorkoutRecords: Int? { delta?.fresh }
 
-  init(inventory: ExportInventory, inputSHA256: String? = nil) {
-    self.inventory = inventory
-    self.inputSHA256 = inputSHA256
-  }
+  init(inventory: ExportInventory) { self.inventory = inventory }
 
   public func json() -> String {
     var object = inventory.jsonObject()

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HealthExtract
 import Synchronization
 
 /// Encodes and writes a table's rows on a thread of its own while the caller computes the next
@@ -83,31 +84,14 @@ final class RowEncodingThread {
 
   /// Batches to the thread, and the first error back.
   private final class Channel: Sendable {
-    private let batches = Mutex<[[Field]?]>([])
-    private let posted = DispatchSemaphore(value: 0)
-    /// Created at 0 and raised: libdispatch traps when a semaphore is released below the value it
-    /// was created with, as this one is when messages are left in the queue.
-    private let space: DispatchSemaphore = {
-      let space = DispatchSemaphore(value: 0)
-      for _ in 0..<RowEncodingThread.depth { space.signal() }
-      return space
-    }()
+    /// `nil` ends the thread.
+    let batches = HandOffQueue<[Field]?>(capacity: RowEncodingThread.depth)
     private let firstFailure = Mutex<OutputError?>(nil)
     let finished = DispatchSemaphore(value: 0)
 
-    /// `nil` ends the thread.
-    func post(_ batch: [Field]?) {
-      space.wait()
-      batches.withLock { $0.append(batch) }
-      posted.signal()
-    }
+    func post(_ batch: [Field]?) { batches.put(batch) }
 
-    func nextBatch() -> [Field]? {
-      posted.wait()
-      let batch = batches.withLock { $0.removeFirst() }
-      space.signal()
-      return batch
-    }
+    func nextBatch() -> [Field]? { batches.take() }
 
     func fail(_ error: OutputError) { firstFailure.withLock { if $0 == nil { $0 = error } } }
 

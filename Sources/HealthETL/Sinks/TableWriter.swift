@@ -6,7 +6,6 @@ public struct TableWriter {
   private let file: OutputFile
   public let relativePath: String
   private let columnCount: Int
-  private let format: TableFormat
   private var encoder: RowEncoder
   private var line: [UInt8] = []
   public private(set) var rows = 0
@@ -29,7 +28,6 @@ public struct TableWriter {
     sheet = transaction.workbook?.claim(file: relativePath)
     self.relativePath = relativePath
     columnCount = columns.count
-    self.format = format
     encoder = RowEncoder(columns: columns, format: format, zone: zone)
     try file.write(RowEncoder.head(columns: columns, format: format, byteOrderMark: byteOrderMark))
     if encodeOnThread {
@@ -67,7 +65,7 @@ public struct TableWriter {
       // The thread writes the rows and the closing text.
       try thread.finish()
     } else {
-      try file.write(RowEncoder.tail(format: format, rows: rows))
+      try file.write(RowEncoder.tail(format: encoder.format, rows: rows))
     }
     try file.close()
     return OutputSummary(path: relativePath, rows: rows)

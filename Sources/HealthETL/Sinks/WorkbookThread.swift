@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HealthExtract
 import HealthModel
 import Synchronization
 
@@ -41,9 +42,9 @@ final class WorkbookThread {
             name: sheet.name, columns: sheet.columns.map(WorkbookTableWriter.workbookColumn))
           tables.append(SheetRows(sheet: added, columns: sheet.columns, zone: zone))
         }
-        channel.reply(.success(nil))
+        channel.reply(.ready)
       } catch {
-        channel.reply(.failure(error))
+        channel.reply(.failed(error))
         channel.ended.signal()
         return
       }
@@ -59,9 +60,9 @@ final class WorkbookThread {
             if let chartSheet {
               for chart in charts { try workbook.addChart(chart, of: tables[chartSheet].sheet) }
             }
-            channel.reply(.success(try workbook.close()))
+            channel.reply(.closed(try workbook.close()))
           } catch {
-            channel.reply(.failure(error))
+            channel.reply(.failed(error))
           }
           break loop
         case .stop:
@@ -71,7 +72,7 @@ final class WorkbookThread {
       channel.ended.signal()
     }
     thread.start()
-    if case .failure(let error) = channel.answer() {
+    if case .failed(let error) = channel.answer() {
       ended = true
       channel.ended.wait()
       throw error
@@ -96,9 +97,9 @@ final class WorkbookThread {
     let answer = channel.answer()
     channel.ended.wait()
     switch answer {
-    case .success(let summary?): return summary
-    case .success(nil): preconditionFailure("the workbook thread answered a close with no summary")
-    case .failure(let error): throw error
+    case .closed(let summary): return summary
+    case .failed(let error): throw error
+    case .ready: preconditionFailure("the workbook thread answered a close as if it had just started")
     }
   }
 
@@ -109,42 +110,26 @@ final class WorkbookThread {
     channel.ended.wait()
   }
 
+  /// What the thread says back: it is ready, or the file is written, or why not.
+  enum Answer: Sendable {
+    case ready
+    case closed(WorkbookSummary)
+    case failed(WorkbookError)
+  }
+
   /// Messages one way (bounded), answers the other.
   private final class Channel: Sendable {
-    private let messages = Mutex<[Message]>([])
-    private let posted = DispatchSemaphore(value: 0)
-    /// Created at 0 and raised: libdispatch traps when a semaphore is released below the value it
-    /// was created with, as this one is when messages are left in the queue.
-    private let space: DispatchSemaphore = {
-      let space = DispatchSemaphore(value: 0)
-      for _ in 0..<WorkbookThread.depth { space.signal() }
-      return space
-    }()
-    private let answers = Mutex<[Result<WorkbookSummary?, WorkbookError>]>([])
-    private let answered = DispatchSemaphore(value: 0)
+    private let messages = HandOffQueue<Message>(capacity: WorkbookThread.depth)
+    /// Two answers at most: ready (or failed), then closed (or failed).
+    private let answers = HandOffQueue<Answer>(capacity: 2)
     let ended = DispatchSemaphore(value: 0)
 
-    func send(_ message: Message) {
-      space.wait()
-      messages.withLock { $0.append(message) }
-      posted.signal()
-    }
+    func send(_ message: Message) { messages.put(message) }
 
-    func next() -> Message {
-      posted.wait()
-      let message = messages.withLock { $0.removeFirst() }
-      space.signal()
-      return message
-    }
+    func next() -> Message { messages.take() }
 
-    func reply(_ answer: Result<WorkbookSummary?, WorkbookError>) {
-      answers.withLock { $0.append(answer) }
-      answered.signal()
-    }
+    func reply(_ answer: Answer) { answers.put(answer) }
 
-    func answer() -> Result<WorkbookSummary?, WorkbookError> {
-      answered.wait()
-      return answers.withLock { $0.removeFirst() }
-    }
+    func answer() -> Answer { answers.take() }
   }
 }
