@@ -36,9 +36,11 @@ public final class ElementMart: OutputStage {
     var written: [OutputSummary] = []
     for destination in destinations {
       if destination.file.contains("{name}") {
+        let paths = ContentFileNames.paths(for: order, in: destination.file, placeholder: "{name}")
         for name in order.sorted() {
-          let path = destination.file.replacingOccurrences(of: "{name}", with: SampleMart.safeName(name))
-          written.append(try write(byName[name]!, to: path, format: destination.format, context: context))
+          var summary = try write(byName[name]!, to: paths[name]!, format: destination.format, context: context)
+          summary.name = name
+          written.append(summary)
         }
       } else {
         written.append(try write(elements, to: destination.file, format: destination.format, context: context))

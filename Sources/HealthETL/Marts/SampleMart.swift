@@ -27,20 +27,22 @@ public final class SampleMart: OutputStage {
     public static let perTypeCSV = Destination(file: "samples/{type}.csv", format: .csv)
   }
 
-  private struct FileKey: Hashable {
-    var destination: Int
-    var type: Int32
-  }
-
   private let transaction: OutputTransaction
   private let destinations: [Destination]
   private let types: Set<String>?
-  /// Per type id: whether the `types` filter keeps it (nil until first seen).
-  private var accepted: [Bool?] = []
-  private var files: [FileKey: DeferredInstantFile] = [:]
-  /// The same files by destination and type id, for the per-row lookup without hashing.
-  private var fileSlots: [[DeferredInstantFile?]]
-  private var typeNames: [Int32: String] = [:]
+  /// Per type id: its file group, the types of one short name (`type` column) sharing a file; -1
+  /// when the `types` filter drops it; nil until first seen.
+  private var typeGroups: [Int?] = []
+  /// Per group: its short name.
+  private var groupNames: [String] = []
+  private var groupByName: [String: Int] = [:]
+  /// Rows wait here, one stream per file, until the zone is known; however many types there are,
+  /// with a fixed budget of memory and descriptors.
+  private let streams: ScratchStreams
+  /// Per destination, per group (one slot when the destination is one file): its stream.
+  private var streamSlots: [[Int?]]
+  /// Per stream: rows staged.
+  private var rows: [Int] = []
   private var nameBuffer: [UInt8] = []
   private var idBytes: [UInt8] = []
   private var json: [UInt8] = []
@@ -53,95 +55,107 @@ public final class SampleMart: OutputStage {
     self.transaction = transaction
     self.destinations = destinations
     self.types = types
-    fileSlots = destinations.map { _ in [] }
+    streams = ScratchStreams(transaction: transaction, name: "samples")
+    streamSlots = destinations.map { _ in [] }
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     guard failure == nil else { return }
     let typeIndex = Int(sample.type)
-    while accepted.count <= typeIndex { accepted.append(nil) }
-    if accepted[typeIndex] == nil {
-      let name = catalog.typeInfo(sample.type).shortName
-      accepted[typeIndex] = types?.contains(name) ?? true
-      typeNames[sample.type] = name
+    if typeIndex >= typeGroups.count {
+      typeGroups.append(contentsOf: repeatElement(nil, count: typeIndex + 1 - typeGroups.count))
     }
-    guard accepted[typeIndex] == true else { return }
+    if typeGroups[typeIndex] == nil { typeGroups[typeIndex] = group(of: catalog.typeInfo(sample.type).shortName) }
+    let group = typeGroups[typeIndex]!
+    guard group >= 0 else { return }
     do throws(OutputError) {
       writeSampleID(sample, catalog: catalog)
       for index in destinations.indices {
         let destination = destinations[index]
-        let slot = destination.perType ? typeIndex : 0
-        if slot >= fileSlots[index].count {
-          fileSlots[index].append(contentsOf: repeatElement(nil, count: slot + 1 - fileSlots[index].count))
+        let slot = destination.perType ? group : 0
+        if slot >= streamSlots[index].count {
+          streamSlots[index].append(contentsOf: repeatElement(nil, count: slot + 1 - streamSlots[index].count))
         }
-        let file: DeferredInstantFile
-        if let existing = fileSlots[index][slot] {
-          file = existing
+        let stream: Int
+        if let existing = streamSlots[index][slot] {
+          stream = existing
         } else {
-          let name = destination.perType ? Self.safeName(typeNames[sample.type]!) : "all"
-          file = DeferredInstantFile(scratch: try transaction.createScratch("samples-\(index)-" + name))
-          files[FileKey(destination: index, type: destination.perType ? sample.type : -1)] = file
-          fileSlots[index][slot] = file
+          stream = streams.addStream()
+          rows.append(0)
+          streamSlots[index][slot] = stream
         }
         row.removeAll(keepingCapacity: true)
         switch destination.format {
         case .csv: appendCSVRow(sample, catalog: catalog, to: &row)
         case .json:
-          row.append(contentsOf: Array((file.rows == 0 ? "\n  " : ",\n  ").utf8))
+          row.append(contentsOf: Array((rows[stream] == 0 ? "\n  " : ",\n  ").utf8))
           appendJSONRow(copy sample, id: String(decoding: idBytes, as: UTF8.self), catalog: catalog, to: &row)
         case .ndjson:
           appendJSONRow(copy sample, id: String(decoding: idBytes, as: UTF8.self), catalog: catalog, to: &row)
           row.append(0x0A)
         }
-        try file.appendRow(row)
+        try streams.append(row, to: stream)
+        rows[stream] += 1
       }
     } catch {
       failure = error
     }
   }
 
-  /// Formats the staged rows in the run's zone into their final files.
+  /// The file group of a short type name, -1 when the `types` filter drops it.
+  private func group(of shortName: String) -> Int {
+    guard types?.contains(shortName) ?? true else { return -1 }
+    if let known = groupByName[shortName] { return known }
+    groupNames.append(shortName)
+    groupByName[shortName] = groupNames.count - 1
+    return groupNames.count - 1
+  }
+
+  /// Formats the staged rows in the run's zone into their final files: one per type name, named
+  /// by `ContentFileNames`, in the order of the names.
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     if let failure { throw failure }
+    defer { streams.remove() }
     var written: [OutputSummary] = []
-    let bom = context.settings.csvByteOrderMark ? "\u{FEFF}" : ""
-    let ordered = files.sorted { a, b in
-      a.key.destination != b.key.destination
-        ? a.key.destination < b.key.destination : (typeNames[a.key.type] ?? "") < (typeNames[b.key.type] ?? "")
-    }
-    for (key, file) in ordered {
-      let destination = destinations[key.destination]
-      let relative =
-        destination.perType
-        ? destination.file.replacingOccurrences(of: "{type}", with: Self.safeName(typeNames[key.type]!))
-        : destination.file
-      let (header, footer): (String, String) =
-        switch destination.format {
-        case .csv: (bom + Self.columns.joined(separator: ",") + "\n", "")
-        case .json: ("[", file.rows == 0 ? "]\n" : "\n]\n")
-        case .ndjson: ("", "")
+    for (index, destination) in destinations.enumerated() {
+      let slots = streamSlots[index]
+      if destination.perType {
+        let present = slots.indices.filter { slots[$0] != nil }
+        let paths = ContentFileNames.paths(
+          for: present.map { groupNames[$0] }, in: destination.file, placeholder: "{type}")
+        for group in present.sorted(by: { groupNames[$0] < groupNames[$1] }) {
+          let name = groupNames[group]
+          written.append(
+            try write(slots[group]!, to: paths[name]!, format: destination.format, context: context, name: name))
         }
-      try file.finish(into: try transaction.create(relative), header: header, footer: footer, zone: context.zone.rules)
-      written.append(OutputSummary(path: relative, rows: file.rows))
-    }
-    // A single-file destination is written even when no sample matched.
-    for (index, destination) in destinations.enumerated() where !destination.perType {
-      guard files[FileKey(destination: index, type: -1)] == nil else { continue }
-      let writer = try TableWriter(
-        transaction, path: destination.file, columns: SampleTables.samples.columns, format: destination.format,
-        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
-      written.append(try writer.close())
+      } else if let stream = slots.first ?? nil {
+        written.append(try write(stream, to: destination.file, format: destination.format, context: context))
+      } else {
+        // A single-file destination is written even when no sample matched.
+        let writer = try TableWriter(
+          transaction, path: destination.file, columns: SampleTables.samples.columns, format: destination.format,
+          zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+        written.append(try writer.close())
+      }
     }
     return written
   }
 
-  /// `StepCount`; anything outside `[A-Za-z0-9_-]` becomes `_`.
-  static func safeName(_ shortName: String) -> String {
-    let safe = shortName.unicodeScalars.map { scalar -> Character in
-      scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_" || scalar == "-")
-        ? Character(scalar) : "_"
-    }
-    return String(safe)
+  /// One file: the head of its format, the rows of `stream`, the tail.
+  private func write(_ stream: Int, to path: String, format: TableFormat, context: StageContext, name: String? = nil)
+    throws(OutputError) -> OutputSummary
+  {
+    let (header, footer): (String, String) =
+      switch format {
+      case .csv:
+        ((context.settings.csvByteOrderMark ? "\u{FEFF}" : "") + Self.columns.joined(separator: ",") + "\n", "")
+      case .json: ("[", rows[stream] == 0 ? "]\n" : "\n]\n")
+      case .ndjson: ("", "")
+      }
+    try DeferredInstants.copy(
+      stream, of: streams, into: try transaction.create(path), header: header, footer: footer,
+      zone: context.zone.rules)
+    return OutputSummary(path: path, rows: rows[stream], name: name)
   }
 
   /// Writes the UUID v5 of `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`
@@ -193,7 +207,7 @@ public final class SampleMart: OutputStage {
   /// source, device, units, metadata keys) comes pre-encoded from the cache.
   private func appendCSVRow(_ sample: borrowing Sample, catalog: SampleCatalog, to out: inout [UInt8]) {
     let comma = UInt8(ascii: ",")
-    DeferredInstantFile.appendToken(sample.start, localTime: true, to: &out)
+    DeferredInstants.appendToken(sample.start, localTime: true, to: &out)
     out.append(comma)
     out.append(contentsOf: idBytes)
     out.append(comma)
@@ -223,11 +237,11 @@ public final class SampleMart: OutputStage {
     out.append(comma)
     out.append(contentsOf: cache.rawUnitCSV(sample.rawUnit, catalog))
     out.append(comma)
-    DeferredInstantFile.appendToken(sample.start, to: &out)
+    DeferredInstants.appendToken(sample.start, to: &out)
     out.append(comma)
-    DeferredInstantFile.appendToken(sample.end, to: &out)
+    DeferredInstants.appendToken(sample.end, to: &out)
     out.append(comma)
-    if let created = sample.created { DeferredInstantFile.appendToken(created, to: &out) }
+    if let created = sample.created { DeferredInstants.appendToken(created, to: &out) }
     out.append(comma)
     out.append(contentsOf: cache.sourceCSV(sample.source, catalog))
     out.append(comma)
@@ -262,13 +276,13 @@ public final class SampleMart: OutputStage {
     func instant(_ value: Instant?) {
       guard let value else { return out.append(contentsOf: Array("null".utf8)) }
       out.append(UInt8(ascii: "\""))
-      DeferredInstantFile.appendToken(value, to: &out)
+      DeferredInstants.appendToken(value, to: &out)
       out.append(UInt8(ascii: "\""))
     }
     out.append(UInt8(ascii: "{"))
     key("local_time")
     out.append(UInt8(ascii: "\""))
-    DeferredInstantFile.appendToken(sample.start, localTime: true, to: &out)
+    DeferredInstants.appendToken(sample.start, localTime: true, to: &out)
     out.append(UInt8(ascii: "\""))
     separator()
     key("id"); text(id); separator()

@@ -23,6 +23,15 @@ enum OutputPaths {
     for part in file.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
       guard part != ".." else { return .failure(.init("must stay inside the output folder (no '..')")) }
       guard part.utf8.count <= 255 else { return .failure(.init("has a name longer than 255 bytes")) }
+      // A `{type}` or `{name}` becomes a file name of up to `ContentFileNames.longestName` bytes.
+      let replaced = placeholders.reduce(0) { $0 + part.components(separatedBy: $1).count - 1 }
+      let longest = part.utf8.count + replaced * (ContentFileNames.longestName - "{type}".utf8.count)
+      guard longest <= 255 else {
+        return .failure(
+          .init(
+            "has a name that can grow to \(longest) bytes, over 255, once {type} or {name} is replaced by a file name of up to \(ContentFileNames.longestName) bytes; shorten it"
+          ))
+      }
       parts.append(part)
     }
     guard !parts.isEmpty else { return .failure(.init("names the output folder itself; name a file in it")) }
@@ -47,7 +56,8 @@ enum OutputPaths {
 
   /// Whether a per-type or per-name pattern can produce the other path (or a file of the other
   /// pattern): their fixed text before the first and after the last placeholder is compatible.
-  /// A placeholder becomes names made of letters, digits, `_` and `-`, never `/`.
+  /// A placeholder becomes a name made of letters, digits, `_`, `-` and `.`, never `/`
+  /// (`ContentFileNames`).
   static func patternsOverlap(_ a: String, _ b: String) -> Bool {
     func ends(_ path: String) -> (prefix: String, suffix: String) {
       var first = path.endIndex

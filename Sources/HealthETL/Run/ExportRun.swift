@@ -224,7 +224,9 @@ public enum ExportRun {
       let stageStarted = ContinuousClock.now
       for output in try stage.finish(context) {
         report.outputs.append(
-          .init(path: output.path, rows: output.rows, bytes: fileSize(context.transaction.stagedPath(output.path))))
+          .init(
+            path: output.path, rows: output.rows, bytes: fileSize(context.transaction.stagedPath(output.path)),
+            name: output.name))
       }
       finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)

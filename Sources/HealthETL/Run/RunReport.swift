@@ -7,6 +7,8 @@ public struct RunReport {
     public var path: String
     public var rows: Int
     public var bytes: Int64
+    /// The type or element name a `{type}` or `{name}` file holds, as the export wrote it.
+    public var name: String?
   }
 
   public let inventory: ExportInventory
@@ -52,7 +54,11 @@ public struct RunReport {
     var input = object["input"] as? [String: Any] ?? [:]
     input["sha256"] = inputSHA256 ?? NSNull()
     object["input"] = input
-    object["outputs"] = outputs.map { ["path": $0.path, "rows": $0.rows, "bytes": $0.bytes] }
+    object["outputs"] = outputs.map { output -> [String: Any] in
+      var entry: [String: Any] = ["path": output.path, "rows": output.rows, "bytes": output.bytes]
+      if let name = output.name { entry["name"] = name }
+      return entry
+    }
     object["stageSeconds"] = stageSeconds.mapValues { ($0 * 1000).rounded() / 1000 }
     object["totalSeconds"] = (totalSeconds * 1000).rounded() / 1000
     object["peakMemoryMB"] = (peakMemoryMB * 10).rounded() / 10
