@@ -20,8 +20,9 @@ import HealthModel
 /// acknowledges it, or moves to `quarantinedBatches` when the server rejects it.
 public struct DeliveryState: Sendable, Equatable {
   /// Version 3 added `batches` and `quarantinedBatches`, and is written only while either holds
-  /// something; versions 1 and 2 are still read.
-  public static let version = 3
+  /// something; version 4 added `failing`, and is written only while it holds something; versions
+  /// 1 and 2 are still read.
+  public static let version = 4
 
   /// An inbox export the nightly batch has handled.
   public struct Export: Sendable, Equatable {
@@ -41,6 +42,18 @@ public struct DeliveryState: Sendable, Equatable {
     public var export: Export
     public var exitCode: Int32
     public var reason: String
+  }
+
+  /// An inbox export whose runs failed on nights in a row in a way that may be its own doing (see
+  /// `NightlyBatch.Fault.unclear`): quarantined once it has failed so on
+  /// `NightlyBatch.failingNightsLimit` nights.
+  public struct Failing: Sendable, Equatable {
+    public var export: Export
+    /// The exit code of the failure; a failure with another code counts from 1 again.
+    public var exitCode: Int32
+    public var reason: String
+    /// Nights in a row it failed with `exitCode`.
+    public var nights: Int
   }
 
   /// Records sealed for delivery together: posted as one request, with one idempotency key.
@@ -87,6 +100,8 @@ public struct DeliveryState: Sendable, Equatable {
   /// Exports processed, oldest first.
   public var processed: [Export] = []
   public var quarantined: [Quarantined] = []
+  /// Exports that failed on the last nights they were tried, and may still go through.
+  public var failing: [Failing] = []
   /// Records of the night still going: in the current delta, not yet final.
   public var pending: [WorkoutServerRecord] = []
   /// Records emitted in a final delta and not yet sealed into a delivery batch.
@@ -102,7 +117,7 @@ public struct DeliveryState: Sendable, Equatable {
 
   public static func == (a: DeliveryState, b: DeliveryState) -> Bool {
     a.sequence == b.sequence && a.processed == b.processed && a.quarantined == b.quarantined
-      && a.pending == b.pending && a.outbox == b.outbox && a.batches == b.batches
+      && a.failing == b.failing && a.pending == b.pending && a.outbox == b.outbox && a.batches == b.batches
       && a.quarantinedBatches == b.quarantinedBatches && a.emitted.ids == b.emitted.ids
   }
 
@@ -147,8 +162,8 @@ public struct DeliveryState: Sendable, Equatable {
       let root = try ConfigFile.parse(bytes, file: path)
       let object = try root.object(
         allowed: [
-          "version", "sequence", "processed", "quarantined", "pending", "outbox", "batches", "quarantinedBatches",
-          "emitted",
+          "version", "sequence", "processed", "quarantined", "failing", "pending", "outbox", "batches",
+          "quarantinedBatches", "emitted",
         ],
         required: ["version"])
       let versionNode = try object.required("version")
@@ -157,7 +172,7 @@ public struct DeliveryState: Sendable, Equatable {
         throw versionNode.error(
           "is \(version); this healthetl reads state versions 1 to \(Self.version) (a newer healthetl wrote it?)")
       }
-      for key in ["batches", "quarantinedBatches"] where version < 3 {
+      for (key, since) in [("batches", 3), ("quarantinedBatches", 3), ("failing", 4)] where version < since {
         if let node = object[key] { throw node.error("is not part of a version \(version) state") }
       }
       var state = DeliveryState()
@@ -169,6 +184,17 @@ public struct DeliveryState: Sendable, Equatable {
           Quarantined(
             export: try export(node), exitCode: Int32(try entry["exitCode"]?.integer(in: 0...255) ?? 65),
             reason: try entry["reason"]?.string() ?? ""))
+      }
+      for node in try object["failing"]?.array() ?? [] {
+        let entry = try node.object(
+          allowed: ["sha256", "name", "bytes", "exitCode", "reason", "nights"],
+          required: ["sha256", "name", "bytes", "exitCode", "reason", "nights"])
+        state.failing.append(
+          Failing(
+            export: try export(node, alsoAllowed: ["nights"]),
+            exitCode: Int32(try entry.required("exitCode").integer(in: 0...255)),
+            reason: try entry.required("reason").string(), nights: try entry.required("nights").integer(in: 1...Int.max)
+          ))
       }
       state.pending = try (object["pending"]?.array() ?? []).map(record)
       state.outbox = try (object["outbox"]?.array() ?? []).map(record)
@@ -203,8 +229,12 @@ public struct DeliveryState: Sendable, Equatable {
   }
 
   private static func export(_ node: ConfigNode) throws(ConfigFileError) -> Export {
+    try export(node, alsoAllowed: [])
+  }
+
+  private static func export(_ node: ConfigNode, alsoAllowed: [String]) throws(ConfigFileError) -> Export {
     let object = try node.object(
-      allowed: ["sha256", "name", "bytes", "exitCode", "reason"], required: ["sha256", "name", "bytes"])
+      allowed: ["sha256", "name", "bytes", "exitCode", "reason"] + alsoAllowed, required: ["sha256", "name", "bytes"])
     let sha = try object.required("sha256").string()
     guard sha.utf8.count == 64, sha.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
     else { throw try object.required("sha256").error("must be 64 lower-case hex digits") }
@@ -255,13 +285,22 @@ public struct DeliveryState: Sendable, Equatable {
     }
     // Without batches the state is written as version 2, byte for byte what a healthetl that
     // cannot deliver writes and reads; with batches it is version 3, which such a healthetl
-    // refuses instead of dropping the queue.
+    // refuses instead of dropping the queue; with failing exports version 4, likewise.
     let delivering = !batches.isEmpty || !quarantinedBatches.isEmpty
-    line("{\n  \"version\": \(delivering ? Self.version : 2),\n  \"sequence\": \(sequence),\n")
+    let version = !failing.isEmpty ? 4 : delivering ? 3 : 2
+    line("{\n  \"version\": \(version),\n  \"sequence\": \(sequence),\n")
     list("processed", processed.map { export($0) + "}" })
     list(
       "quarantined",
       quarantined.map { export($0.export) + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason))}" })
+    if !failing.isEmpty {
+      list(
+        "failing",
+        failing.map {
+          export($0.export)
+            + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason)), \"nights\": \($0.nights)}"
+        })
+    }
     list("pending", pending.map { Self.json($0) })
     list("outbox", outbox.map { Self.json($0) }, last: !delivering)
     func records(_ list: [WorkoutServerRecord]) -> String {

@@ -13,6 +13,9 @@ public enum ETLError: Error, CustomStringConvertible {
   case delivery(DeliveryError)
   /// `--strict` and at least one record was rejected.
   case strictRejection(count: Int, first: RejectionLog.Example, reason: String)
+  /// An export of a night failed in a way that may be its own doing, on `nights` nights in a row
+  /// (`NightlyBatch.Fault.unclear`); at `limit` it is quarantined.
+  indirect case exportFailing(name: String, nights: Int, limit: Int, cause: ETLError)
 
   public var description: String {
     switch self {
@@ -26,6 +29,9 @@ public enum ETLError: Error, CustomStringConvertible {
     case .strictRejection(let count, let first, let reason):
       return
         "line \(first.line): \(first.element) rejected (\(reason): \(first.detail)); --strict makes any rejection fatal (\(count) rejected in all). Run without --strict to skip such records, or `healthetl validate` to list them."
+    case .exportFailing(let name, let nights, let limit, let cause):
+      return
+        "\(cause.description) (\(name) has failed so on \(nights) night(s) in a row; the night stops here and tries it again next time; after \(limit) it is quarantined and the exports after it go on)"
     }
   }
 
@@ -48,6 +54,7 @@ public enum ETLError: Error, CustomStringConvertible {
     case .state: return .dataError
     case .delivery(.unreadable): return .noInput
     case .delivery: return .usage
+    case .exportFailing(_, _, _, let cause): return cause.exitCode
     }
   }
 }

@@ -238,6 +238,7 @@ public enum ExportRun {
       // One export of a night: its records join the night's delta, which is final at the end.
       let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))
       delivery.processed.append(entry)
+      delivery.failing.removeAll { $0.export.sha256 == entry.sha256 }
       let sequence = try delivery.commitDelta(adding: fresh, final: false, to: context.transaction)
       report.delta = .init(sequence: sequence, final: false, records: delivery.pending.count, fresh: fresh.count)
     } else if !workouts.isEmpty {

@@ -9,8 +9,12 @@ import HealthModel
 /// Safe to kill at any moment: an export's outputs, the state recording it as processed, and the
 /// delta it adds to `workout_records.new.json` are committed together or not at all. An export
 /// that is not a usable export is quarantined — recorded in the state with its reason and skipped
-/// until its content changes — so one bad file never blocks the exports after it.
+/// until its content changes — so one bad file never blocks the exports after it; so is one whose
+/// run fails in a way that may be its own doing on `failingNightsLimit` nights in a row (`Fault`).
 public enum NightlyBatch {
+  /// Nights in a row an export may fail with an unclear fault before it is quarantined.
+  public static let failingNightsLimit = 3
+
   public struct Options: Sendable {
     public var inbox: String
     public var outputDirectory: String
@@ -98,11 +102,11 @@ public enum NightlyBatch {
         _ = try ExportRun.run(run)
         result.processed.append(candidate.name)
       } catch {
-        // A bad export is set aside; anything else (a full disk, a bad pipeline, a disk that
-        // failed while the export was read) stops the night, to be tried again the next.
-        guard case .extract(let problem) = error else { throw error }
-        if case .readFailed = problem { throw error }
-        try quarantine(export, error, options, into: &result)
+        switch Fault.of(error) {
+        case .export: try quarantine(export, error, options, into: &result)
+        case .machine: throw error
+        case .unclear: try countFailure(export, error, options, into: &result)
+        }
       }
     }
     try finishNight(options, candidates: candidates, into: &result)
@@ -120,6 +124,38 @@ public enum NightlyBatch {
     do { return try DeliveryState.load(from: directory) } catch { throw .state(error) }
   }
 
+  /// Whose fault a failed run of one export is (Pipelines/README.md, "Runs and the nightly batch").
+  enum Fault: Equatable {
+    /// Not a usable export (not an export, cut short, malformed, unreadable): quarantined at once.
+    case export
+    /// The machine's, the pipelines' or the output folder's: a full disk, a disk that failed while
+    /// the export was read, no permission, the limit of open files, a lock, a bad pipeline or
+    /// state. The night stops; the export is tried again the next night, however often.
+    case machine
+    /// Any other failure to write the outputs, which an export's content might cause: the night
+    /// stops, and the export is quarantined once it has failed with the same exit code on
+    /// `failingNightsLimit` nights in a row, so that it cannot hold the exports after it forever.
+    case unclear
+
+    static func of(_ error: ETLError) -> Fault {
+      switch error {
+      case .extract(.readFailed): return .machine
+      case .extract, .strictRejection: return .export
+      case .output(.cannotCreate(_, let reason)), .output(.ioError(_, let reason)):
+        return machineReasons.contains { reason.contains($0) } ? .machine : .unclear
+      case .output, .zone, .pipeline, .state, .delivery: return .machine
+      case .exportFailing(_, _, _, let cause): return of(cause)
+      }
+    }
+
+    /// How the system words the errors of a machine rather than of what is written: a full disk
+    /// or quota, a failing disk, a read-only or forbidden place, no memory, the system's table of
+    /// open files full.
+    static let machineReasons = [ENOSPC, EDQUOT, EIO, EROFS, EACCES, EPERM, ENOMEM, ENFILE].map {
+      String(cString: strerror($0))
+    }
+  }
+
   /// Records `export` as unusable, in a commit of its own.
   static func quarantine(
     _ export: DeliveryState.Export, _ error: ETLError, _ options: Options, into result: inout Result
@@ -128,6 +164,39 @@ public enum NightlyBatch {
     let entry = DeliveryState.Quarantined(
       export: export, exitCode: error.exitCode.rawValue, reason: ConfigNode.excerpt(error.description))
     state.quarantined.append(entry)
+    try commit(state, options)
+    result.quarantined.append(entry)
+  }
+
+  /// Counts one more night on which `export` failed with an unclear fault, in a commit of its
+  /// own. On the `failingNightsLimit`-th night in a row with the same exit code the export is
+  /// quarantined and the night goes on; before, the night stops with the failure.
+  static func countFailure(
+    _ export: DeliveryState.Export, _ error: ETLError, _ options: Options, into result: inout Result
+  ) throws(ETLError) {
+    var state = try loadState(options.outputDirectory)
+    let code = error.exitCode.rawValue
+    let earlier = state.failing.first { $0.export.sha256 == export.sha256 && $0.exitCode == code }
+    let nights = (earlier?.nights ?? 0) + 1
+    state.failing.removeAll { $0.export.sha256 == export.sha256 }
+    if nights >= failingNightsLimit {
+      let entry = DeliveryState.Quarantined(
+        export: export, exitCode: code,
+        reason: "failed on \(nights) nights in a row: " + ConfigNode.excerpt(error.description, limit: 240))
+      state.quarantined.append(entry)
+      try commit(state, options)
+      result.quarantined.append(entry)
+      return
+    }
+    state.failing.append(
+      .init(export: export, exitCode: code, reason: ConfigNode.excerpt(error.description, limit: 240), nights: nights))
+    // The failure is what the operator must see, even when its count cannot be written.
+    do throws(ETLError) { try commit(state, options) } catch _ { throw error }
+    throw .exportFailing(name: export.name, nights: nights, limit: failingNightsLimit, cause: error)
+  }
+
+  /// Commits `state` alone.
+  static func commit(_ state: DeliveryState, _ options: Options) throws(ETLError) {
     do {
       let transaction = try OutputTransaction(outputDirectory: options.outputDirectory)
       try state.write(to: transaction)
@@ -135,7 +204,6 @@ public enum NightlyBatch {
     } catch {
       throw .output(error)
     }
-    result.quarantined.append(entry)
   }
 
   /// The end of a night: the delta becomes final, and `run.json` says what the night did.
@@ -144,6 +212,7 @@ public enum NightlyBatch {
     var state = try loadState(options.outputDirectory)
     let present = Set(candidates.map(\.name))
     state.quarantined.removeAll { !present.contains($0.export.name) }
+    state.failing.removeAll { !present.contains($0.export.name) }
     result.newWorkoutRecords = state.pending.count
     do {
       let transaction = try OutputTransaction(outputDirectory: options.outputDirectory)

@@ -167,9 +167,9 @@ public struct ConfigNode: Sendable {
 
   func join(_ key: String) -> String { keyPath.isEmpty ? key : keyPath + "." + key }
 
-  /// At most 80 characters of a text from the file, so a 10 MB value is not echoed whole.
-  public static func excerpt(_ text: String) -> String {
-    text.count <= 80 ? text : String(text.prefix(77)) + "…"
+  /// At most `limit` characters of a text from the file, so a 10 MB value is not echoed whole.
+  public static func excerpt(_ text: String, limit: Int = 80) -> String {
+    text.count <= limit ? text : String(text.prefix(limit - 3)) + "…"
   }
 
   /// Edit distance, for "did you mean" hints (bounded: keys are short, unknown ones may not be).

@@ -1,0 +1,57 @@
+import Foundation
+import HealthExtract
+import HealthModel
+import Testing
+
+@testable import HealthETL
+
+/// How the system words an `errno`, as the output errors carry it.
+private func systemReason(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+/// Whose fault a failed export of a night is (Pipelines/README.md, "Runs and the nightly batch"),
+/// and the count of nights an export failed, kept in the state.
+@Suite struct NightlyFaultTests {
+  @Test(arguments: [
+    (ETLError.extract(.notAnExport(path: "a.zip", reason: "no export.xml")), NightlyBatch.Fault.export),
+    (.extract(.truncated(path: "a.xml", line: 9, message: "cut")), .export),
+    (.extract(.readFailed(path: "a.zip", reason: systemReason(EIO))), .machine),
+    (.output(.ioError(path: "out/x.csv", reason: systemReason(ENOSPC))), .machine),
+    (.output(.ioError(path: "out/x.csv", reason: systemReason(EDQUOT))), .machine),
+    (.output(.cannotCreate(path: "out/x.csv", reason: systemReason(EACCES))), .machine),
+    (.output(.cannotCreate(path: "out/x.csv", reason: systemReason(EROFS))), .machine),
+    (.output(.tooManyOpenFiles(path: "out/x.csv", limit: 1024)), .machine),
+    (.output(.locked(path: "out")), .machine),
+    (.zone(.databaseMissing(path: "/usr/share/zoneinfo")), .machine),
+    // What an export's content could cause: a name too long, a file too large, a defect.
+    (.output(.cannotCreate(path: "out/x.csv", reason: systemReason(ENAMETOOLONG))), .unclear),
+    (.output(.ioError(path: "out/x.csv", reason: systemReason(EFBIG))), .unclear),
+    (.output(.ioError(path: "out/.scratch/s", reason: "staged rows vanished")), .unclear),
+  ])
+  func eachFailureHasItsFault(error: ETLError, fault: NightlyBatch.Fault) {
+    #expect(NightlyBatch.Fault.of(error) == fault, "\(error)")
+  }
+
+  @Test func failingExportsAreKeptInAVersionFourState() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("failing-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var state = DeliveryState()
+    state.failing = [
+      .init(
+        export: .init(sha256: String(repeating: "ab", count: 32), name: "a.zip", bytes: 12), exitCode: 74,
+        reason: "I/O error writing x: File too large", nights: 2)
+    ]
+    let transaction = try OutputTransaction(outputDirectory: folder.path)
+    try state.write(to: transaction)
+    try transaction.commit()
+    let text = try String(contentsOf: folder.appendingPathComponent(ToolFiles.state), encoding: .utf8)
+    #expect(text.hasPrefix("{\n  \"version\": 4,\n"))
+    #expect(
+      text.contains(
+        #"{"sha256": "\#(String(repeating: "ab", count: 32))", "name": "a.zip", "bytes": 12, "exitCode": 74, "reason": "I/O error writing x: File too large", "nights": 2}"#
+      ))
+    #expect(try DeliveryState.load(from: folder.path) == state)
+    // An earlier version has no such list: a state that says version 3 and has one is refused.
+    let older = text.replacingOccurrences(of: "\"version\": 4", with: "\"version\": 3")
+    #expect(throws: ConfigFileError.self) { try DeliveryState.decode(Array(older.utf8), path: "state") }
+  }
+}
