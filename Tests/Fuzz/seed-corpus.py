@@ -273,6 +273,13 @@ def main():
         "version": 1, "emitted": ["3f1c2a9e-0000-5000-8000-000000000001"],
         "pending": [{"recordUuid": "3f1c2a9e-0000-5000-8000-000000000002", "workoutType": "SERVER02"}],
         "processed": [{"sha256": "ab" * 32, "name": "export.zip", "bytes": 579364}]}, indent=2))
+    write("state", "edge-version-4-failing.json", json.dumps({
+        "version": 4, "sequence": 3,
+        "processed": [{"sha256": "ab" * 32, "name": "export.zip", "bytes": 579364}],
+        "quarantined": [{"sha256": "cd" * 32, "name": "cut.zip", "bytes": 10, "exitCode": 65, "reason": "cut short"}],
+        "failing": [{"sha256": "ef" * 32, "name": "big.zip", "bytes": 99, "exitCode": 74,
+                     "reason": "I/O error writing x: File too large", "nights": 2}],
+        "pending": [], "outbox": []}, indent=2))
     write("state", "empty-object.json", "{}")
     write("state", "wrong-types.json", '{"emitted": [1, null], "pending": [{"a": 1}], "processed": [{"sha256": "x", "name": "y", "bytes": 1e300}]}')
 

@@ -3,13 +3,17 @@ import Glibc
 import HealthETL
 import HealthExtract
 
-// The whole run of the shipped default pipeline over an export given as bytes: parse, staging,
-// every stage's consume and finish (sleep nights, workouts and server records, swim laps, the
-// interval statistics), zone resolution, the output transaction and the delivery state. Written
-// to a fresh folder in memory per input. Thrown `ETLError`s are expected; a trap is a bug.
+// The whole run of the shipped default and samples pipelines over an export given as bytes: parse,
+// staging, every stage's consume and finish (sleep nights, workouts and server records, swim laps,
+// the interval statistics, a file per sample type and element name, named from the export), zone
+// resolution, the output transaction and the delivery state. Written to a fresh folder in memory
+// per input. Thrown `ETLError`s are expected; a trap is a bug.
 let plan: RunPlan = {
-  do { return try RunPlanner.plan([PipelineDecoder.load(FuzzDriver.repository + "/Pipelines/default.json")]) } catch {
-    fatalError("the shipped default pipeline does not load: \(error)")
+  do {
+    return try RunPlanner.plan(
+      ["default", "samples"].map { try PipelineDecoder.load(FuzzDriver.repository + "/Pipelines/\($0).json") })
+  } catch {
+    fatalError("the shipped default and samples pipelines do not load: \(error)")
   }
 }()
 
