@@ -199,6 +199,7 @@ public final class OutputTransaction {
     }
     try linkUnchangedFiles()
     try syncDirectory(stagingDirectory)
+    OutputLock.lockReplacement(stagingDirectory, for: outputDirectory)
     // After the exchange the staging path holds the previous outputs; a signal removes them
     // just as the commit would.
     let exchanged = InterruptCleanup.whileNotInterrupted {
