@@ -75,6 +75,7 @@ public enum ExportRun {
       }
     }
     if options.strict { try refuseRejections(normalizer.rejections) }
+    try refuseNothingUsable(normalizer)
     let zone: RunZone
     do { zone = try RunZone.resolve(options.zone, facts: normalizer.facts) } catch { throw .zone(error) }
     let inventory = ExportInventory(
@@ -204,6 +205,15 @@ public enum ExportRun {
       let (reason, examples) = rejections.examples.min(by: { $0.value[0].line < $1.value[0].line })
     else { return }
     throw .strictRejection(count: rejections.total, first: examples[0], reason: reason)
+  }
+
+  /// A run that would write only empty tables fails instead of passing for a success: a file of
+  /// another format, or of an export format HealthETL cannot read, shows up here.
+  static func refuseNothingUsable(_ normalizer: RecordNormalizer) throws(ETLError) {
+    guard normalizer.usableElements == 0 else { return }
+    let rejections = normalizer.rejections
+    let first = rejections.examples.min { $0.value[0].line < $1.value[0].line }
+    throw .nothingUsable(rejected: rejections.total, first: first.map { ($0.key, $0.value[0]) })
   }
 
   /// The load: every stage computes and writes its tables, then the delivery state takes this

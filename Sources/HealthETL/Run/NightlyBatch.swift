@@ -100,9 +100,11 @@ public enum NightlyBatch {
       } catch {
         // A bad export is set aside; anything else (a full disk, a bad pipeline, a disk that
         // failed while the export was read) stops the night, to be tried again the next.
-        guard case .extract(let problem) = error else { throw error }
-        if case .readFailed = problem { throw error }
-        try quarantine(export, error, options, into: &result)
+        switch error {
+        case .extract(.readFailed): throw error
+        case .extract, .nothingUsable: try quarantine(export, error, options, into: &result)
+        default: throw error
+        }
       }
     }
     try finishNight(options, candidates: candidates, into: &result)
