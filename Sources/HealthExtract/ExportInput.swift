@@ -27,6 +27,10 @@ public final class ExportInput {
   /// Uncompressed XML bytes handed out so far.
   public private(set) var xmlBytesRead: Int64 = 0
   private var checkedRemainingMembers = false
+  /// A zip whose central directory (its list of files, at its end) is missing was cut short,
+  /// as after an interrupted download; it is read from its local headers, and its end is the
+  /// end of the data (`ExtractError.truncated`).
+  private var zipCutShort = false
 
   private enum Source {
     case file(Int32)
@@ -80,6 +84,14 @@ public final class ExportInput {
       Glibc.close(fd)
       return try openZip(path: path, fileSize: Int64(info.st_size))
     }
+    // A file named like the phone's `export.zip` that is neither a zip nor XML (a PDF renamed,
+    // a download that stopped after a byte) is said to be no zip, not "malformed XML".
+    if path.lowercased().hasSuffix(".zip"), !looksLikeXMLStart(head.prefix(max(got, 0))) {
+      Glibc.close(fd)
+      let what = info.st_size < 4 ? "it is only \(info.st_size) bytes long" : "it does not start like one"
+      throw .notAnExport(
+        path: path, reason: "its name ends in .zip, but it is not a zip archive (\(what)); export it again")
+    }
     return ExportInput(
       path: path, form: .xml, memberName: path, inputBytes: Int64(info.st_size),
       xmlBytesExpected: Int64(info.st_size), source: .file(fd), pending: [])
@@ -90,6 +102,12 @@ public final class ExportInput {
     ExportInput(
       path: name, form: .memory, memberName: name, inputBytes: Int64(bytes.count),
       xmlBytesExpected: Int64(bytes.count), source: .memory, pending: bytes)
+  }
+
+  /// Whether `head` (a file's first bytes) can start XML: `<`, white space or a byte-order mark.
+  static func looksLikeXMLStart(_ head: ArraySlice<UInt8>) -> Bool {
+    guard let first = head.first else { return false }
+    return [UInt8(ascii: "<"), 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xFE, 0xFF, 0x00].contains(first)
   }
 
   static func isZipMagic(_ head: [UInt8]) -> Bool {
@@ -153,6 +171,13 @@ public final class ExportInput {
     case .archive(let archive, let feed):
       let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
       guard got >= 0 else { throw Self.dataFailure(archive, path: path, member: memberName) }
+      if got == 0, zipCutShort {
+        throw .truncated(
+          path: path, line: 0,
+          message:
+            "the zip archive is cut short: the list of its files, at its end, is missing (an interrupted download or copy)"
+        )
+      }
       // A stream cannot be rewound, so the rest of it is searched for a second export only
       // once the first has been read whole.
       if got == 0, feed != nil, !checkedRemainingMembers {
@@ -277,7 +302,7 @@ public final class ExportInput {
     useUTF8MemberNames()
     // First pass: which member is the export, and is it the only one. A file can be read
     // twice, so the second pass opens the chosen member from its start.
-    let scan = try openArchive(path)
+    let (scan, cutShort) = try openArchive(path)
     var index = 0
     var seen: [String] = []
     var encrypted: String?
@@ -299,7 +324,7 @@ public final class ExportInput {
     guard let found else { throw noExport(path: path, seen: seen, encrypted: encrypted) }
     if let second { throw .severalExports(path: path, first: found.name, second: second.name) }
 
-    let archive = try openArchive(path)
+    let (archive, _) = try openArchive(path)
     var entry: OpaquePointer?
     for _ in 0...found.index {
       let status = archive_read_next_header(archive, &entry)
@@ -311,22 +336,32 @@ public final class ExportInput {
         throw .unreadable(path: path, reason: "the zip archive changed while it was being read (\(message))")
       }
     }
-    return ExportInput(
+    let input = ExportInput(
       path: path, form: .zip, memberName: found.name, inputBytes: fileSize, xmlBytesExpected: found.size,
       source: .archive(archive, nil), pending: [])
+    input.zipCutShort = cutShort
+    return input
   }
 
-  private static func openArchive(_ path: String) throws(ExtractError) -> OpaquePointer {
-    guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
-    archive_read_support_format_zip(archive)
-    guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
-      let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+  /// Opens a zip file through its central directory (libarchive's seekable reader), or, when the
+  /// directory is missing because the file was cut short, from its local headers (the
+  /// streamable reader), saying so.
+  private static func openArchive(_ path: String) throws(ExtractError) -> (OpaquePointer, cutShort: Bool) {
+    var message = "unknown error"
+    for seekable in [true, false] {
+      guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
+      if seekable {
+        archive_read_support_format_zip_seekable(archive)
+      } else {
+        archive_read_support_format_zip_streamable(archive)
+      }
+      if archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK { return (archive, !seekable) }
+      message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
       let failure = systemFailure(archive, path: path)
       archive_read_free(archive)
       if let failure { throw failure }
-      throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
     }
-    return archive
+    throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
   }
 
   private static func openStandardInput() throws(ExtractError) -> ExportInput {
