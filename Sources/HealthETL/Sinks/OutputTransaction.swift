@@ -50,6 +50,17 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
     let reason = String(cString: strerror(code))
     return creating ? .cannotCreate(path: path, reason: reason) : .ioError(path: path, reason: reason)
   }
+
+  /// The error for a rename or an exchange of `path` that failed with `code`: a folder or file
+  /// the run may not change (no permission, immutable, read-only) is one it cannot create (73),
+  /// never a failure part-way (74).
+  static func placingFailure(path: String, code: Int32) -> OutputError {
+    let reason = String(cString: strerror(code))
+    switch code {
+    case EACCES, EPERM, EROFS: return .cannotCreate(path: path, reason: reason)
+    default: return .ioError(path: path, reason: reason)
+    }
+  }
 }
 
 /// All files of one run, written into a staging folder beside the output folder and swapped into
@@ -175,7 +186,7 @@ public final class OutputTransaction {
       try syncDirectory(stagingDirectory)
       try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
         guard rename(stagingDirectory, outputDirectory) == 0 else {
-          throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
+          throw OutputError.placingFailure(path: outputDirectory, code: errno)
         }
       }
       // Outside the held-off section: its lock is not re-entrant. A signal in between finds no
@@ -211,7 +222,7 @@ public final class OutputTransaction {
       return
     }
     guard exchanged == EINVAL || exchanged == ENOSYS || exchanged == EOPNOTSUPP else {
-      throw .ioError(path: outputDirectory, reason: String(cString: strerror(exchanged)))
+      throw OutputError.placingFailure(path: outputDirectory, code: exchanged)
     }
     try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
     finished = true
@@ -255,7 +266,7 @@ public final class OutputTransaction {
       try? FileManager.default.createDirectory(
         atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
       guard rename(stagingDirectory + "/" + relative, target) == 0 else {
-        throw .ioError(path: target, reason: String(cString: strerror(errno)))
+        throw OutputError.placingFailure(path: target, code: errno)
       }
     }
   }
