@@ -130,6 +130,20 @@ def xml_seeds():
          '<WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" average="150" unit="count/min"/>'
          "</WorkoutActivity><WorkoutRoute><FileReference path=\"/workout-routes/r.gpx\"/></WorkoutRoute></Workout>"]
     )
+    # Inline route points no person could have recorded (Pipelines/README.md, "Routes"): out of range,
+    # out of order, a jump half way round the Earth and back, a date far outside the workout.
+    locations = [
+        ("52.5", "13.4", "07:00:00"), ("91", "13.4", "07:00:01"), ("52.5", "181", "07:00:02"),
+        ("1e308", "-1e308", "07:00:03"), ("0", "180", "07:00:04"), ("52.5001", "13.4", "07:00:05"),
+        ("52.5003", "13.4", "07:00:09"), ("52.5002", "13.4", "07:00:07"), ("52.5", "13.4", "9999-12-31 23:59:59"),
+    ]
+    seeds["edge-route-locations.xml"] = document(
+        ['<Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-03-18 07:00:00 +0100" '
+         'endDate="2024-03-18 07:30:00 +0100"><WorkoutRoute sourceName="W">'
+         + "".join(f'<Location date="{time if time.startswith("9") else "2024-03-18 " + time} +0100" latitude="{lat}" '
+                   f'longitude="{lon}" altitude="{"9001" if lat == "52.5003" else "34"}"/>' for lat, lon, time in locations)
+         + "</WorkoutRoute></Workout>"]
+    )
     return seeds
 
 
@@ -231,7 +245,7 @@ def main():
     # The run harness starts from the seeds that reach the stages.
     for name in ["sample-sleep-night.xml", "sample-steps.xml", "sample-heart-rate-hrv.xml", "sample-workout-run.xml",
                  "sample-workout-swim.xml", "sample-workout-old-style.xml", "sample-correlation.xml",
-                 "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml"]:
+                 "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml", "edge-route-locations.xml"]:
         write("run", name, xml[name])
     for name, data in zip_seeds(xml).items():
         write("zip", name, data)
@@ -290,6 +304,23 @@ def main():
     write("gpx", "edge-wrong-root.gpx", '<?xml version="1.0"?><kml><trkpt lat="1" lon="2"/></kml>')
     write("gpx", "edge-doctype.gpx", '<?xml version="1.0"?><!DOCTYPE gpx [<!ENTITY e "x">]><gpx><trk><trkseg>'
           '<trkpt lat="&e;" lon="2"><time>bad</time></trkpt></trkseg></trk></gpx>')
+    # Points no person could have recorded (Pipelines/README.md, "Routes"). 100 points alternating between
+    # (0, 0) and (0, 180), one a second, once gave 505 MB of splits.
+    def track(points):
+        return ('<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="Apple Health Export"><trk><trkseg>\n'
+                + "".join(f'<trkpt lat="{lat}" lon="{lon}">{ele}<time>{time}</time></trkpt>\n' for lat, lon, ele, time in points)
+                + "</trkseg></trk></gpx>\n")
+    def at(second):
+        return f"2024-03-20T10:{second // 60:02d}:{second % 60:02d}Z"
+    write("gpx", "edge-round-the-world.gpx", track([(0, 0 if i % 2 == 0 else 180, "", at(i)) for i in range(100)]))
+    write("gpx", "edge-out-of-range.gpx", track([
+        (52.5, 13.4, "", at(0)), (91, 13.4, "", at(1)), (52.5, 181, "", at(2)), ("1e308", 13.4, "", at(3)),
+        (52.5, "-1e308", "", at(4)), (-90.0001, 0, "", at(5)), (52.5001, 13.4, "<ele>9000.5</ele>", at(6)),
+        (52.5001, 13.4, "<ele>-1e308</ele>", at(7)), (52.5001, 13.4, "<ele>34</ele>", "yesterday")]))
+    write("gpx", "edge-out-of-order.gpx", track(
+        [(52.5 + 0.005 * k, 13.4, "", at(60 * k)) for k in range(3)] + [(52.55, 13.4, "", at(630))]
+        + [(52.5 + 0.005 * k, 13.4, "", at(60 * k)) for k in range(3, 11)]
+        + [(52.55, 13.4, "", "9999-12-31T23:59:59Z"), (52.5025, 13.4, "", at(30)), (52.5, 13.4, "", "2024-03-20T09:00:00Z")]))
 
     if os.path.isdir(REAL):
         for name, data in gpx_seeds().items():

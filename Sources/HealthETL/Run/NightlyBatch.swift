@@ -190,7 +190,10 @@ public enum NightlyBatch {
     var modified: Int64
   }
 
-  /// Exports in the inbox (`.zip` and `.xml` files), oldest first, then by name.
+  /// Exports in the inbox (`.zip` and `.xml` files), oldest first, then by name. A symbolic link
+  /// counts as the file it points to (the inbox is the user's: an export kept elsewhere may be
+  /// linked into it); anything that is not a regular file — a FIFO, a socket, a device, a folder,
+  /// a dangling link — is passed over without being opened.
   static func inboxFiles(_ inbox: String) throws(ETLError) -> [Candidate] {
     let names: [String]
     do { names = try FileManager.default.contentsOfDirectory(atPath: inbox) } catch {
@@ -209,11 +212,19 @@ public enum NightlyBatch {
     return candidates.sorted { ($0.modified, $0.name) < ($1.modified, $1.name) }
   }
 
+  /// The SHA-256 of the regular file `path`. It is opened without waiting and checked once open,
+  /// so an entry swapped for a FIFO or a device since the inbox was listed is refused, not read.
   static func sha256(ofFile path: String) throws(ETLError) -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw .extract(.unreadable(path: path, reason: "cannot open"))
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    guard fd >= 0 else { throw .extract(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      close(fd)
+      throw .extract(.unreadable(path: path, reason: "not a regular file"))
     }
-    defer { try? handle.close() }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    defer { close(fd) }
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
     let digest = Digest.SHA256Stream()
     while true {
       let chunk: Data
