@@ -86,6 +86,12 @@ public struct DeliverySettings: Sendable {
   /// The endpoint for messages and reports: scheme, host, port and path, never a query (which
   /// may hold a key) or user information (refused anyway).
   public let displayURL: String
+  /// Whether a proxy of the environment (`https_proxy`, `all_proxy`, `no_proxy`) may carry the
+  /// requests: for https to another machine only, where it can but tunnel TLS it cannot read.
+  /// Plain http never goes through one — the loopback rule would be void if a proxy received
+  /// the token in clear and its answer counted as the server's — and neither does a request to
+  /// this machine.
+  public let proxyAllowed: Bool
   public var token: BearerToken?
   /// PEM file of CA certificates trusted besides the system store (`--ca-file`).
   public var caFile: String?
@@ -127,6 +133,7 @@ public struct DeliverySettings: Sendable {
     guard components.fragment == nil else { throw .badURL(url, reason: "has a #fragment, which is never sent") }
     if scheme == "http", !allowInsecureHTTP, !Self.isLoopback(host) { throw .insecureHTTP(host: host) }
     self.url = url
+    proxyAllowed = scheme == "https" && !Self.isLoopback(host)
     var display = scheme + "://" + (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)
     if let port = components.port { display += ":\(port)" }
     display += components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath

@@ -11,6 +11,12 @@ import Foundation
 /// and a timeout that bounds connecting and the whole exchange alike. TLS is verified by libcurl's defaults: the peer's chain against the
 /// system store (Debian: `/etc/ssl/certs`) and its name against the URL's host. Redirects are not
 /// followed (a 3xx is the answer), so the `Authorization` header never goes to another host.
+///
+/// Proxies: only where `proxyAllowed` (https to another machine, `DeliverySettings.proxyAllowed`)
+/// does libcurl read `https_proxy`, `all_proxy` and `no_proxy`, and then it tunnels (CONNECT), so
+/// TLS runs end to end and the proxy sees the host and port only; the request's headers are never
+/// sent to the proxy (`CURLHEADER_SEPARATE`). Otherwise the proxy is the empty string, which
+/// libcurl takes as "no proxy" whatever the environment says.
 struct HTTPClient {
   struct Response: Sendable {
     var status: Int
@@ -38,6 +44,8 @@ struct HTTPClient {
 
   /// A PEM file of CA certificates to trust besides the system store.
   var caFile: String?
+  /// Whether the proxy variables of the environment apply.
+  var proxyAllowed = false
 
   /// libcurl's process-wide setup, done once, before the first handle.
   private static let initialized: Bool = healthetl_curl_global_init() == CURLE_OK
@@ -78,6 +86,7 @@ struct HTTPClient {
           healthetl_curl_set_pointer(handle, CURLOPT_WRITEDATA, context),
           healthetl_curl_set_callback(handle, CURLOPT_HEADERFUNCTION, ResponseSink.receiveHeader),
           healthetl_curl_set_pointer(handle, CURLOPT_HEADERDATA, context),
+          healthetl_curl_set_long(handle, CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE)),
         ]
         if let failed = options.first(where: { $0 != CURLE_OK }) {
           code = failed
@@ -85,6 +94,10 @@ struct HTTPClient {
         }
         if let caFile {
           code = healthetl_curl_set_string(handle, CURLOPT_CAINFO, caFile)
+          guard code == CURLE_OK else { return }
+        }
+        if !proxyAllowed {
+          code = healthetl_curl_set_string(handle, CURLOPT_PROXY, "")
           guard code == CURLE_OK else { return }
         }
         code = curl_easy_perform(handle)

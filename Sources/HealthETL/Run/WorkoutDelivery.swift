@@ -88,7 +88,7 @@ public enum WorkoutDelivery {
     result.stillQuarantined = state.quarantinedBatches
     if state.batches.isEmpty { log.add("nothing to deliver") }
 
-    let client = HTTPClient(caFile: settings.caFile)
+    let client = HTTPClient(caFile: settings.caFile, proxyAllowed: settings.proxyAllowed)
     sending: while let batch = state.batches.first {
       let key = batch.key
       let label = "batch \(key) (\(batch.records.count) record\(batch.records.count == 1 ? "" : "s"))"
