@@ -170,6 +170,83 @@ class DeliverySecretTests(unittest.TestCase):
         return sorted(record["execStartTime"] for request in server.requests() if request["applied"]
                       for record in request["records"])
 
+    # --- a server that echoes the token --------------------------------------------------------
+
+    # The answers to the first 14 batches, each a 400 that echoes the token in one form.
+    ECHOES = [
+        "rejected; you sent Authorization: {authorization}",
+        '{"error": "bad record", "request": {"headers": {"Authorization": "Bearer {token:json}"}}}',
+        '{"echo": "{token:unicode}"}',
+        "token {token:lower} may not write records",
+        "TOKEN {token:upper}",
+        "credentials {token:base64}",
+        "credentials {token:base64url}",
+        "header {token:base64-header}",
+        "from /records?access_token={token:percent}",
+        "hex {token:hex}",
+        "line one {token:split} line two",
+        "folded:\n {token:folded}\n(end)",
+        # Past the 64 KiB the client reads: 12 and 5 characters of the token are left.
+        " " * (BODY_LIMIT - 12) + "{token}",
+        " " * (BODY_LIMIT - 5) + "{token}",
+    ]
+
+    def test_an_echoed_token_is_kept_nowhere_in_any_form(self):
+        for name, form in token_forms(TOKEN).items():
+            self.assertTrue(leaks(form), f"the check would not see the {name} form")
+        server = self.start_server()
+        server.fault(*({"match": {"nth": n + 1}, "action": "status", "status": 400, "body": body}
+                       for n, body in enumerate(self.ECHOES)))
+        rejected = self.deliver(server.url, "--batch", 1)
+        self.assertEqual(rejected.returncode, 65, rejected.stderr)
+        report = self.report()
+        self.assertEqual((len(report["quarantined"]), report["acknowledgedRecords"]), (14, 9))
+        bodies = [entry["body"] for entry in report["quarantined"]]
+        # What is left of each answer, worked out by hand: the text around the token, which is
+        # one "[token]" however it was written, on one line of at most 200 bytes.
+        self.assertEqual(bodies, [
+            "rejected; you sent Authorization: Bearer [token]",
+            '{"error": "bad record", "request": {"headers": {"Authorization": "Bearer [token]"}}}',
+            '{"echo": "[token]"}',
+            "token [token] may not write records",
+            "TOKEN [token]",
+            "credentials [token]",
+            "credentials [token]",
+            # base64 of "Bearer " + token: its first 9 characters encode "Bearer " alone, the
+            # 10th 2 bits of it and 4 of the token, the last ("w", then padding) the token's
+            # last 2 bits; the 43 between encode the token alone.
+            "header QmVhcmVyIF[token]w==",
+            "from /records?access_token=[token]",
+            "hex [token]",
+            "line one [token] line two",
+            "folded: [token] (end)",
+            "[token]",
+            "[token]",
+        ])
+        self.assertTrue(all(len(body.encode()) <= 200 for body in bodies))
+
+        # A refusal's answer (403) goes into the reason the run stopped for, on stderr, in the
+        # log and in run.json.
+        server.fault({"match": {}, "action": "status", "status": 403,
+                      "body": "forbidden: {token:json} / {token:lower} / {token:base64}"})
+        refused = self.deliver(server.url, "--retry-quarantined")
+        self.assertEqual(refused.returncode, 64, refused.stderr)
+        self.assertIn("the server refused the credentials", self.report()["stopped"])
+        self.assertTrue(self.report()["stopped"].endswith(": forbidden: [token] / [token] / [token]"),
+                        self.report()["stopped"])
+
+        places = {"stderr of the first run": rejected.stderr, "stderr of the second run": refused.stderr}
+        for name in ("delivery.log", "run.json", ".healthetl-state.json"):
+            path = self.out / name
+            places[name] = path.read_text()
+            self.assertEqual(stat.S_IMODE(path.stat().st_mode), 0o600, f"{name} is readable by others")
+        for place, text in places.items():
+            self.assertEqual(leaks(text), [], f"the token is in {place}")
+        self.assertIn("[token]", places["delivery.log"])
+        for path in self.out.rglob("*"):
+            if path.is_file():
+                self.assertEqual(leaks(path.read_bytes().decode("latin-1")), [], f"the token is in {path}")
+
     # --- proxies ------------------------------------------------------------------------------
 
     def test_plain_http_never_goes_through_a_proxy(self):

@@ -184,6 +184,9 @@ import Testing
     var (read, text) = try roundTrip()
     #expect(read == state)
     #expect(text.hasPrefix("{\n  \"version\": 2,\n"))
+    // It may quote what a server answered: its owner's only.
+    var info = stat()
+    #expect(stat(folder.appendingPathComponent(ToolFiles.state).path, &info) == 0 && info.st_mode & 0o777 == 0o600)
     #expect(!text.contains("batches"))
 
     state.batches = [DeliveryState.Batch(records: [Self.record(Self.second), Self.record(Self.first)])]

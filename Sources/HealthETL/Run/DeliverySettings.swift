@@ -32,6 +32,8 @@ public struct BearerToken: Sendable, CustomStringConvertible {
   /// Where it came from, for messages: `--token-file PATH` or `$HEALTHETL_TOKEN`.
   public let source: String
   let value: String
+  /// The forms a server may echo it back in.
+  let echoes: TokenEchoes
 
   public var description: String { "the token from \(source)" }
 
@@ -71,11 +73,13 @@ public struct BearerToken: Sendable, CustomStringConvertible {
     }
     self.value = token
     self.source = source
+    echoes = TokenEchoes(token: token)
   }
 
-  /// `text` with every occurrence of the token replaced, for anything written from what a
-  /// server sent back (a server may echo the request's headers in an error body).
-  func redact(_ text: String) -> String { text.replacingOccurrences(of: value, with: "[token]") }
+  /// `text` with every stretch that carries the token, in any form `TokenEchoes` knows, replaced
+  /// by `[token]`: for anything kept from what a server sent back (a server may echo the
+  /// request's headers in an error body). `cutShort`: `text` is the start of a longer answer.
+  func redact(_ text: String, cutShort: Bool = false) -> String { echoes.redact(text, cutShort: cutShort) }
 }
 
 /// How to deliver: where to, with which credentials, in which batches, how patiently

@@ -24,6 +24,8 @@ struct HTTPClient {
     var headers: [String: String]
     /// The start of the body, at most `HTTPClient.bodyLimit` bytes.
     var body: [UInt8]
+    /// The server sent more than `body`.
+    var bodyCutShort = false
   }
 
   /// Why a request got no HTTP response.
@@ -110,7 +112,7 @@ struct HTTPClient {
     }
     var status = 0
     healthetl_curl_response_code(handle, &status)
-    return .success(Response(status: status, headers: sink.headers, body: sink.body))
+    return .success(Response(status: status, headers: sink.headers, body: sink.body, bodyCutShort: sink.bodyCutShort))
   }
 
   /// Sorts libcurl's errors into what a retry can fix and what it cannot.
@@ -134,12 +136,14 @@ struct HTTPClient {
 private final class ResponseSink {
   var headers: [String: String] = [:]
   var body: [UInt8] = []
+  var bodyCutShort = false
 
   static let receiveBody: healthetl_curl_write_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return length }
     let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
     let room = max(0, HTTPClient.bodyLimit - sink.body.count)
+    if length > room { sink.bodyCutShort = true }
     data.withMemoryRebound(to: UInt8.self, capacity: length) {
       sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: min(room, length)))
     }
