@@ -238,6 +238,33 @@ def zip_seeds(xml):
     }
 
 
+def answer_seeds():
+    """Server answers for the `answer` harness: a flags byte (bit 0: cut short), the token and a
+    line feed, the body; each echoes the token in one of the forms the excerpt removes."""
+    token = "s3cret/Tok~en?42"
+
+    def answer(body, cut=False, with_token=token):
+        return bytes([1 if cut else 0]) + with_token.encode() + b"\n" + body.encode("utf-8")
+
+    return {
+        "edge-exact": answer("rejected; you sent Authorization: Bearer s3cret/Tok~en?42"),
+        "edge-json": answer('{"error": "bad record", "headers": {"Authorization": "Bearer s3cret\\/Tok~en?42"}}'),
+        "edge-unicode": answer('{"t": "\\u0073\\u0033cret\\u002fTok~en?42", "n": "s3cret/T\\nok~en?42"}'),
+        "edge-case": answer("S3CRET/TOK~EN?42 s3cret/tok~en?42"),
+        "edge-percent-html": answer("/r?t=s3cret%2FTok~en%3F42&x=1 s3cret&#47;Tok&#x7E;en?42"),
+        "edge-base64": answer("czNjcmV0L1Rva35lbj80Mg== eHMzY3JldC9Ub2t+ZW4/NDI= eHMzY3JldC9Ub2t-ZW4_NDI "
+                              "eHlzM2NyZXQvVG9rfmVuPzQy"),
+        "edge-hex": answer("7333637265742f546f6b7e656e3f3432 7333637265742F546F6B7E656E3F3432"),
+        "edge-split": answer("split s3cret/T\r\nok~en?42, folded s3cre\n t/Tok\n ~en?4\n 2, "
+                             "zero-width s3cret\u200b/Tok~en?42"),
+        "edge-cut-short": answer(" " * 300 + "error: s3c", cut=True),
+        "edge-short-token": answer("xab1y AB1 ab [token]", with_token="ab1"),
+        "edge-no-token-line": b"\x00" + "s3cret/Tok~en?42 and no line feed".encode(),
+        "edge-bad-escapes": answer("\\u12 \\uZZZZ %G1 % &#; &#x; &#99999999; \\ud83d \\"),
+        "edge-long": answer("\u00e9" * 150 + " s3cret/Tok~en?42"),
+    }
+
+
 def main():
     xml = xml_seeds()
     for name, data in xml.items():
@@ -288,6 +315,9 @@ def main():
         "pending": [{"recordUuid": "3f1c2a9e-0000-5000-8000-000000000002", "workoutType": "SERVER02"}],
         "processed": [{"sha256": "ab" * 32, "name": "export.zip", "bytes": 579364}]}, indent=2))
     write("state", "empty-object.json", "{}")
+    for name, data in answer_seeds().items():
+        write("answer", name, data)
+
     write("state", "wrong-types.json", '{"emitted": [1, null], "pending": [{"a": 1}], "processed": [{"sha256": "x", "name": "y", "bytes": 1e300}]}')
 
     gpx = (

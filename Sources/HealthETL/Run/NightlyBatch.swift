@@ -180,7 +180,9 @@ public enum NightlyBatch {
     report["delta"] = [
       "file": ToolFiles.newRecords, "sequence": result.sequence, "final": true, "records": result.newWorkoutRecords,
     ]
-    _ = try JSONOutput.write(report, to: transaction, path: ToolFiles.runReport)
+    // A delivery section (from a delivery run into this folder) quotes what servers answered.
+    _ = try JSONOutput.write(
+      report, to: transaction, path: ToolFiles.runReport, ownerOnly: report["delivery"] != nil)
   }
 
   struct Candidate {

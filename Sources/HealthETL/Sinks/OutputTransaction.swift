@@ -125,7 +125,10 @@ public final class OutputTransaction {
   /// Files and folders are created while a signal's clean-up is held off (`InterruptCleanup`):
   /// a clean-up that removed the staging folder while this thread re-created part of it would
   /// leave that part behind.
-  public func create(_ relativePath: String) throws(OutputError) -> OutputFile {
+  ///
+  /// - Parameter ownerOnly: mode 0600 instead of 0644 (less what the umask removes), for files
+  ///   that quote what a server answered.
+  public func create(_ relativePath: String, ownerOnly: Bool = false) throws(OutputError) -> OutputFile {
     let staged = stagingDirectory + "/" + relativePath
     let folder = (staged as NSString).deletingLastPathComponent
     let file = try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
@@ -134,7 +137,7 @@ public final class OutputTransaction {
       } catch {
         throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
       }
-      return try OutputFile(path: staged)
+      return try OutputFile(path: staged, ownerOnly: ownerOnly)
     }
     files.insert(relativePath)
     return file
@@ -293,12 +296,18 @@ public final class OutputFile {
 
   /// - Parameter appending: open a file the run already created and write after its end (a
   ///   second writer of the same file, on another thread), instead of creating it empty.
-  init(path: String, appending: Bool = false) throws(OutputError) {
+  /// - Parameter ownerOnly: a new file readable and writable by its owner only (0600, even
+  ///   where a file of that name was staged before).
+  init(path: String, appending: Bool = false, ownerOnly: Bool = false) throws(OutputError) {
     self.path = path
     descriptor =
       appending
-      ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+      : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, ownerOnly ? 0o600 : 0o644)
     guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: !appending) }
+    if ownerOnly, !appending, fchmod(descriptor, 0o600) != 0 {
+      throw .openFailure(path: path, code: errno, creating: true)
+    }
     buffer.reserveCapacity(Self.flushThreshold + 4096)
   }
 
