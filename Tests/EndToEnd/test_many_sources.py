@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[2]
 RECORDS = 100_000
 NAMES_LISTED = 1_000
 SOURCES_PER_TYPE = 20
-HANG_LIMIT_SECONDS = 900
+HANG_LIMIT_SECONDS = 600
 DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 
 
