@@ -144,6 +144,17 @@ def xml_seeds():
                    f'longitude="{lon}" altitude="{"9001" if lat == "52.5003" else "34"}"/>' for lat, lon, time in locations)
          + "</WorkoutRoute></Workout>"]
     )
+    # More sources than the report lists per type (it sums the rest into one row), overlapping
+    # one another, with names that rank as a Watch, an iPhone, or by a combining mark neither.
+    many = []
+    for k in range(24):
+        name = ["App %02d" % k, "Band Watch %02d" % k, "iPhone %02d" % k, "Watch\u0301 %02d" % k][k % 4]
+        many.append(record.format(value=str(10 + k)).replace('sourceName="Phone"', 'sourceName="%s"' % name)
+                    .replace("07:10:00", "07:%02d:00" % (11 + k)))
+        many.append('<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="%s" '
+                    'startDate="2024-03-18 01:%02d:00 +0100" endDate="2024-03-18 05:00:00 +0100" '
+                    'value="HKCategoryValueSleepAnalysisAsleepCore"/>' % (name, k))
+    seeds["edge-many-sources.xml"] = document(many)
     return seeds
 
 
@@ -272,7 +283,8 @@ def main():
     # The run harness starts from the seeds that reach the stages.
     for name in ["sample-sleep-night.xml", "sample-steps.xml", "sample-heart-rate-hrv.xml", "sample-workout-run.xml",
                  "sample-workout-swim.xml", "sample-workout-old-style.xml", "sample-correlation.xml",
-                 "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml", "edge-route-locations.xml"]:
+                 "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml", "edge-route-locations.xml",
+                 "edge-many-sources.xml"]:
         write("run", name, xml[name])
     for name, data in zip_seeds(xml).items():
         write("zip", name, data)

@@ -136,7 +136,9 @@ public enum ExportRun {
     header.first = inventory.facts.first
     header.last = inventory.facts.last
     header.sources = inventory.sources
+    header.sourcesOmitted = inventory.sourcesOmitted
     header.devices = inventory.deviceModels
+    header.devicesOmitted = inventory.deviceModelsOmitted
     header.types = inventory.types
     header.workoutCopies = inventory.workoutCopies
     header.rejectedCounts = inventory.rejections.counts
