@@ -11,15 +11,19 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 EXPORT_SUFFIXES = (".zip", ".xml")
+# The clinical documents an export carries beside its main XML; `healthetl run` never takes it.
+CLINICAL_DOCUMENT = "export_cda.xml"
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 STATE_DIR = ".cohort"  # inside OUT: the workflow's own bookkeeping
 MANIFEST_COLUMNS = ("participant", "export")
+TIMED_OUT = "timed_out"  # the status of a participant whose `healthetl run` hit its time limit
 
 
 class CohortError(Exception):
@@ -44,10 +48,9 @@ def participant_id_from_name(name: str) -> str:
 def discover(cohort: str | os.PathLike) -> dict[str, str]:
     """Participant id → absolute export path, sorted by id.
 
-    `cohort` is a folder (every `*.zip` / `*.xml` file and every sub-folder in it is one
-    participant's export; hidden entries are ignored) or a manifest CSV with the columns
-    `participant,export` (paths relative to the manifest's folder). Ids never come from the
-    contents of an export.
+    `cohort` is a folder (every entry `is_export_entry` accepts is one participant's export) or a
+    manifest CSV with the columns `participant,export` (paths relative to the manifest's folder).
+    Ids never come from the contents of an export.
     """
     path = Path(cohort).expanduser()
     if not path.exists():
@@ -55,9 +58,7 @@ def discover(cohort: str | os.PathLike) -> dict[str, str]:
     if path.is_dir():
         found: dict[str, str] = {}
         for entry in sorted(path.iterdir()):
-            if entry.name.startswith("."):
-                continue
-            if entry.is_file() and not entry.name.lower().endswith(EXPORT_SUFFIXES):
+            if not is_export_entry(entry):
                 continue
             pid = participant_id_from_name(entry.name)
             if not ID_PATTERN.match(pid):
@@ -68,9 +69,50 @@ def discover(cohort: str | os.PathLike) -> dict[str, str]:
                 )
             found[pid] = str(entry.resolve())
         if not found:
-            raise CohortError(f"{path}: no exports (*.zip, *.xml or folders) in this folder")
+            raise CohortError(f"{path}: no exports (*.zip, *.xml or export folders) in this folder")
         return dict(sorted(found.items()))
     return read_manifest(path)
+
+
+def not_exports(cohort: str | os.PathLike) -> list[str]:
+    """The visible entries of a cohort folder that are not participants (folders end in `/`)."""
+    path = Path(cohort).expanduser()
+    if not path.is_dir():
+        return []
+    return [
+        entry.name + ("/" if entry.is_dir() else "")
+        for entry in sorted(path.iterdir())
+        if not entry.name.startswith(".") and not is_export_entry(entry)
+    ]
+
+
+def is_export_entry(entry: Path) -> bool:
+    """Whether an entry of a cohort folder is a participant's export: a visible name ending in
+    `.zip` or `.xml` (whatever it turns out to be: a FIFO or a device so named is a participant
+    whose job reports it as bad input), or a folder holding an XML file where `healthetl run`
+    looks for the main one. A `workout-routes/` folder of GPX files, notes and other files are
+    not exports. A link in the cohort folder is followed: that is how a cohort names exports
+    kept elsewhere (links inside an export never are)."""
+    if entry.name.startswith("."):
+        return False
+    if entry.name.lower().endswith(EXPORT_SUFFIXES):
+        return True
+    return entry.is_dir() and holds_export_xml(entry)
+
+
+def holds_export_xml(folder: Path) -> bool:
+    """Whether `folder` or its `apple_health_export/` holds an `*.xml` file other than the clinical
+    documents: the places `healthetl run` searches. Names only; nothing is opened."""
+    for place in (folder, folder / "apple_health_export"):
+        try:
+            with os.scandir(place) as entries:
+                if any(e.name.lower().endswith(".xml") and e.name != CLINICAL_DOCUMENT for e in entries):
+                    return True
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError:
+            return True  # cannot be listed: a participant, so that its job reports healthetl's message
+    return False
 
 
 def read_manifest(manifest: Path) -> dict[str, str]:
@@ -111,63 +153,175 @@ def read_manifest(manifest: Path) -> dict[str, str]:
 # ---- content keys ------------------------------------------------------------------------------
 
 
+# Only regular files inside the export are ever read. A link is keyed by where it points and never
+# followed, so a link out of the export (to another person's data, to /dev/zero) costs nothing and
+# is not part of this participant's content; a FIFO, socket or device is keyed by its kind and
+# never opened (a FIFO's open waits for a writer, /dev/zero never ends). The export path itself is
+# already resolved (`discover`), so it is taken as it is, not followed either.
+
+
+def export_kind(path: str) -> str | None:
+    """What an export path names: "file", "folder", "link", "FIFO", "socket", "character device",
+    "block device"; None when there is nothing there (or it cannot be looked at)."""
+    try:
+        return _kind(os.lstat(path).st_mode)
+    except OSError:
+        return None
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISREG, "file"),
+        (stat.S_ISDIR, "folder"),
+        (stat.S_ISLNK, "link"),
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return name
+    return "special file"
+
+
 def stat_signature(path: str) -> list:
-    """What changes whenever a file's content can have changed: size, mtime, ctime and inode
-    (ctime also moves on `touch -d`, `cp -p` and rename-over). The device number is left out
-    because it differs between the hosts of a cluster that mount the same file system."""
+    """What changes whenever the export's content can have changed: size, mtime, ctime and inode
+    (ctime also moves on `touch -d`, `cp -p` and rename-over); for a folder, those of every entry
+    below it with its kind. The device number is left out because it differs between the hosts
+    of a cluster that mount the same file system. Nothing is followed or opened."""
 
-    def one(p: str) -> list:
-        st = os.stat(p)
-        return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    def one(info: os.stat_result) -> list:
+        return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
 
-    if os.path.isdir(path):
-        return [[rel, *one(os.path.join(path, rel))] for rel in _files_below(path)]
-    return one(path)
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        return ["missing", error.errno]
+    if stat.S_ISDIR(info.st_mode):
+        return [[_text(rel), kind, *(one(entry) if entry else [])] for rel, kind, entry in _entries_below(path)]
+    return one(info)
 
 
 def content_sha256(path: str) -> str:
     """SHA-256 of a file's bytes (the same value `healthetl run` writes as `input.sha256`), or for
-    a folder `dir:` + the SHA-256 of every file's relative path and SHA-256, in path order."""
-    if os.path.isdir(path):
+    a folder `dir:` + the SHA-256 over every entry's relative path and key: a regular file's
+    SHA-256, `link:` + a link's target, the kind of anything else. `missing`, or `special:` + the
+    kind, for an export path that is not a file or a folder."""
+    kind = export_kind(path)
+    if kind == "folder":
         outer = hashlib.sha256()
-        for rel in _files_below(path):
-            outer.update(rel.encode() + b"\0" + _file_sha256(os.path.join(path, rel)).encode() + b"\n")
+        for rel, entry_kind, _ in _entries_below(path):
+            key = _entry_key(os.path.join(path, rel), entry_kind)
+            outer.update(_bytes(rel) + b"\0" + _bytes(key) + b"\n")
         return "dir:" + outer.hexdigest()
-    return _file_sha256(path)
+    if kind == "file":
+        return _entry_key(path, kind)
+    return "missing" if kind is None else "special:" + kind
+
+
+def _entry_key(path: str, kind: str) -> str:
+    if kind == "file":
+        try:
+            return _file_sha256(path)
+        except OSError as error:
+            return "unreadable:" + (error.strerror or str(error))  # healthetl reports it, if it needs the file
+    if kind == "link":
+        try:
+            return "link:" + os.readlink(path)
+        except OSError as error:
+            return "unreadable:" + (error.strerror or str(error))
+    return kind
 
 
 def _file_sha256(path: str) -> str:
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _files_below(root: str) -> list[str]:
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(files):
-            found.append(os.path.relpath(os.path.join(folder, name), root))
+def open_regular(path: str):
+    """A regular file opened for binary reading, without following a final link and without
+    waiting: whatever took the file's place since it was looked at (a link, a FIFO) is refused
+    with an OSError instead of being read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _entries_below(root: str) -> list[tuple[str, str, os.stat_result | None]]:
+    """Every entry below `root` except the folders walked into, as (relative path, kind, lstat),
+    in `os.walk`'s order (a folder's other entries by name, then its sub-folders). Links are
+    never followed; a folder that cannot be listed is one entry of kind "unlisted folder"."""
+    found: list[tuple[str, str, os.stat_result | None]] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            with os.scandir(os.path.join(root, rel)) as listing:
+                names = sorted(entry.name for entry in listing)
+        except OSError:
+            found.append((rel or ".", "unlisted folder", None))
+            continue
+        folders = []
+        for name in names:
+            child = os.path.join(rel, name) if rel else name
+            try:
+                info = os.lstat(os.path.join(root, child))
+            except OSError:
+                continue  # gone since the listing
+            if stat.S_ISDIR(info.st_mode):
+                folders.append(child)
+            else:
+                found.append((child, _kind(info.st_mode), info))
+        pending.extend(reversed(folders))
     return found
+
+
+def _bytes(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape")  # a name's own bytes, UTF-8 or not
+
+
+def _text(name: str) -> str:
+    """A file name fit for JSON whatever its bytes (names that are not UTF-8 keep their bytes)."""
+    return _bytes(name).decode("utf-8", "backslashreplace")
 
 
 def xml_bytes(path: str) -> int:
     """How many bytes of XML `healthetl run` will parse: a zip's largest member uncompressed
-    (read from the central directory, nothing inflated), a folder's largest file, else the size."""
+    (read from the central directory, nothing inflated), a folder's largest regular file, else
+    the size; 0 for anything that is not a file or a folder."""
+    kind = export_kind(path)
+    if kind == "folder":
+        return max((info.st_size for _, entry_kind, info in _entries_below(path) if entry_kind == "file"), default=0)
+    if kind != "file":
+        return 0
     try:
-        if os.path.isdir(path):
-            return max((os.path.getsize(os.path.join(path, rel)) for rel in _files_below(path)), default=0)
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                return max((info.file_size for info in archive.infolist()), default=0)
-        return os.path.getsize(path)
+        with open_regular(path) as handle:
+            if zipfile.is_zipfile(handle):
+                with zipfile.ZipFile(handle) as archive:
+                    return max((info.file_size for info in archive.infolist()), default=0)
     except (OSError, zipfile.BadZipFile):
-        return os.path.getsize(path) if os.path.isfile(path) else 0
+        pass
+    return os.path.getsize(path)
+
+
+def time_limit_seconds(xml_bytes: int, settings: dict) -> int:
+    """`healthetl run`'s time limit for one export: `time_limit_s_base` + `time_limit_s_per_gb` per
+    GB of XML, at most `time_limit_s_max` (a zip's directory can claim any size)."""
+    wanted = settings["time_limit_s_base"] + settings["time_limit_s_per_gb"] * xml_bytes / 1e9
+    return max(1, int(min(wanted, settings["time_limit_s_max"])))
 
 
 @dataclass
 class KeyRefresh:
     hashed: list[str]  # participants whose export had to be read (new stat, no memo)
     changed: list[str]  # participants whose key file now asks for a rerun
+    retried: list[str]  # participants stopped at their time limit last time, run again
 
 
 def refresh_keys(participants: dict[str, str], state: str | os.PathLike = STATE_DIR) -> KeyRefresh:
@@ -180,6 +334,8 @@ def refresh_keys(participants: dict[str, str], state: str | os.PathLike = STATE_
     unchanged without reading a byte; otherwise its SHA-256 is computed here (and remembered in
     `<state>/fingerprints.json` against the new stat), so a `touch` costs one read and no
     rerun, while a replaced export reruns even when its mtime is older than the outputs.
+    A participant whose last job was stopped at its time limit is run again by every run: a
+    timeout says the machine was slow or the export never ended, not what the export holds.
     """
     state = Path(state)
     keys = state / "keys"
@@ -187,7 +343,7 @@ def refresh_keys(participants: dict[str, str], state: str | os.PathLike = STATE_
     memo_path = state / "fingerprints.json"
     memo = load_json(memo_path) or {}
     memo_dirty = False
-    result = KeyRefresh(hashed=[], changed=[])
+    result = KeyRefresh(hashed=[], changed=[], retried=[])
     for pid, export in participants.items():
         key_path = keys / f"{pid}.key"
         status = load_json(state / "status" / f"{pid}.json")
@@ -196,6 +352,12 @@ def refresh_keys(participants: dict[str, str], state: str | os.PathLike = STATE_
             # Never finished: the missing status file makes Snakemake run it anyway.
             if current_key is None:
                 write_atomic(key_path, "new\n")
+            continue
+        if status.get("status") == TIMED_OUT:
+            retry = f"retry {status.get('token')}\n"  # the job's token: one rewrite per timed-out job
+            if current_key != retry:
+                write_atomic(key_path, retry)
+                result.retried.append(pid)
             continue
         signature = stat_signature(export)
         if status.get("stat") == signature and status.get("sha256"):

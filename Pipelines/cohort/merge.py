@@ -2,7 +2,8 @@
 
 Reads the status file of every current participant, merges the outputs of those whose status is
 `ok` (per table: every file a glob of the config names, among the files the participant's own
-`run.json` lists, so leftovers of an older pipeline never sneak in), adds a leading
+`run.json` lists, so leftovers of an older pipeline never sneak in; `bad_input` and `timed_out`
+participants are reported and left out), adds a leading
 `participant` column, and writes `cohort/run.json` with every participant's status and the
 totals. The new dataset is built in `.cohort/merged/<version>/`; `cohort` is a symbolic link
 that is replaced in one rename, so a reader sees the old dataset or the new one, never a mix.
@@ -47,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     totals = summary["totals"]
     print(
         f"cohort: {totals['included']} of {totals['participants']} participants merged "
-        f"({totals['ok']} new or changed, {totals['unchanged']} unchanged, {totals['bad_input']} bad input) "
+        f"({totals['ok']} new or changed, {totals['unchanged']} unchanged, {totals['bad_input']} bad input, "
+        f"{totals['timed_out']} timed out) "
         f"into {root / 'cohort'} in {summary['seconds']} s"
     )
     return 0
@@ -151,6 +153,7 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
         "ok": sum(1 for e in entries if e["status"] == "ok"),
         "unchanged": sum(1 for e in entries if e["status"] == "unchanged"),
         "bad_input": sum(1 for e in entries if e["status"] == "bad_input"),
+        "timed_out": sum(1 for e in entries if e["status"] == cohortlib.TIMED_OUT),
         "rows": {table: info["rows"] for table, info in sorted(table_info.items())},
     }
     summary = {

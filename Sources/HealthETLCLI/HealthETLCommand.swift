@@ -80,7 +80,26 @@ public enum HealthETLCommand {
   }
 
   static func fail(_ message: String) {
-    standardError("healthetl: error: " + message + "\n")
+    standardError("healthetl: error: " + oneLine(message) + "\n")
+  }
+
+  /// `text` with its control characters written as escapes (`\n`, `\u{1B}`): a message is one
+  /// line, so a file name from an inbox or an export (`x\nhealthetl: nightly: processed…`) can
+  /// neither forge another line of stderr nor send a terminal its escape sequences.
+  static func oneLine(_ text: String) -> String {
+    var escaped = ""
+    escaped.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      switch scalar.value {
+      case 0x0A: escaped += "\\n"
+      case 0x0D: escaped += "\\r"
+      case 0x09: escaped += "\\t"
+      case 0..<0x20, 0x7F..<0xA0, 0x2028, 0x2029:
+        escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      default: escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return escaped
   }
 
   /// Writes to stderr; when stderr itself is gone there is no one left to tell.

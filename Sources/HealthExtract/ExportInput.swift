@@ -27,6 +27,10 @@ public final class ExportInput {
   /// Uncompressed XML bytes handed out so far.
   public private(set) var xmlBytesRead: Int64 = 0
   private var checkedRemainingMembers = false
+  /// A zip whose central directory (its list of files, at its end) is missing was cut short,
+  /// as after an interrupted download; it is read from its local headers, and its end is the
+  /// end of the data (`ExtractError.truncated`).
+  private var zipCutShort = false
 
   private enum Source {
     case file(Int32)
@@ -72,13 +76,32 @@ public final class ExportInput {
       throw .unreadable(path: path, reason: String(cString: strerror(errno)))
     }
     if (info.st_mode & S_IFMT) == S_IFDIR { return try openDirectory(path) }
-    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+    // A FIFO or a device the user names (`<(unzip -p …)`) is theirs to give. A regular file is
+    // opened without waiting and checked again once open, so one swapped for a FIFO in between
+    // (an inbox is written by others) cannot make the open hang.
+    let isRegular = (info.st_mode & S_IFMT) == S_IFREG
+    let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (isRegular ? O_NONBLOCK : 0))
     guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+    if isRegular {
+      guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        Glibc.close(fd)
+        throw .unreadable(path: path, reason: "it changed while it was being opened and is no longer a regular file")
+      }
+      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    }
     var head = [UInt8](repeating: 0, count: 4)
     let got = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4, 0) }
     if got == 4, isZipMagic(head) {
       Glibc.close(fd)
       return try openZip(path: path, fileSize: Int64(info.st_size))
+    }
+    // A file named like the phone's `export.zip` that is neither a zip nor XML (a PDF renamed,
+    // a download that stopped after a byte) is said to be no zip, not "malformed XML".
+    if path.lowercased().hasSuffix(".zip"), !looksLikeXMLStart(head.prefix(max(got, 0))) {
+      Glibc.close(fd)
+      let what = info.st_size < 4 ? "it is only \(info.st_size) bytes long" : "it does not start like one"
+      throw .notAnExport(
+        path: path, reason: "its name ends in .zip, but it is not a zip archive (\(what)); export it again")
     }
     return ExportInput(
       path: path, form: .xml, memberName: path, inputBytes: Int64(info.st_size),
@@ -90,6 +113,12 @@ public final class ExportInput {
     ExportInput(
       path: name, form: .memory, memberName: name, inputBytes: Int64(bytes.count),
       xmlBytesExpected: Int64(bytes.count), source: .memory, pending: bytes)
+  }
+
+  /// Whether `head` (a file's first bytes) can start XML: `<`, white space or a byte-order mark.
+  static func looksLikeXMLStart(_ head: ArraySlice<UInt8>) -> Bool {
+    guard let first = head.first else { return false }
+    return [UInt8(ascii: "<"), 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xFE, 0xFF, 0x00].contains(first)
   }
 
   static func isZipMagic(_ head: [UInt8]) -> Bool {
@@ -153,6 +182,13 @@ public final class ExportInput {
     case .archive(let archive, let feed):
       let got = archive_read_data(archive, buffer.baseAddress, buffer.count)
       guard got >= 0 else { throw Self.dataFailure(archive, path: path, member: memberName) }
+      if got == 0, zipCutShort {
+        throw .truncated(
+          path: path, line: 0,
+          message:
+            "the zip archive is cut short: the list of its files, at its end, is missing (an interrupted download or copy)"
+        )
+      }
       // A stream cannot be rewound, so the rest of it is searched for a second export only
       // once the first has been read whole.
       if got == 0, feed != nil, !checkedRemainingMembers {
@@ -234,31 +270,74 @@ public final class ExportInput {
 
   // MARK: - Opening each form
 
+  /// The main XML of a folder: the `.xml` files of the folder and of its `apple_health_export/`
+  /// subfolder, in name order, opened as `ExportFolderEntry` does (no link inside the folder is
+  /// followed, nothing but a regular file is opened).
   private static func openDirectory(_ path: String) throws(ExtractError) -> ExportInput {
-    let fm = FileManager.default
-    var candidates: [String] = []
-    for folder in [path, path + "/apple_health_export"] {
-      guard let names = try? fm.contentsOfDirectory(atPath: folder) else { continue }
-      for name in names.sorted() where name.lowercased().hasSuffix(".xml") && name != "export_cda.xml" {
-        candidates.append(folder + "/" + name)
+    let root: Int32
+    switch ExportFolderEntry.openRoot(path) {
+    case .success(let fd): root = fd
+    case .failure(let refusal): throw .unreadable(path: path, reason: refusal.description)
+    }
+    var folders = [(path: path, fd: root)]
+    /// Entries passed over that might have been the export, for the message when none is found.
+    var notOpened: [String] = []
+    switch ExportFolderEntry.openFolder("apple_health_export", in: root) {
+    case .success(let fd): folders.append((path + "/apple_health_export", fd))
+    case .failure(.symbolicLink): notOpened.append("apple_health_export/, \(ExportFolderEntry.Refusal.symbolicLink)")
+    case .failure: break
+    }
+    defer { for folder in folders { Glibc.close(folder.fd) } }
+    var found: (path: String, fd: Int32, size: Int64, isZip: Bool)?
+    for folder in folders {
+      for name in ExportFolderEntry.names(in: folder.fd)
+      where name.lowercased().hasSuffix(".xml") && name != "export_cda.xml" {
+        let candidate = folder.path + "/" + name
+        let fd: Int32
+        switch ExportFolderEntry.openFile(name, in: folder.fd) {
+        case .success(let opened): fd = opened
+        case .failure(.folder), .failure(.missing): continue
+        case .failure(let refusal):
+          notOpened.append("\(printable(name)), \(refusal)")
+          continue
+        }
+        var head = [UInt8](repeating: 0, count: sniffLength)
+        let got = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, sniffLength, 0) }
+        guard got > 0, head[0..<got].withUnsafeBytes({ looksLikeExport($0) }) else {
+          Glibc.close(fd)
+          continue
+        }
+        if let first = found {
+          Glibc.close(fd)
+          Glibc.close(first.fd)
+          throw .severalExports(path: path, first: first.path, second: candidate)
+        }
+        var info = stat()
+        fstat(fd, &info)
+        found = (candidate, fd, Int64(info.st_size), got >= 4 && isZipMagic(Array(head[0..<4])))
       }
     }
-    let exports = candidates.filter { candidate in
-      guard let handle = FileHandle(forReadingAtPath: candidate) else { return false }
-      let head = (try? handle.read(upToCount: sniffLength)) ?? Data()
-      try? handle.close()
-      return head.withUnsafeBytes { looksLikeExport($0) }
+    guard let found else {
+      var reason = "the folder holds no XML file that starts with <HealthData> (export_cda.xml is not the main file)"
+      if !notOpened.isEmpty { reason += "; not opened: " + notOpened.prefix(3).joined(separator: "; ") }
+      throw .notAnExport(path: path, reason: reason)
     }
-    if exports.count > 1 { throw .severalExports(path: path, first: exports[0], second: exports[1]) }
-    if let candidate = exports.first {
-      let input = try open(candidate)
+    guard !found.isZip else {
+      // A zip named `.xml` whose first member is stored uncompressed: read as the zip it is.
+      Glibc.close(found.fd)
+      let input = try openZip(path: found.path, fileSize: found.size)
       return ExportInput(
-        path: path, form: .directory, memberName: candidate, inputBytes: nil,
+        path: path, form: .directory, memberName: found.path, inputBytes: nil,
         xmlBytesExpected: input.xmlBytesExpected, source: input.takeSource(), pending: [])
     }
-    throw .notAnExport(
-      path: path,
-      reason: "the folder holds no XML file that starts with <HealthData> (export_cda.xml is not the main file)")
+    return ExportInput(
+      path: path, form: .directory, memberName: found.path, inputBytes: nil, xmlBytesExpected: found.size,
+      source: .file(found.fd), pending: [])
+  }
+
+  /// `name` for a one-line message: control characters (a newline in a file name) as `?`.
+  static func printable(_ name: String) -> String {
+    String(String.UnicodeScalarView(name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
   }
 
   private func takeSource() -> Source {
@@ -277,7 +356,7 @@ public final class ExportInput {
     useUTF8MemberNames()
     // First pass: which member is the export, and is it the only one. A file can be read
     // twice, so the second pass opens the chosen member from its start.
-    let scan = try openArchive(path)
+    let (scan, cutShort) = try openArchive(path)
     var index = 0
     var seen: [String] = []
     var encrypted: String?
@@ -299,7 +378,7 @@ public final class ExportInput {
     guard let found else { throw noExport(path: path, seen: seen, encrypted: encrypted) }
     if let second { throw .severalExports(path: path, first: found.name, second: second.name) }
 
-    let archive = try openArchive(path)
+    let (archive, _) = try openArchive(path)
     var entry: OpaquePointer?
     for _ in 0...found.index {
       let status = archive_read_next_header(archive, &entry)
@@ -311,22 +390,32 @@ public final class ExportInput {
         throw .unreadable(path: path, reason: "the zip archive changed while it was being read (\(message))")
       }
     }
-    return ExportInput(
+    let input = ExportInput(
       path: path, form: .zip, memberName: found.name, inputBytes: fileSize, xmlBytesExpected: found.size,
       source: .archive(archive, nil), pending: [])
+    input.zipCutShort = cutShort
+    return input
   }
 
-  private static func openArchive(_ path: String) throws(ExtractError) -> OpaquePointer {
-    guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
-    archive_read_support_format_zip(archive)
-    guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
-      let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+  /// Opens a zip file through its central directory (libarchive's seekable reader), or, when the
+  /// directory is missing because the file was cut short, from its local headers (the
+  /// streamable reader), saying so.
+  private static func openArchive(_ path: String) throws(ExtractError) -> (OpaquePointer, cutShort: Bool) {
+    var message = "unknown error"
+    for seekable in [true, false] {
+      guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
+      if seekable {
+        archive_read_support_format_zip_seekable(archive)
+      } else {
+        archive_read_support_format_zip_streamable(archive)
+      }
+      if archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK { return (archive, !seekable) }
+      message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
       let failure = systemFailure(archive, path: path)
       archive_read_free(archive)
       if let failure { throw failure }
-      throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
     }
-    return archive
+    throw .notAnExport(path: path, reason: "it is not a readable zip archive (\(message))")
   }
 
   private static func openStandardInput() throws(ExtractError) -> ExportInput {
@@ -574,10 +663,12 @@ extension ExportInput {
   /// `workout-routes`) in one pass: zip members in archive order, read sequentially and never
   /// unpacked; files of a folder in name order. `__MACOSX/` members and `._*` resource forks are
   /// not files of the export and are skipped. `body` gets each file's relative path and stream.
+  /// In a folder, a symbolic link, a FIFO, a socket or a device is never opened
+  /// (`ExportFolderEntry`): it is handed to `body` as a stream whose first read says why.
   ///
   /// - Throws: `ExtractError.unreadable` when the zip cannot be opened or its list of members
-  ///   breaks off part-way (files already handed to `body` stay handed); an unreadable folder is
-  ///   simply empty.
+  ///   breaks off part-way (files already handed to `body` stay handed), or when `folder` is a
+  ///   symbolic link; a folder that is missing or unreadable is simply empty.
   public static func forEachFile(
     of companions: Companions, in folder: String, _ body: (ExportFileStream) -> Void
   ) throws(ExtractError) {
@@ -586,21 +677,34 @@ extension ExportInput {
     case .unavailable:
       return
     case .folder(let base):
-      let directory = base + "/" + folder
-      guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-      for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
-      where !name.hasPrefix("._") {
-        let path = directory + "/" + name
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-          // Handed on all the same: the stream reports why on its first read.
-          body(ExportFileStream(relativePath: folder + "/" + name, failure: String(cString: strerror(errno))))
-          continue
+      guard case .success(let root) = ExportFolderEntry.openRoot(base) else { return }
+      defer { Glibc.close(root) }
+      var directory = root
+      defer { if directory != root { Glibc.close(directory) } }
+      var walked = ""
+      for component in folder.split(separator: "/").map(String.init) {
+        walked += (walked.isEmpty ? "" : "/") + component
+        switch ExportFolderEntry.openFolder(component, in: directory) {
+        case .success(let next):
+          if directory != root { Glibc.close(directory) }
+          directory = next
+        case .failure(.symbolicLink):
+          throw .unreadable(path: walked, reason: ExportFolderEntry.Refusal.symbolicLink.description)
+        case .failure:
+          return
         }
-        body(ExportFileStream(relativePath: folder + "/" + name, fileDescriptor: fd))
-        Glibc.close(fd)
+      }
+      for name in ExportFolderEntry.names(in: directory) where !name.hasPrefix("._") {
+        switch ExportFolderEntry.openFile(name, in: directory) {
+        case .success(let fd):
+          body(ExportFileStream(relativePath: folder + "/" + name, fileDescriptor: fd))
+          Glibc.close(fd)
+        case .failure(.folder), .failure(.missing):
+          continue
+        case .failure(let refusal):
+          // Handed on all the same: the stream reports why on its first read.
+          body(ExportFileStream(relativePath: folder + "/" + name, failure: refusal.description))
+        }
       }
     case .zip(let path, let prefix):
       useUTF8MemberNames()

@@ -17,13 +17,15 @@ public struct GPXPoint {
   /// Whether the point opens a `<trkseg>` (or a `<trk>`): no distance is measured across such a
   /// break.
   public var startsSegment: Bool
+  /// The line of the file where the `<trkpt>` starts (1-based), for messages about the point.
+  public var line: Int
 
   public init(
     latitude: UnsafeRawBufferPointer? = nil, longitude: UnsafeRawBufferPointer? = nil,
     elevation: UnsafeRawBufferPointer? = nil, time: UnsafeRawBufferPointer? = nil,
     speed: UnsafeRawBufferPointer? = nil, course: UnsafeRawBufferPointer? = nil,
     horizontalAccuracy: UnsafeRawBufferPointer? = nil, verticalAccuracy: UnsafeRawBufferPointer? = nil,
-    startsSegment: Bool = false
+    startsSegment: Bool = false, line: Int = 0
   ) {
     self.latitude = latitude
     self.longitude = longitude
@@ -34,6 +36,7 @@ public struct GPXPoint {
     self.horizontalAccuracy = horizontalAccuracy
     self.verticalAccuracy = verticalAccuracy
     self.startsSegment = startsSegment
+    self.line = line
   }
 }
 

@@ -400,6 +400,7 @@ private final class GPXParserState {
 
   /// The open point's text: lat, lon, then the six fields, as ranges into `bytes`.
   var inPoint = false
+  var pointLine = 0
   var newSegment = true
   var bytes: [UInt8] = []
   var ranges = [Range<Int>?](repeating: nil, count: 8)
@@ -451,6 +452,7 @@ private final class GPXParserState {
       newSegment = true
     case .trkpt:
       inPoint = true
+      pointLine = currentLine
       bytes.removeAll(keepingCapacity: true)
       for index in ranges.indices { ranges[index] = nil }
       guard let slots = UnsafeRawPointer(attributes)?.assumingMemoryBound(to: UnsafeRawPointer?.self) else { return }
@@ -506,7 +508,8 @@ private final class GPXParserState {
       point(
         GPXPoint(
           latitude: field(0), longitude: field(1), elevation: field(2), time: field(3), speed: field(4),
-          course: field(5), horizontalAccuracy: field(6), verticalAccuracy: field(7), startsSegment: newSegment))
+          course: field(5), horizontalAccuracy: field(6), verticalAccuracy: field(7), startsSegment: newSegment,
+          line: pointLine))
     }
     newSegment = false
     points += 1

@@ -79,7 +79,8 @@ public enum SyntheticExportGenerator {
   static func dayCount(_ options: SyntheticExportOptions, zone: ZoneRules) throws(SampleExportError) -> Int {
     // Dates are printed with four-digit years.
     let maximumDays = Int(CivilDate(year: 9998, month: 12, day: 31).daysSinceEpoch - options.start.daysSinceEpoch)
-    guard options.start.year >= 1970 else { throw .invalidOptions("the start date must be 1970 or later") }
+    // HealthETL rejects records dated before 2000 (Pipelines/README.md, "Bad input").
+    guard options.start.year >= 2000 else { throw .invalidOptions("the start date must be 2000-01-01 or later") }
     if let routes = options.routes {
       guard routes >= 1 else { throw .invalidOptions("the number of routes must be at least 1 (got \(routes))") }
       // Days one by one until the routine has given that many routes: about two and a half a week.
@@ -93,7 +94,11 @@ public enum SyntheticExportGenerator {
     }
     guard let target = options.targetMegabytes else {
       guard options.days >= 1 else { throw .invalidOptions("days must be at least 1 (got \(options.days))") }
-      guard options.days <= maximumDays else { throw .invalidOptions("too many days: \(options.days)") }
+      guard options.days <= maximumDays else {
+        throw .invalidOptions(
+          "\(options.days) days from \(options.start) end after 9998-12-31; from that start at most \(max(maximumDays, 0)) days fit"
+        )
+      }
       return options.days
     }
     guard target >= 1 else { throw .invalidOptions("the target size must be at least 1 MB (got \(target))") }

@@ -28,6 +28,7 @@ from xml.etree import ElementTree
 from zoneinfo import ZoneInfo
 
 HR_DAYS = 14
+SOURCES_PER_TYPE = 20  # DATA.md, "quality": the rest in one row
 ROUTE_POINTS = 300
 # Types whose values add up (Apple's cumulative aggregation style): the priority merge applies.
 CUMULATIVE = {
@@ -198,12 +199,16 @@ def quality_type(rows: list[dict], cumulative: bool) -> tuple[int, list[dict]]:
         else:
             active.discard(n)
         last = t
-    sources = []
-    for name in sorted(count, key=lambda n: (-count[n], n)):
-        share = None
-        if cumulative:
-            share = rnd(repr(counted[name] / total[name]), 3) if total[name] else None
-        sources.append({"name": name, "samples": count[name], "counted_share": share})
+    def share(names: list[str]):
+        whole = sum(total[n] for n in names)
+        return rnd(repr(sum(counted[n] for n in names) / whole), 3) if cumulative and whole else None
+
+    ordered = sorted(count, key=lambda n: (-count[n], n))
+    listed, rest = ordered[:SOURCES_PER_TYPE], ordered[SOURCES_PER_TYPE:]
+    sources = [{"name": n, "samples": count[n], "counted_share": share([n])} for n in listed]
+    if rest:
+        sources.append({"name": f"{len(rest)} other sources", "samples": sum(count[n] for n in rest),
+                        "counted_share": share(rest), "others": len(rest)})
     return overlapping, sources
 
 
@@ -330,6 +335,8 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
             "workouts": len(workout_rows),
             "workout_copies": run["workoutCopies"],
             "rejected": sum(run["rejected"].values()),
+            **({"sources_omitted": run["sourcesOmitted"]} if "sourcesOmitted" in run else {}),
+            **({"devices_omitted": run["deviceModelsOmitted"]} if "deviceModelsOmitted" in run else {}),
         },
         "days": days,
         "nights": dict(nights),

@@ -12,10 +12,12 @@ from __future__ import annotations
 import csv
 import datetime
 import fcntl
+import hashlib
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -423,6 +425,190 @@ class LocalExecutorTests(CohortCase):
         self.assertEqual(result.returncode, 75)
         self.assertIn("another cohort run", result.stderr)
         self.assertFalse((out / "participants").exists())
+
+    def test_links_devices_and_fifos_never_hang_the_cohort(self):
+        # A participant folder that is no export: links to /dev/zero and out of the folder, a FIFO,
+        # a socket. `healthetl run` refuses it at once (65); the workflow's content key must read
+        # none of them. Beside it: exports named *.zip / *.xml that are a device and a FIFO, and
+        # what `healthetl sample --out p.xml` and a person leave in a cohort folder.
+        cohort = self.make_cohort(ids=("p01",))
+        elsewhere = self.work / "elsewhere"
+        elsewhere.mkdir()
+        (elsewhere / "notes.xml").write_text("someone else's notes\n")
+        (elsewhere / "other.xml").write_text("other notes\n")
+        bad = cohort / "bad"
+        bad.mkdir()
+        (bad / "zero.xml").symlink_to("/dev/zero")
+        (bad / "outside.xml").symlink_to(elsewhere / "notes.xml")
+        os.mkfifo(bad / "pipe")
+        listener = socket.socket(socket.AF_UNIX)
+        self.addCleanup(listener.close)
+        listener.bind(str(bad / "sock"))
+        (cohort / "zero.zip").symlink_to("/dev/zero")
+        os.mkfifo(cohort / "fifo.xml")
+        (cohort / "workout-routes").mkdir()
+        (cohort / "workout-routes" / "route_2024-03-18_7.41am.gpx").write_text("<gpx/>\n")
+        (cohort / "notes.txt").write_text("exported on the 18th\n")
+        out = self.work / "out"
+
+        result = self.run_cohort(cohort, out)  # RUN_TIMEOUT catches the hang this used to be
+        self.assertIn("cohort: not exports, so not participants: notes.txt, workout-routes/", result.stderr)
+        summary = self.cohort_json(out)
+        by_id = {p["participant"]: p for p in summary["participants"]}
+        self.assertEqual(
+            {pid: (p["status"], p["exit_code"]) for pid, p in by_id.items()},
+            {"bad": ("bad_input", 65), "fifo": ("bad_input", None), "p01": ("ok", 0), "zero": ("bad_input", None)},
+        )
+        self.assertIn("the folder holds no XML file that starts with <HealthData>", by_id["bad"]["message"])
+        self.assertEqual(
+            by_id["fifo"]["message"],
+            f"{cohort.resolve() / 'fifo.xml'}: a FIFO, not an export (a .zip or .xml file, or an unpacked export folder)",
+        )
+        self.assertEqual(
+            by_id["zero"]["message"],
+            "/dev/zero: a character device, not an export (a .zip or .xml file, or an unpacked export folder)",
+        )
+        self.assertEqual((by_id["zero"]["sha256"], by_id["fifo"]["sha256"]), ("special:character device", "special:FIFO"))
+        self.assertEqual(
+            {k: summary["totals"][k] for k in ("participants", "included", "ok", "bad_input", "timed_out")},
+            {"participants": 4, "included": 1, "ok": 1, "bad_input": 3, "timed_out": 0},
+        )
+        self.assert_merged_matches_participants(out, ["p01"])
+        first = self.tokens(out)
+
+        # New lstat of every link and of the folder's FIFO: keys are worked out again at the
+        # start, and are the same, since a link counts by where it points. So does new content
+        # behind a link out of the export: it is not this participant's.
+        for path in (bad / "zero.xml", bad / "outside.xml", bad / "pipe", cohort / "zero.zip"):
+            os.utime(path, (time.time() + 60,) * 2, follow_symlinks=False)
+        (elsewhere / "notes.xml").write_text("changed notes\n")
+        result = self.run_cohort(cohort, out)
+        self.assertIn("Nothing to be done", result.stdout + result.stderr)
+        self.assertEqual(self.tokens(out), first)
+
+        # Pointed elsewhere, the link is a change of the participant's folder: it alone reruns.
+        (bad / "outside.xml").unlink()
+        (bad / "outside.xml").symlink_to(elsewhere / "other.xml")
+        result = self.run_cohort(cohort, out)
+        self.assertIn("cohort: changed exports: bad", result.stderr)
+        after = self.tokens(out)
+        self.assertNotEqual(after["bad"], first["bad"])
+        self.assertEqual({k: v for k, v in after.items() if k != "bad"}, {k: v for k, v in first.items() if k != "bad"})
+
+    def test_a_participant_over_its_time_limit_is_stopped_reported_and_retried(self):
+        # A healthetl that never ends for one participant and ignores SIGTERM (so the job has to
+        # kill it) while `stall` exists, and is the real one otherwise.
+        cohort = self.make_cohort(ids=("p01",))
+        shutil.copy(GENERATED / "p03.xml", cohort / "stalled.xml")
+        stall = self.work / "stall"
+        stall.write_text("")
+        pid_file = self.work / "stalled.pid"
+        wrapper = self.work / "healthetl"
+        wrapper.write_text(
+            "#!/bin/sh\n"
+            f'if [ -e "{stall}" ]; then case "$*" in *stalled.xml*)\n'
+            f'  echo $$ > "{pid_file}"; trap "" TERM; exec sleep 3600;; esac; fi\n'
+            f'exec "{BINARY}" "$@"\n'
+        )
+        wrapper.chmod(0o755)
+        self.addCleanup(self.kill_recorded, pid_file)
+        out = self.work / "out"
+        limit = ["--healthetl", wrapper, "--", "--set-resources", "participant:time_limit_s=30"]
+
+        self.run_cohort(cohort, out, *limit)  # RUN_TIMEOUT catches a hang
+        summary = self.cohort_json(out)
+        by_id = {p["participant"]: p for p in summary["participants"]}
+        self.assertEqual({pid: p["status"] for pid, p in by_id.items()}, {"p01": "ok", "stalled": "timed_out"})
+        stalled = by_id["stalled"]
+        self.assertIsNone(stalled["exit_code"])
+        self.assertEqual(
+            stalled["message"],
+            "healthetl run did not finish within its time limit of 30 s and was stopped; "
+            "the next run tries again (config.yaml, participant: time_limit_s_*)",
+        )
+        self.assertGreaterEqual(stalled["seconds"], 30)
+        self.assertEqual((summary["totals"]["included"], summary["totals"]["timed_out"]), (1, 1))
+        self.assert_merged_matches_participants(out, ["p01"])
+        with self.assertRaises(ProcessLookupError):  # killed after ignoring SIGTERM, not left behind
+            os.kill(int(pid_file.read_text()), 0)
+
+        # The next run tries it again (and only it); this time it finishes.
+        stall.unlink()
+        result = self.run_cohort(cohort, out, *limit)
+        self.assertIn("cohort: run again after hitting their time limit: stalled", result.stderr)
+        summary = self.cohort_json(out)
+        self.assertEqual(
+            {p["participant"]: p["status"] for p in summary["participants"]}, {"p01": "unchanged", "stalled": "ok"}
+        )
+        self.assert_merged_matches_participants(out, ["p01", "stalled"])
+
+    def kill_recorded(self, pid_file):
+        """Kills the stand-in healthetl this test started, by the PID it recorded, if it is alive."""
+        try:
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        except (FileNotFoundError, ValueError, ProcessLookupError):
+            pass
+
+
+class ContentKeyTests(unittest.TestCase):
+    """cohortlib's content keys on their own, in a child process with a time limit (a read of
+    /dev/zero or a FIFO's open would otherwise hang the test), against values worked out here."""
+
+    def setUp(self):
+        self.work = Path(tempfile.mkdtemp(prefix="healthetl-cohort-keys-"))
+        self.addCleanup(shutil.rmtree, self.work, True)
+
+    def keys(self, path) -> dict:
+        code = (
+            "import json, sys; sys.path.insert(0, sys.argv[1]); import cohortlib as c; p = sys.argv[2]; "
+            "print(json.dumps({'sha256': c.content_sha256(p), 'xml_bytes': c.xml_bytes(p), "
+            "'stat': c.stat_signature(p)}))"
+        )
+        result = subprocess.run(
+            [str(COHORT_PYTHON), "-c", code, str(REPO / "Pipelines" / "cohort"), str(path)],
+            capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        return json.loads(result.stdout)
+
+    def test_a_folder_is_keyed_by_its_files_and_by_where_its_links_point(self):
+        export = self.work / "export"
+        (export / "workout-routes").mkdir(parents=True)
+        (export / "export.xml").write_bytes(b"<HealthData/>\n")
+        (export / "workout-routes" / "r.gpx").write_bytes(b"<gpx/>\n")
+        (export / "zero.xml").symlink_to("/dev/zero")
+        big = self.work / "big.bin"
+        big.write_bytes(b"\0" * 5_000_000)
+        (export / "workout-routes" / "big.gpx").symlink_to(big)
+        os.mkfifo(export / "pipe")
+
+        def sha(data: bytes) -> str:
+            return hashlib.sha256(data).hexdigest()
+
+        # os.walk's order: a folder's entries by name, then its sub-folders.
+        expected = sha(
+            b"export.xml\0" + sha(b"<HealthData/>\n").encode() + b"\n"
+            + b"pipe\0FIFO\n"
+            + b"zero.xml\0link:/dev/zero\n"
+            + b"workout-routes/big.gpx\0link:" + str(big).encode() + b"\n"
+            + b"workout-routes/r.gpx\0" + sha(b"<gpx/>\n").encode() + b"\n"
+        )  # fmt: skip
+        keys = self.keys(export)
+        self.assertEqual(keys["sha256"], "dir:" + expected)
+        self.assertEqual(keys["xml_bytes"], 14)  # export.xml; the 5 MB behind a link are not the export's
+        self.assertEqual(
+            [(entry[0], entry[1]) for entry in keys["stat"]],
+            [("export.xml", "file"), ("pipe", "FIFO"), ("zero.xml", "link"), ("workout-routes/big.gpx", "link"),
+             ("workout-routes/r.gpx", "file")],
+        )  # fmt: skip
+
+    def test_an_export_path_that_is_no_file_is_keyed_by_its_kind(self):
+        os.mkfifo(self.work / "p.xml")
+        self.assertEqual(self.keys(self.work / "p.xml")["sha256"], "special:FIFO")
+        self.assertEqual(self.keys("/dev/zero")["sha256"], "special:character device")
+        missing = self.keys(self.work / "gone.zip")
+        self.assertEqual((missing["sha256"], missing["xml_bytes"], missing["stat"][0]), ("missing", 0, "missing"))
+        (self.work / "p.zip").write_bytes(b"PK not really")
+        self.assertEqual(self.keys(self.work / "p.zip")["sha256"], hashlib.sha256(b"PK not really").hexdigest())
 
 
 class MergeTypeTests(CohortCase):

@@ -74,14 +74,14 @@ def free_port():
 class Server:
     """The fault-injecting server, in its own process, stopped by PID."""
 
-    def __init__(self, folder: Path, honour_keys=True, tls=None):
+    def __init__(self, folder: Path, honour_keys=True, tls=None, token=TOKEN):
         self.folder = folder
         self.log = folder / "requests.jsonl"
         self.faults = folder / "faults.json"
         self.faults.write_text("[]")
         port_file = folder / "port"
         arguments = [sys.executable, str(SERVER), "--port-file", str(port_file), "--log", str(self.log),
-                     "--faults", str(self.faults), "--token", TOKEN]
+                     "--faults", str(self.faults), "--token", token]
         if not honour_keys:
             arguments.append("--ignore-keys")
         if tls:

@@ -360,6 +360,56 @@ class ExampleReportTests(ReportPageChecks, unittest.TestCase):
             page.close()
 
 
+class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
+    """Any finite value is drawn: ±1e308, the largest double and the smallest subnormal in every
+    day, night, workout and per-minute series of the example. Chart.js's own tick formatter threw
+    "minimumFractionDigits value is out of range" on such an axis and the page drew nothing."""
+
+    expected_charts = 12
+    EXTREMES = [1e308, -1e308, 1.7976931348623157e308, 5e-324, -5e-324]
+
+    @classmethod
+    def extreme(cls) -> dict:
+        data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        columns = [data["days"][k] for k in data["days"] if k != "date"]
+        columns += [data["nights"][k] for k in data["nights"] if k.endswith("_h")]
+        columns += [data["workouts"][k] for k in ("duration_s", "distance_m", "energy_kcal", "hr_avg", "hr_max")]
+        columns += [day["bpm_max"] for day in data["heart_rate"]["days"]]
+        for column in columns:
+            for index, value in enumerate(cls.EXTREMES[: len(column)]):
+                column[-1 - index] = value
+        return data
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools()
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-extreme-"))
+        cls.data = cls.extreme()
+        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
+        cls.browser = Browser()
+        try:
+            cls.page = cls.browser.open(cls.html)
+            cls.page.wait_for(RENDERED)
+        except BaseException:
+            cls.browser.close()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_every_range_draws_with_the_extremes_in_its_tables(self):
+        for range_name in ("30", "90", "365", "all"):
+            self.page.evaluate(f"document.querySelector('[data-range=\"{range_name}\"]').click()")
+            self.assertIsNone(self.page.evaluate("document.documentElement.dataset.reportError || null"))
+        self.assertGreater(self.page.evaluate(OPEN_ALL_TABLES), 10)
+        tables = self.page.evaluate("document.body.innerText")
+        self.assertIn("1e+308", tables)
+        self.assertIn("-1e+308", tables)
+        self.assertEqual(self.page.console_errors(), [])
+
+
 class TenYearReportTests(ReportPageChecks, unittest.TestCase):
     expected_charts = 13
 

@@ -154,5 +154,108 @@ class RoutesEndToEnd(unittest.TestCase):
         self.assertLess(report["peakMemoryMB"] - baseline, size_mb / 4, f"peak {report['peakMemoryMB']} MB vs {baseline} MB")
 
 
+    def export_folder(self, routes: list[str], start="2024-03-20 10:00:00 +0000", end="2024-03-20 10:30:00 +0000") -> Path:
+        """A folder export: one run naming each of `routes` under workout-routes/."""
+        folder = self.tmp / "export"
+        (folder / "workout-routes").mkdir(parents=True)
+        refs = "".join(f'<WorkoutRoute sourceName="Watch"><FileReference path="/workout-routes/{name}"/></WorkoutRoute>\n'
+                       for name in routes)
+        (folder / "export.xml").write_text(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n'
+            '<ExportDate value="2024-03-21 09:00:00 +0000"/>\n'
+            f'<Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" '
+            f'sourceName="Watch" startDate="{start}" endDate="{end}">\n{refs}</Workout>\n</HealthData>\n')
+        return folder
+
+    @staticmethod
+    def gpx(points: list[tuple[float, float, int]]) -> str:
+        lines = "".join(f'<trkpt lat="{lat}" lon="{lon}"><time>2024-03-20T10:{s // 60:02d}:{s % 60:02d}Z</time></trkpt>\n'
+                        for lat, lon, s in points)
+        return f'<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1"><trk><trkseg>\n{lines}</trkseg></trk></gpx>\n'
+
+    def test_points_round_the_world_give_bounded_outputs(self):
+        """1,000 points alternating between (0, 0) and (0, 180), one a second (100 such points once gave
+        505 MB of splits and 1.17 GB of memory): every (0, 180) is a 20,015 km jump in 1 s, dropped; the
+        500 points at (0, 0) measure 0 m, so no split."""
+        folder = self.export_folder(["round.gpx"])
+        baseline = run(folder / "export.xml", self.tmp / "out-empty")["peakMemoryMB"]
+        (folder / "workout-routes" / "round.gpx").write_text(
+            self.gpx([(0, 0 if i % 2 == 0 else 180, i) for i in range(1000)]))
+        out = self.tmp / "out"
+        report = run(folder / "export.xml", out)
+        self.assertEqual(report["routes"]["points"], 500)
+        self.assertEqual(report["routes"]["droppedPoints"], 500)
+        self.assertEqual(report["routes"]["dropped"], {"jump": 500})
+        self.assertEqual((out / "workout_splits.csv").read_text().count("\n"), 1)
+        self.assertEqual(len(rows(out / "route_points.csv")), 500)
+        self.assertEqual(
+            rows(out / "workouts.csv")[0]["route_problems"],
+            "workout-routes/round.gpx: dropped 500 of 1000 points: a jump faster than 100 m/s ×500 (first at line 4)")
+        # Memory follows the data: the same as without the file, give or take the allocator.
+        self.assertLess(report["peakMemoryMB"] - baseline, 30, f"peak {report['peakMemoryMB']} MB vs {baseline} MB")
+
+    def test_links_out_of_the_export_are_not_followed(self):
+        """workout-routes/ holds links to a GPX file outside the export folder, to /dev/zero, to a FIFO and
+        to /etc/passwd, and a FIFO of its own: none is opened (a FIFO opened for reading would wait for a
+        writer: the timeout only turns such a hang into a failure); each is a broken route file with the
+        reason; the run succeeds, as bad route files never fail it."""
+        names = ["outside.gpx", "zero.gpx", "fifo.gpx", "passwd.gpx", "pipe.gpx"]
+        folder = self.export_folder(names)
+        outside = self.tmp / "outside"
+        outside.mkdir()
+        (outside / "secret.gpx").write_text(self.gpx([(66.6, 6.6, 0), (66.6001, 6.6, 1)]))
+        os.mkfifo(outside / "fifo")
+        routes = folder / "workout-routes"
+        os.symlink(outside / "secret.gpx", routes / "outside.gpx")
+        os.symlink("/dev/zero", routes / "zero.gpx")
+        os.symlink(outside / "fifo", routes / "fifo.gpx")
+        os.symlink("/etc/passwd", routes / "passwd.gpx")
+        os.mkfifo(routes / "pipe.gpx")
+        out = self.tmp / "out"
+        report = run(folder / "export.xml", out)["routes"]
+        self.assertEqual(report["files"], 5)
+        self.assertEqual(report["brokenFiles"], 5)
+        self.assertEqual(report["points"], 0)
+        link = "cannot be read: a symbolic link (links inside an export folder are not followed)"
+        self.assertEqual({p["file"]: p["problem"] for p in report["problems"]}, {
+            "workout-routes/outside.gpx": link, "workout-routes/zero.gpx": link, "workout-routes/fifo.gpx": link,
+            "workout-routes/passwd.gpx": link, "workout-routes/pipe.gpx": "cannot be read: a FIFO, not a file (never opened)"})
+        self.assertEqual(rows(out / "route_points.csv"), [])
+        self.assertEqual(rows(out / "workouts.csv")[0]["route_problems"].count(";"), 4)
+
+    def test_the_main_file_is_never_a_link_or_a_fifo_inside_the_folder(self):
+        """export.xml a FIFO inside the folder once hung the run for good; a link named export.xml is not
+        followed either. Both: exit 65 at once, saying why; the folder itself may be a link."""
+        folder = self.tmp / "fifo-export"
+        folder.mkdir()
+        os.mkfifo(folder / "export.xml")
+        result = subprocess.run([str(binary()), "run", "--quiet", "--out", str(self.tmp / "out"), str(folder)],
+                                capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 65, result.stderr)
+        self.assertIn("not opened: export.xml, a FIFO, not a file (never opened)", result.stderr)
+        self.assertEqual(result.stderr.count("\n"), 1)
+        linked = self.export_folder([])
+        os.symlink(linked, self.tmp / "linked-folder")
+        run(self.tmp / "linked-folder", self.tmp / "out-linked")
+
+    def test_nightly_follows_links_to_regular_exports_only(self):
+        """An inbox holding a link to the sample export (processed: the inbox is the user's), a FIFO named
+        like an export and a link to /dev/zero (both passed over unopened: the night does not wait)."""
+        inbox = self.tmp / "inbox"
+        inbox.mkdir()
+        os.symlink(SAMPLE, inbox / "a.zip")
+        os.mkfifo(inbox / "b.zip")
+        os.symlink("/dev/zero", inbox / "c.zip")
+        out = self.tmp / "out"
+        result = subprocess.run(
+            [str(binary()), "nightly", "--inbox", str(inbox), "--out", str(out),
+             "--pipeline", str(REPO / "Pipelines" / "workouts.json")],
+            capture_output=True, text=True, timeout=300)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        night = json.loads((out / "run.json").read_text())["nightly"]
+        self.assertEqual(night["processed"], ["a.zip"])
+        self.assertEqual(night["quarantined"], [])
+
+
 if __name__ == "__main__":
     unittest.main()

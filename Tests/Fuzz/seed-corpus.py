@@ -130,6 +130,31 @@ def xml_seeds():
          '<WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" average="150" unit="count/min"/>'
          "</WorkoutActivity><WorkoutRoute><FileReference path=\"/workout-routes/r.gpx\"/></WorkoutRoute></Workout>"]
     )
+    # Inline route points no person could have recorded (Pipelines/README.md, "Routes"): out of range,
+    # out of order, a jump half way round the Earth and back, a date far outside the workout.
+    locations = [
+        ("52.5", "13.4", "07:00:00"), ("91", "13.4", "07:00:01"), ("52.5", "181", "07:00:02"),
+        ("1e308", "-1e308", "07:00:03"), ("0", "180", "07:00:04"), ("52.5001", "13.4", "07:00:05"),
+        ("52.5003", "13.4", "07:00:09"), ("52.5002", "13.4", "07:00:07"), ("52.5", "13.4", "9999-12-31 23:59:59"),
+    ]
+    seeds["edge-route-locations.xml"] = document(
+        ['<Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" startDate="2024-03-18 07:00:00 +0100" '
+         'endDate="2024-03-18 07:30:00 +0100"><WorkoutRoute sourceName="W">'
+         + "".join(f'<Location date="{time if time.startswith("9") else "2024-03-18 " + time} +0100" latitude="{lat}" '
+                   f'longitude="{lon}" altitude="{"9001" if lat == "52.5003" else "34"}"/>' for lat, lon, time in locations)
+         + "</WorkoutRoute></Workout>"]
+    )
+    # More sources than the report lists per type (it sums the rest into one row), overlapping
+    # one another, with names that rank as a Watch, an iPhone, or by a combining mark neither.
+    many = []
+    for k in range(24):
+        name = ["App %02d" % k, "Band Watch %02d" % k, "iPhone %02d" % k, "Watch\u0301 %02d" % k][k % 4]
+        many.append(record.format(value=str(10 + k)).replace('sourceName="Phone"', 'sourceName="%s"' % name)
+                    .replace("07:10:00", "07:%02d:00" % (11 + k)))
+        many.append('<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="%s" '
+                    'startDate="2024-03-18 01:%02d:00 +0100" endDate="2024-03-18 05:00:00 +0100" '
+                    'value="HKCategoryValueSleepAnalysisAsleepCore"/>' % (name, k))
+    seeds["edge-many-sources.xml"] = document(many)
     return seeds
 
 
@@ -224,6 +249,33 @@ def zip_seeds(xml):
     }
 
 
+def answer_seeds():
+    """Server answers for the `answer` harness: a flags byte (bit 0: cut short), the token and a
+    line feed, the body; each echoes the token in one of the forms the excerpt removes."""
+    token = "s3cret/Tok~en?42"
+
+    def answer(body, cut=False, with_token=token):
+        return bytes([1 if cut else 0]) + with_token.encode() + b"\n" + body.encode("utf-8")
+
+    return {
+        "edge-exact": answer("rejected; you sent Authorization: Bearer s3cret/Tok~en?42"),
+        "edge-json": answer('{"error": "bad record", "headers": {"Authorization": "Bearer s3cret\\/Tok~en?42"}}'),
+        "edge-unicode": answer('{"t": "\\u0073\\u0033cret\\u002fTok~en?42", "n": "s3cret/T\\nok~en?42"}'),
+        "edge-case": answer("S3CRET/TOK~EN?42 s3cret/tok~en?42"),
+        "edge-percent-html": answer("/r?t=s3cret%2FTok~en%3F42&x=1 s3cret&#47;Tok&#x7E;en?42"),
+        "edge-base64": answer("czNjcmV0L1Rva35lbj80Mg== eHMzY3JldC9Ub2t+ZW4/NDI= eHMzY3JldC9Ub2t-ZW4_NDI "
+                              "eHlzM2NyZXQvVG9rfmVuPzQy"),
+        "edge-hex": answer("7333637265742f546f6b7e656e3f3432 7333637265742F546F6B7E656E3F3432"),
+        "edge-split": answer("split s3cret/T\r\nok~en?42, folded s3cre\n t/Tok\n ~en?4\n 2, "
+                             "zero-width s3cret\u200b/Tok~en?42"),
+        "edge-cut-short": answer(" " * 300 + "error: s3c", cut=True),
+        "edge-short-token": answer("xab1y AB1 ab [token]", with_token="ab1"),
+        "edge-no-token-line": b"\x00" + "s3cret/Tok~en?42 and no line feed".encode(),
+        "edge-bad-escapes": answer("\\u12 \\uZZZZ %G1 % &#; &#x; &#99999999; \\ud83d \\"),
+        "edge-long": answer("\u00e9" * 150 + " s3cret/Tok~en?42"),
+    }
+
+
 def main():
     xml = xml_seeds()
     for name, data in xml.items():
@@ -231,7 +283,8 @@ def main():
     # The run harness starts from the seeds that reach the stages.
     for name in ["sample-sleep-night.xml", "sample-steps.xml", "sample-heart-rate-hrv.xml", "sample-workout-run.xml",
                  "sample-workout-swim.xml", "sample-workout-old-style.xml", "sample-correlation.xml",
-                 "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml"]:
+                 "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml", "edge-route-locations.xml",
+                 "edge-many-sources.xml"]:
         write("run", name, xml[name])
     for name, data in zip_seeds(xml).items():
         write("zip", name, data)
@@ -281,6 +334,9 @@ def main():
                      "reason": "I/O error writing x: File too large", "nights": 2}],
         "pending": [], "outbox": []}, indent=2))
     write("state", "empty-object.json", "{}")
+    for name, data in answer_seeds().items():
+        write("answer", name, data)
+
     write("state", "wrong-types.json", '{"emitted": [1, null], "pending": [{"a": 1}], "processed": [{"sha256": "x", "name": "y", "bytes": 1e300}]}')
 
     gpx = (
@@ -297,6 +353,23 @@ def main():
     write("gpx", "edge-wrong-root.gpx", '<?xml version="1.0"?><kml><trkpt lat="1" lon="2"/></kml>')
     write("gpx", "edge-doctype.gpx", '<?xml version="1.0"?><!DOCTYPE gpx [<!ENTITY e "x">]><gpx><trk><trkseg>'
           '<trkpt lat="&e;" lon="2"><time>bad</time></trkpt></trkseg></trk></gpx>')
+    # Points no person could have recorded (Pipelines/README.md, "Routes"). 100 points alternating between
+    # (0, 0) and (0, 180), one a second, once gave 505 MB of splits.
+    def track(points):
+        return ('<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="Apple Health Export"><trk><trkseg>\n'
+                + "".join(f'<trkpt lat="{lat}" lon="{lon}">{ele}<time>{time}</time></trkpt>\n' for lat, lon, ele, time in points)
+                + "</trkseg></trk></gpx>\n")
+    def at(second):
+        return f"2024-03-20T10:{second // 60:02d}:{second % 60:02d}Z"
+    write("gpx", "edge-round-the-world.gpx", track([(0, 0 if i % 2 == 0 else 180, "", at(i)) for i in range(100)]))
+    write("gpx", "edge-out-of-range.gpx", track([
+        (52.5, 13.4, "", at(0)), (91, 13.4, "", at(1)), (52.5, 181, "", at(2)), ("1e308", 13.4, "", at(3)),
+        (52.5, "-1e308", "", at(4)), (-90.0001, 0, "", at(5)), (52.5001, 13.4, "<ele>9000.5</ele>", at(6)),
+        (52.5001, 13.4, "<ele>-1e308</ele>", at(7)), (52.5001, 13.4, "<ele>34</ele>", "yesterday")]))
+    write("gpx", "edge-out-of-order.gpx", track(
+        [(52.5 + 0.005 * k, 13.4, "", at(60 * k)) for k in range(3)] + [(52.55, 13.4, "", at(630))]
+        + [(52.5 + 0.005 * k, 13.4, "", at(60 * k)) for k in range(3, 11)]
+        + [(52.55, 13.4, "", "9999-12-31T23:59:59Z"), (52.5025, 13.4, "", at(30)), (52.5, 13.4, "", "2024-03-20T09:00:00Z")]))
 
     if os.path.isdir(REAL):
         for name, data in gpx_seeds().items():

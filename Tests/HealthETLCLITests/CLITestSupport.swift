@@ -44,8 +44,8 @@ enum CLI {
     } else {
       try input.fileHandleForWriting.close()
     }
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+    let stdoutData = out.fileHandleForReading.readToEndRetryingInterrupts()
+    let stderrData = err.fileHandleForReading.readToEndRetryingInterrupts()
     process.waitUntilExit()
     return Result(
       status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
@@ -87,5 +87,25 @@ enum CLI {
       snapshots.append(files)
     }
     return (snapshots[0], snapshots[1])
+  }
+}
+
+extension FileHandle {
+  /// Everything up to the end of the file. Foundation's `readDataToEndOfFile` traps when a read
+  /// is interrupted by a signal (EINTR), which on a busy machine took the whole test process
+  /// down; an interrupted read is simply tried again.
+  func readToEndRetryingInterrupts() -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let got = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+      if got > 0 {
+        data.append(contentsOf: buffer[0..<got])
+      } else if got < 0, errno == EINTR {
+        continue
+      } else {
+        return data
+      }
+    }
   }
 }

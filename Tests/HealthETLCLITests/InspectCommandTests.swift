@@ -43,7 +43,7 @@ import Testing
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
-    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let text = String(decoding: pipe.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
     process.waitUntilExit()
     let report = try Self.inspectJSON(CLI.sampleExport)
     let elements = try #require(report["elements"] as? [String: Int])

@@ -23,8 +23,8 @@ import Testing
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    let stdout = out.fileHandleForReading.readToEndRetryingInterrupts()
+    let stderr = err.fileHandleForReading.readToEndRetryingInterrupts()
     process.waitUntilExit()
     return CLI.Result(
       status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
@@ -144,7 +144,7 @@ import Testing
     let head = try out.fileHandleForReading.read(upToCount: 100)
     #expect(head?.count == 100)
     try out.fileHandleForReading.close()
-    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let stderr = String(decoding: err.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == 74)
@@ -189,6 +189,7 @@ import Testing
     <HealthData locale="en_US">
      <Record type="HKQuantityTypeIdentifierStepCount" sourceName="S" value="\(huge)" startDate="2024-01-01 10:00:00 +0100" endDate="2024-01-01 10:05:00 +0100"/>
      <Record type="HKQuantityTypeIdentifierStepCount" sourceName="S" value="5" startDate="\(huge)" endDate="2024-01-01 10:05:00 +0100"/>
+     <Record type="HKQuantityTypeIdentifierStepCount" sourceName="S" value="7" startDate="2024-01-01 11:00:00 +0100" endDate="2024-01-01 11:05:00 +0100"/>
     </HealthData>
 
     """.write(to: export, atomically: true, encoding: .utf8)
@@ -276,7 +277,7 @@ import Testing
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let stderr = String(decoding: errors.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 74, "\(stderr)")
     #expect(

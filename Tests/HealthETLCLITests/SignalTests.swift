@@ -36,7 +36,7 @@ import Testing
     }
     #expect(stagedFiles > 0, "the run never staged a file; the test did not test anything")
     kill(process.processIdentifier, signal)
-    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let stderr = String(decoding: err.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
     process.waitUntilExit()
 
     #expect(process.terminationReason == .exit)

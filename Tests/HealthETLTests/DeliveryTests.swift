@@ -108,6 +108,16 @@ import Testing
     #expect(try DeliverySettings(url: "https://example.org/r?key=abc").displayURL == "https://example.org/r?…")
   }
 
+  @Test func onlyHTTPSToAnotherMachineMayGoThroughAProxy() throws {
+    #expect(try DeliverySettings(url: "https://records.example.org/v1").proxyAllowed)
+    #expect(try DeliverySettings(url: "https://10.0.0.5:8443/r").proxyAllowed)
+    for url in ["http://127.0.0.1:8080/r", "http://localhost/r", "https://127.0.0.1:8443/r", "https://[::1]/r"] {
+      #expect(try !DeliverySettings(url: url).proxyAllowed, "\(url)")
+    }
+    #expect(try !DeliverySettings(url: "http://10.0.0.5/r", allowInsecureHTTP: true).proxyAllowed)
+    #expect(try !DeliverySettings(url: "HTTP://records.example.org/r", allowInsecureHTTP: true).proxyAllowed)
+  }
+
   static func config(_ text: String) -> Swift.Result<DeliveryConfig, ConfigFileError> {
     do throws(ConfigFileError) {
       return .success(try DeliveryConfig.parse(Array(text.utf8), file: "/etc/healthetl/delivery.json"))
@@ -174,6 +184,9 @@ import Testing
     var (read, text) = try roundTrip()
     #expect(read == state)
     #expect(text.hasPrefix("{\n  \"version\": 2,\n"))
+    // It may quote what a server answered: its owner's only.
+    var info = stat()
+    #expect(stat(folder.appendingPathComponent(ToolFiles.state).path, &info) == 0 && info.st_mode & 0o777 == 0o600)
     #expect(!text.contains("batches"))
 
     state.batches = [DeliveryState.Batch(records: [Self.record(Self.second), Self.record(Self.first)])]

@@ -9,6 +9,8 @@ import Testing
 @Suite struct ImplausibleSpanTests {
   static let steps = "HKQuantityTypeIdentifierStepCount"
   static let yearZero = "0000-01-01 00:00:00 +0000"
+  /// The first instant a record may start (earlier ones are "implausible date", PlausibilityTests).
+  static let year2000 = "2000-01-01 00:00:00 +0000"
   static let lastSecond = "9999-12-31 23:59:59 +0000"
 
   @Test func quantityAndSleepRecordsOver366DaysAreRejected() throws {
@@ -19,7 +21,7 @@ import Testing
       Staging.record(Self.steps, value: "6", start: "2024-01-01 10:00:00 +0000", end: "2025-01-01 10:00:01 +0000"),
       // The fuzzer's far-future end date (Tests/Fuzz/Corpus/run/regression-far-future-end-date).
       Staging.record(Self.steps, value: "12", start: "2024-03-18 07:00:00 +0100", end: "6158-03-18 07:10:00 +0200"),
-      SleepTesting.sleep("InBed", Self.yearZero, Self.lastSecond),
+      SleepTesting.sleep("InBed", Self.year2000, Self.lastSecond),
       // Passed through as written: an IUD with no end yet (HealthKit writes 4001-01-01), and any
       // other category, however long.
       Staging.record(
@@ -27,7 +29,7 @@ import Testing
         value: "HKCategoryValueContraceptiveIntrauterineDevice", unit: nil, start: "2021-01-01 00:00:00 +0000",
         end: "4001-01-01 00:00:00 +0000"),
       Staging.record(
-        "HKCategoryTypeIdentifierMindfulSession", value: nil, unit: nil, start: Self.yearZero, end: Self.lastSecond),
+        "HKCategoryTypeIdentifierMindfulSession", value: nil, unit: nil, start: Self.year2000, end: Self.lastSecond),
     ].joined(separator: "\n")
     let (normalizer, stage) = try Staging.run(body)
     #expect(stage.rows.map(\.type) == ["StepCount", "Contraceptive", "MindfulSession"])
@@ -38,7 +40,7 @@ import Testing
     #expect(examples.map(\.line) == [4, 5, 6])
     #expect(examples.allSatisfy { $0.element == "Record" })
     #expect(examples[0].detail == "StepCount lasts 31622401 s, more than 366 days")
-    #expect(examples[2].detail == "SleepAnalysis lasts 315569519999 s, more than 366 days")
+    #expect(examples[2].detail == "SleepAnalysis lasts 252455615999 s, more than 366 days")
     #expect(normalizer.distinctSamples.reduce(0, +) == 3)
   }
 
@@ -49,7 +51,7 @@ import Testing
       SleepTesting.sleep("AsleepCore", "2024-03-17 23:00:00 +0000", "2024-03-18 07:00:00 +0000"),
       SleepTesting.sleep("AsleepDeep", "2024-03-18 23:00:00 +0000", "2024-03-19 06:30:00 +0000"),
     ]
-    let absurd = SleepTesting.sleep("InBed", Self.yearZero, Self.lastSecond, source: "Sleep App", device: nil)
+    let absurd = SleepTesting.sleep("InBed", Self.year2000, Self.lastSecond, source: "Sleep App", device: nil)
     let with = try SleepTesting.run(nights + [absurd])
     let without = try SleepTesting.run(nights)
     #expect(with.days.map(\.date) == ["2024-03-18", "2024-03-19"])
@@ -63,7 +65,7 @@ import Testing
       WorkoutFixture.heartRate("120", at: "2024-03-18 10:05:00 +0000"),
       WorkoutFixture.workout("Running", start: "2024-03-18 10:00:00 +0000", end: "2024-03-18 10:30:00 +0000"),
       // Would have taken every heart-rate sample of the export as its own.
-      WorkoutFixture.workout("Walking", source: "Bogus", device: nil, start: Self.yearZero, end: Self.lastSecond),
+      WorkoutFixture.workout("Walking", source: "Bogus", device: nil, start: Self.year2000, end: Self.lastSecond),
       WorkoutFixture.workout(
         "Hiking", source: "Expedition", device: nil, start: "2024-01-01 00:00:00 +0000",
         end: "2025-01-01 00:00:00 +0000"),
@@ -76,7 +78,7 @@ import Testing
     #expect(rejections.counts == ["implausible span": 1])
     #expect(
       rejections.examples["implausible span"]?.first?.detail
-        == "HKWorkoutActivityTypeWalking lasts 315569519999 s, more than 366 days")
+        == "HKWorkoutActivityTypeWalking lasts 252455615999 s, more than 366 days")
     #expect(rejections.examples["implausible span"]?.first?.element == "Workout")
   }
 

@@ -79,7 +79,7 @@ import Testing
 
   /// More batches than may wait, to a file that takes no bytes: the thread keeps taking them
   /// (the caller never blocks) and the close reports the first error.
-  @Test(.timeLimit(.minutes(1)), arguments: ["/dev/full", "/nonexistent-folder/t.csv"])
+  @Test(.timeLimit(.minutes(10)), arguments: ["/dev/full", "/nonexistent-folder/t.csv"])
   func aWriteErrorIsReportedByTheCloseAndTheCallerNeverWaitsForever(path: String) throws {
     let thread = RowEncodingThread(
       encoder: RowEncoder(columns: [.integer("n", "")], format: .csv, zone: .utc), appendingTo: path)
@@ -101,7 +101,7 @@ import Testing
 
   /// A mart that fails part-way drops its writer without closing it: the thread ends, and the
   /// transaction is abandoned as usual.
-  @Test(.timeLimit(.minutes(1))) func aWriterDroppedWithoutClosingEndsItsThread() throws {
+  @Test(.timeLimit(.minutes(10))) func aWriterDroppedWithoutClosingEndsItsThread() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rows-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
     let transaction = try OutputTransaction(outputDirectory: folder.path)

@@ -7,7 +7,10 @@ import Testing
 /// `health.xlsx` written on the workbook's thread: rows of interleaved tables arrive in order, a
 /// row the workbook cannot take fails the close by name, and a run that stops leaves no file and
 /// no thread behind.
-@Suite(.timeLimit(.minutes(2))) struct RunWorkbookTests {
+///
+/// The limit catches a hang, never slowness: on a busy 2-core machine a test can wait minutes for
+/// one of the two threads Swift Testing runs tests on (one minute once failed every test here).
+@Suite(.timeLimit(.minutes(10))) struct RunWorkbookTests {
   static let plan = [
     RunWorkbook.SheetPlan(file: "a.csv", name: "A", columns: [.integer("n", ""), .text("label", "")]),
     RunWorkbook.SheetPlan(file: "b.csv", name: "B", columns: [.date("date", "")]),

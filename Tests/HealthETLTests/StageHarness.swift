@@ -55,8 +55,9 @@ enum StageHarness {
     return Result(directory: directory, outputs: outputs, normalizer: normalizer, zone: zone)
   }
 
-  /// Wraps `body` (children of HealthData) into a complete export held in memory.
-  static func export(_ body: String, exportDate: String = "2024-04-01 09:00:00 +0000") -> InputSource {
+  /// Wraps `body` (children of HealthData) into a complete export held in memory. The export date
+  /// is after every date the tests use: a record that starts more than a day after it is rejected.
+  static func export(_ body: String, exportDate: String = "2027-01-01 09:00:00 +0000") -> InputSource {
     let text = """
       <?xml version="1.0" encoding="UTF-8"?>
       <HealthData locale="en_US">

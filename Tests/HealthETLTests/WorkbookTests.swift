@@ -11,6 +11,29 @@ import Testing
 @Suite struct WorkbookTests {
   // MARK: - Serial dates (values from Excel's documented epoch: 1900-01-01 is 1, 1900-03-01 is 61)
 
+  /// A hand-typed workout of 1e300 minutes trapped converting its hours to an integer; any
+  /// finite value now gets a width, and no width passes the widest a column is made.
+  @Test func anyFiniteValueGetsAColumnWidth() {
+    let columns = [
+      WorkbookColumn("duration_s", .duration), WorkbookColumn("hr", .decimal(places: 1)),
+      WorkbookColumn("n", .integer), WorkbookColumn("x", .number),
+    ]
+    var estimate = ColumnWidthEstimate(columns: columns)
+    for value in [6e301, -1e308, Double.greatestFiniteMagnitude, Double.leastNonzeroMagnitude] {
+      estimate.observe(.duration(seconds: value), column: 0, kind: .duration)
+      estimate.observe(.number(value), column: 1, kind: .decimal(places: 1))
+      estimate.observe(.number(value), column: 2, kind: .integer)
+      estimate.observe(.number(value), column: 3, kind: .number)
+    }
+    // Worked out: -1e308 s is 16 digits of hours + ":mm" + a sign + a space = 21; -1e308 at one
+    // decimal 1 + 16 + 2 + 1 = 20; as an integer 1 + 16 + 1 = 18; General shows at most 11
+    // characters (1.7976931348623157e+308) + 1 = 12.
+    #expect(estimate.widths == [21, 20, 18, 12])
+    // 16 digits stand for any magnitude an integer cannot hold.
+    #expect(ColumnWidthEstimate.wholeDigits(-1e308) == 16)
+    #expect(ColumnWidthEstimate.wholeDigits(-123.9) == 3)
+  }
+
   @Test func serialDatesCountFromExcelsEpoch() {
     #expect(ExcelSerialDate.serial(CivilDate(year: 1900, month: 1, day: 1)) == 1)
     #expect(ExcelSerialDate.serial(CivilDate(year: 1900, month: 2, day: 28)) == 59)

@@ -73,8 +73,9 @@ struct WorkoutRouteRealFixtureTests {
       ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_GB\">\n<ExportDate value=\"2025-11-30 09:00:00 +0000\"/>\n"
         + text + "\n</HealthData>\n").utf8
     ).write(to: export)
-    try FileManager.default.createSymbolicLink(
-      atPath: folder.appendingPathComponent("workout-routes").path, withDestinationPath: Self.routesFolder)
+    // Copied, not linked: a link inside an export folder is not followed.
+    try FileManager.default.copyItem(
+      atPath: Self.routesFolder, toPath: folder.appendingPathComponent("workout-routes").path)
     let run = try WorkoutFixture.run(.path(export.path), zone: .named("Europe/Paris"))
     defer { run.result.remove() }
     let row = try #require(run.rows.first)

@@ -79,6 +79,61 @@ import Testing
     #expect(abs(miles[1].distanceMeters - (2500 - 1609.344)) < 1e-9)
   }
 
+  /// One step of 3,000 km over 100 s: the splits stop where 2,000 km is reached, at 66.67 s —
+  /// 2,000 kilometres, and 1,242 miles and 1,194.752 m — and nothing after counts.
+  @Test func splitsStopAtTwoThousandKilometres() {
+    var km = SplitAccumulator(unit: 1000, pauses: PauseIntervals())
+    var mile = SplitAccumulator(unit: SplitUnit.mi.meters, pauses: PauseIntervals())
+    for index in 0..<2 {
+      var accumulator = index == 0 ? km : mile
+      accumulator.add(time: 0, step: 0, elevation: nil)
+      accumulator.add(time: 100, step: 3_000_000, elevation: nil)
+      #expect(accumulator.reachedLongestDistance)
+      accumulator.add(time: 200, step: 1000, elevation: nil)
+      if index == 0 { km = accumulator } else { mile = accumulator }
+    }
+    let kilometres = km.finish()
+    #expect(kilometres.count == 2000)
+    #expect(abs(kilometres.last!.end - 200.0 / 3) < 1e-9)
+    #expect(kilometres.last!.distanceMeters == 1000)
+    let miles = mile.finish()
+    #expect(miles.count == 1243)
+    // 2,000,000 − 1,242 × 1,609.344 = 2,000,000 − 1,998,805.248.
+    #expect(abs(miles.last!.distanceMeters - 1194.752) < 1e-6)
+    #expect(abs(miles.last!.end - 200.0 / 3) < 1e-9)
+  }
+
+  /// A run 10:00–10:10 without a route, and its distance samples: 1.5 km over 10:00–10:05
+  /// (5 m/s), 25 km at one instant 10:05 (Garmin Connect's way of writing a whole run: faster than
+  /// 100 m/s, so no part of the splits), and 1.2 km over 10:09–10:19, which is spread over
+  /// 10:09–10:10 where the workout ends. Cumulative: 1000 m at 200 s; 1500 m at 300 s, then from
+  /// 540 s to 600 s up to 2700 m: 2000 m at 540 + 60 × 500 / 1200 = 565 s, and a mile at
+  /// 540 + 60 × 109.344 / 1200 = 545.4672 s.
+  @Test func distanceSplitsStayInTheWorkoutAndSkipImpossibleSamples() throws {
+    func distance(_ km: String, _ start: String, _ end: String) -> String {
+      Staging.record(
+        "HKQuantityTypeIdentifierDistanceWalkingRunning", source: "Apple Watch", value: km, unit: "km",
+        start: "2024-03-20 \(start) +0000", end: "2024-03-20 \(end) +0000")
+    }
+    let body = [
+      distance("1.5", "10:00:00", "10:05:00"), distance("25", "10:05:00", "10:05:00"),
+      distance("1.2", "10:09:00", "10:19:00"),
+      F.workout("Running", duration: "10", start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 10:10:00 +0000"),
+    ]
+    let run = try F.run(body.joined(separator: "\n"))
+    defer { run.result.remove() }
+    let splits = try #require(run.rows.first).splits
+    let start = 1_710_928_800.0
+    let km = splits.filter { $0.from == "distance" && $0.unit == "km" }
+    #expect(km.map { $0.end - start } == [200, 565, 600])
+    #expect(km.map(\.distanceMeters) == [1000, 1000, 700])
+    let miles = splits.filter { $0.from == "distance" && $0.unit == "mi" }
+    #expect(miles.count == 2)
+    #expect(abs(miles[0].end - start - 545.4672) < 1e-6)
+    #expect(miles[1].end - start == 600)
+    #expect(abs(miles[1].distanceMeters! - 1090.656) < 1e-9)
+  }
+
   /// Two points 0.01° of latitude apart on one meridian: 6371008.8 × 0.01 × π / 180 m.
   @Test func haversineOnAMeridian() {
     #expect(abs(RouteAggregate.distance(52.50, 13.4, 52.51, 13.4) - 6_371_008.8 * 0.01 * Double.pi / 180) < 1e-6)
@@ -218,6 +273,142 @@ import Testing
     let text = GPXReader.read(bytes: Array("route".utf8)) { _ in }
     #expect(text.problem?.hasPrefix("not XML at line 1: ") == true)
     for result in [cut, broken, kml, text] { #expect(result.problem?.contains("\n") == false) }
+  }
+
+  // MARK: Routes that no person could have run
+
+  /// A folder export: one run 10:00–10:10 UTC on 2024-03-20 naming `workout-routes/route.gpx`,
+  /// whose `<trkpt>` lines are `points`, from line 3 of the file on.
+  static func folderRun(_ points: [String]) throws -> (run: F.Run, folder: URL) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("healthetl-routes-\(UUID())")
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent("workout-routes"), withIntermediateDirectories: true)
+    let workout = F.workout(
+      "Running", duration: "10", start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 10:10:00 +0000",
+      children: [
+        "<WorkoutRoute sourceName=\"Apple Watch\"><FileReference path=\"/workout-routes/route.gpx\"/></WorkoutRoute>"
+      ])
+    let export =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+      + "<ExportDate value=\"2024-04-01 09:00:00 +0000\"/>\n\(workout)\n</HealthData>\n"
+    try Data(export.utf8).write(to: folder.appendingPathComponent("export.xml"))
+    let gpx =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"
+      + points.joined(separator: "\n") + "\n</trkseg></trk></gpx>\n"
+    try Data(gpx.utf8).write(to: folder.appendingPathComponent("workout-routes/route.gpx"))
+    do {
+      return (try F.run(.path(folder.appendingPathComponent("export.xml").path), zone: .named("UTC")), folder)
+    } catch {
+      try? FileManager.default.removeItem(at: folder)
+      throw error
+    }
+  }
+
+  static func trkpt(_ latitude: String, _ longitude: String, _ time: String, elevation: String? = nil) -> String {
+    "<trkpt lat=\"\(latitude)\" lon=\"\(longitude)\">\(elevation.map { "<ele>\($0)</ele>" } ?? "")<time>\(time)</time></trkpt>"
+  }
+
+  /// `2024-03-20T10:MM:SSZ`, `seconds` after 10:00.
+  static func at(_ seconds: Int) -> String {
+    "2024-03-20T10:" + String(format: "%02d:%02dZ", seconds / 60, seconds % 60)
+  }
+
+  /// The reported file: 100 points alternating between (0, 0) and (0, 180), one a second, once
+  /// gave 3.2 million kilometre and mile splits (505 MB, 1.17 GB of memory). Every (0, 180) is a
+  /// jump of 20,015 km in 1 s from the (0, 0) before it: 50 points kept, all at (0, 0), 0 m, no
+  /// split.
+  @Test func alternatingHalfWayRoundTheEarthGivesNoSplits() throws {
+    let (run, folder) = try Self.folderRun((0..<100).map { Self.trkpt("0", $0 % 2 == 0 ? "0" : "180", Self.at($0)) })
+    defer {
+      run.result.remove()
+      try? FileManager.default.removeItem(at: folder)
+    }
+    let row = try #require(run.rows.first)
+    #expect(row.routeSummary?.points == 50)
+    #expect(row.routeSummary?.distanceMeters == 0)
+    #expect(row.splits.isEmpty)
+    #expect(try run.text("workout_splits.csv").split(separator: "\n").count == 1)
+    #expect(try run.text("route_points.csv").split(separator: "\n").count == 51)
+    #expect(
+      row.routeProblems
+        == "workout-routes/route.gpx: dropped 50 of 100 points: a jump faster than 100 m/s ×50 (first at line 4)")
+    let report = try #require(run.mapper.routeReport)
+    #expect(report.points == 50)
+    #expect(report.droppedPoints == 50)
+    #expect(report.dropped == ["jump": 50])
+  }
+
+  /// Latitude 91, longitude 181 and ±1e308 were written to `route_points.csv` as they were.
+  @Test func coordinatesOutOfRangeAreDroppedWithTheirReason() throws {
+    let (run, folder) = try Self.folderRun([
+      Self.trkpt("52.5", "13.4", Self.at(0)), Self.trkpt("91", "13.4", Self.at(1)),
+      Self.trkpt("52.5", "181", Self.at(2)), Self.trkpt("1e308", "13.4", Self.at(3)),
+      Self.trkpt("52.5", "-1e308", Self.at(4)), Self.trkpt("52.5001", "13.4", Self.at(5), elevation: "34"),
+    ])
+    defer {
+      run.result.remove()
+      try? FileManager.default.removeItem(at: folder)
+    }
+    let row = try #require(run.rows.first)
+    #expect(
+      row.routeProblems
+        == "workout-routes/route.gpx: dropped 4 of 6 points: latitude outside -90…90 ×2 (first at line 4), "
+        + "longitude outside -180…180 ×2 (first at line 5)")
+    // 0.0001° of a meridian: 6371008.8 × 0.0001 × π / 180 = 11.1195 m.
+    #expect(abs(row.routeSummary!.distanceMeters! - 6_371_008.8 * 0.0001 * Double.pi / 180) < 1e-6)
+    #expect(row.routeSummary?.maximumLatitude == 52.5001)
+    let points = try run.text("route_points.csv").split(separator: "\n").dropFirst()
+    #expect(points.map { $0.split(separator: ",", omittingEmptySubsequences: false)[4] } == ["52.5", "52.5001"])
+    #expect(run.mapper.routeReport?.dropped == ["latitudeOutOfRange": 2, "longitudeOutOfRange": 2])
+  }
+
+  /// A run 10:00–10:10 with a point every minute 0.005° further north on one meridian
+  /// (6371008.8 × 0.005 × π / 180 = 555.9754 m a step, 5559.754 m in all), and three points out of
+  /// order: one dated 10:10:30 right after the second (within the minute after the end: it sinks
+  /// to the end, at the last point's place), one dated 9999-12-31 (dropped: outside the workout;
+  /// it once made splits end in year 10000) and one dated 10:00:30 halfway between the first two
+  /// (put back in its place: the distance stays). Kilometre k ends at 60 × 1000 k / 555.9754 s;
+  /// the last one is 559.754 m and ends at 10:10:00, the workout's end, not 10:10:30.
+  @Test func pointsOutOfOrderGiveNoSplitOutsideTheWorkout() throws {
+    var points = (0...10).map {
+      Self.trkpt(String(format: "%.3f", 52.5 + 0.005 * Double($0)), "13.4", Self.at(60 * $0))
+    }
+    points.insert(Self.trkpt("52.550", "13.4", Self.at(630)), at: 2)
+    points.append(Self.trkpt("52.550", "13.4", "9999-12-31T23:59:59Z"))
+    points.append(Self.trkpt("52.5025", "13.4", Self.at(30)))
+    let (run, folder) = try Self.folderRun(points)
+    defer {
+      run.result.remove()
+      try? FileManager.default.removeItem(at: folder)
+    }
+    let row = try #require(run.rows.first)
+    let step = 6_371_008.8 * 0.005 * Double.pi / 180
+    #expect(abs(row.routeSummary!.distanceMeters! - 10 * step) < 1e-6)
+    #expect(row.routeSummary?.points == 13)
+    #expect(
+      row.routeProblems
+        == "workout-routes/route.gpx: dropped 1 of 14 points: time more than 60 s outside the workout ×1 (first at line 15)"
+    )
+    let start = 1_710_928_800.0
+    let km = row.splits.filter { $0.from == "route" && $0.unit == "km" }
+    #expect(km.count == 6)
+    for (index, split) in km.dropLast().enumerated() {
+      #expect(abs(split.end - start - 60 * 1000 * Double(index + 1) / step) < 1e-6)
+    }
+    #expect(km.last!.end == start + 600)
+    #expect(abs(km.last!.distanceMeters! - (10 * step - 5000)) < 1e-6)
+    let miles = row.splits.filter { $0.from == "route" && $0.unit == "mi" }
+    #expect(miles.count == 4)
+    #expect(abs(miles[0].end - start - 60 * 1609.344 / step) < 1e-6)
+    // No split starts before the workout or ends after it.
+    #expect(row.splits.allSatisfy { $0.start >= start && $0.end <= start + 600 })
+    let times = try run.text("route_points.csv").split(separator: "\n").dropFirst().map {
+      String($0.split(separator: ",", omittingEmptySubsequences: false)[3])
+    }
+    #expect(times.first == "2024-03-20T10:00:00+00:00")
+    #expect(times[1] == "2024-03-20T10:00:30+00:00")
+    #expect(times.last == "2024-03-20T10:10:30+00:00")
+    #expect(times == times.sorted())
   }
 
   /// Found by the GPX fuzzer: an EBCDIC file (which libxml2 decodes by itself) carried a DOCTYPE

@@ -139,7 +139,7 @@ import Testing
     try process.run()
     input.fileHandleForWriting.write(Data(text.utf8))
     try input.fileHandleForWriting.close()
-    let bytes = output.fileHandleForReading.readDataToEndOfFile()
+    let bytes = output.fileHandleForReading.readToEndRetryingInterrupts()
     process.waitUntilExit()
     return Array(bytes)
   }

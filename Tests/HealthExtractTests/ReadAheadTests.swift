@@ -5,7 +5,10 @@ import Testing
 
 /// The export read on a thread of its own: the same bytes in the same order, the same errors, and
 /// a parse that stops early stops the thread.
-@Suite(.timeLimit(.minutes(1))) struct ReadAheadTests {
+///
+/// The limit catches a hang, never slowness: on a busy 2-core machine a test can wait minutes for
+/// one of the two threads Swift Testing runs tests on (one minute once failed every test here).
+@Suite(.timeLimit(.minutes(10))) struct ReadAheadTests {
   /// An export of about 1.3 MB: five chunks and a short one, more than `ReadAhead.depth` ahead.
   static func export(in directory: URL) throws -> (URL, [UInt8]) {
     var text = Fixtures.minimalHeader

@@ -54,7 +54,7 @@ enum Fixtures {
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let data = pipe.fileHandleForReading.readToEndRetryingInterrupts()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
   }
@@ -71,4 +71,24 @@ enum Fixtures {
     ]>
 
     """
+}
+
+extension FileHandle {
+  /// Everything up to the end of the file. Foundation's `readDataToEndOfFile` traps when a read
+  /// is interrupted by a signal (EINTR), which on a busy machine took the whole test process
+  /// down; an interrupted read is simply tried again.
+  func readToEndRetryingInterrupts() -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let got = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
+      if got > 0 {
+        data.append(contentsOf: buffer[0..<got])
+      } else if got < 0, errno == EINTR {
+        continue
+      } else {
+        return data
+      }
+    }
+  }
 }

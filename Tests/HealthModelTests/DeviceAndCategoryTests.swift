@@ -35,6 +35,12 @@ import Testing
     #expect(SourceClass.classify(deviceModel: "Scale", sourceName: "iPhone") == .other)
     #expect(SourceClass.classify(deviceModel: nil, sourceName: "Alex’s Apple Watch") == .appleWatch)
     #expect(SourceClass.classify(deviceModel: nil, sourceName: "my iphone") == .other)
+    #expect(SourceClass.classify(deviceModel: nil, sourceName: "iPhone") == .iPhone)
+    #expect(SourceClass.classify(deviceModel: nil, sourceName: "Watc") == .other)
+    // The name is matched Character by Character: "h" with a combining acute accent is not "h",
+    // though its bytes begin with it.
+    #expect(SourceClass.classify(deviceModel: nil, sourceName: "Alex’s Watch\u{301}") == .other)
+    #expect(SourceClass.classify(deviceModel: nil, sourceName: "Alex’s Watch\u{301} and iPhone") == .iPhone)
   }
 
   @Test(arguments: [

@@ -34,8 +34,11 @@ public struct SourcePriority: Sendable {
 
   /// The rank of a sample's group.
   public func rank(sourceName: String, deviceModel: String?, userEntered: Bool) -> Rank {
-    let lowered = sourceName.lowercased()
-    let overrideIndex = loweredOverrides.firstIndex { !$0.isEmpty && lowered.contains($0) } ?? Int.max
+    var overrideIndex = Int.max
+    if !loweredOverrides.isEmpty {
+      let lowered = sourceName.lowercased()
+      overrideIndex = loweredOverrides.firstIndex { !$0.isEmpty && lowered.contains($0) } ?? Int.max
+    }
     let defaultRank =
       userEntered ? 0 : 1 + SourceClass.classify(deviceModel: deviceModel, sourceName: sourceName).rawValue
     return Rank(

@@ -163,11 +163,18 @@ struct SplitMeasure: Equatable {
 /// A boundary is placed where the cumulative distance reaches the next multiple of `unit`,
 /// interpolating time and elevation linearly between the two positions around it; the last
 /// split is the remainder. Moving time is the split's time minus the pauses inside it. Only the
-/// open split is held.
+/// open split and the closed ones are held, and distance stops counting at `longestDistance`, so
+/// no workout has more than 2,000 km (1,243 mi) of splits whatever its data says.
 struct SplitAccumulator {
   let unit: Double
   let pauses: PauseIntervals
   private(set) var splits: [SplitMeasure] = []
+  /// Whether the positions went past `longestDistance` (what lies beyond is left out).
+  private(set) var reachedLongestDistance = false
+
+  /// Metres after which a workout's splits stop: twice the 24-hour cycling record (1,026 km), far
+  /// beyond any one workout a person records.
+  static let longestDistance = 2_000_000.0
 
   private var started = false
   /// The last position: time, cumulative distance, elevation.
@@ -197,10 +204,20 @@ struct SplitAccumulator {
       splitElevation = newElevation
       return
     }
+    guard !reachedLongestDistance else { return }
     // A position earlier than the last (overlapping files or samples) adds its distance at the
     // last time: time never runs backwards.
-    let target = max(newTime, time)
-    let step = step.isFinite ? max(0, step) : 0
+    var target = max(newTime, time)
+    var step = step.isFinite ? max(0, step) : 0
+    var newElevation = newElevation
+    if covered + step > Self.longestDistance {
+      // Cut where the step reaches the limit, as a boundary is.
+      let fraction = (Self.longestDistance - covered) / step
+      target = time + fraction * (target - time)
+      if let from = elevation, let to = newElevation { newElevation = from + fraction * (to - from) }
+      step = Self.longestDistance - covered
+      reachedLongestDistance = true
+    }
     let targetCovered = covered + step
     while step > 0, splitCovered + unit <= targetCovered {
       let boundary = splitCovered + unit

@@ -11,8 +11,11 @@ public struct ReportHeader: Sendable {
   public var timeZoneReason: String?
   public var first: Instant?
   public var last: Instant?
+  /// The inventory's lists, as far as it lists them, and how many names each left out.
   public var sources: [String] = []
+  public var sourcesOmitted = 0
   public var devices: [String] = []
+  public var devicesOmitted = 0
   /// Per type short name: distinct samples, records read, duplicates.
   public var types: [String: (distinct: Int, read: Int, duplicates: Int)] = [:]
   public var workoutCopies = 0
@@ -44,6 +47,9 @@ public final class ReportMart: OutputStage {
   /// Heart rate per minute: its `max`.
   public static let heartRateStatistic = (type: "HeartRate", option: StatisticsOption.max)
   public static let heartRateDays = 14
+  /// Rows per type in the quality section's `sources`: the rest are summed into one row, so an
+  /// export naming a new source in every record still gives a page of readable size.
+  public static let sourcesPerType = 20
 
   private let transaction: OutputTransaction
   private let page: ReportPage
@@ -73,8 +79,9 @@ public final class ReportMart: OutputStage {
   /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
   private var groupSlots: [Int32] = []
   private var groups: [(source: Int32, userEntered: Bool, device: Int32)] = []
-  /// Per type id, per source id: distinct samples.
-  private var sampleCounts: [[Int]] = []
+  /// Distinct samples per (type id, source id) pair, numbered by `samplePairs`.
+  private var samplePairs = PairIndex()
+  private var sampleCounts: [Int] = []
   /// `ActivitySummary` by `dateComponents`, the last of each date.
   private var rings: [String: [String: String]] = [:]
 
@@ -133,13 +140,9 @@ public final class ReportMart: OutputStage {
   public var statisticsObserver: any StatisticsStreamObserver { quality }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
-    let type = Int(sample.type)
-    let source = Int(sample.source)
-    if type >= sampleCounts.count { sampleCounts += Array(repeating: [], count: type + 1 - sampleCounts.count) }
-    if source >= sampleCounts[type].count {
-      sampleCounts[type] += Array(repeating: 0, count: source + 1 - sampleCounts[type].count)
-    }
-    sampleCounts[type][source] += 1
+    let (pair, isNew) = samplePairs.number(sample.type, sample.source)
+    if isNew { sampleCounts.append(0) }
+    sampleCounts[pair] += 1
     spillForQuality(sample, catalog: catalog)
     for stage in ownStages { stage.consume(sample, catalog: catalog) }
   }
@@ -263,7 +266,7 @@ public final class ReportMart: OutputStage {
   private func exportSection(_ rules: ZoneRules) -> ReportJSON {
     let header = header ?? ReportHeader()
     let types = header.types.values
-    return .object([
+    var fields: [(String, ReportJSON)] = [
       (
         "export_date",
         header.exportDate.map { .string(LocalTimeFormatter.iso8601($0, offsetSeconds: rules.offset(at: $0))) }
@@ -283,7 +286,11 @@ public final class ReportMart: OutputStage {
       ("workouts", .integer(Int64(workouts.rows.count))),
       ("workout_copies", .integer(Int64(header.workoutCopies))),
       ("rejected", .integer(Int64(header.rejectedCounts.values.reduce(0, +)))),
-    ])
+    ]
+    // Only when a list was cut, so that the page of an ordinary export stays as it was.
+    if header.sourcesOmitted > 0 { fields.append(("sources_omitted", .integer(Int64(header.sourcesOmitted)))) }
+    if header.devicesOmitted > 0 { fields.append(("devices_omitted", .integer(Int64(header.devicesOmitted)))) }
+    return .object(fields)
   }
 
   private func daysSection() -> ReportJSON {
@@ -443,34 +450,25 @@ public final class ReportMart: OutputStage {
   }
 
   private func qualitySection(_ catalog: SampleCatalog) -> ReportJSON {
-    var perType: [String: [String: Int]] = [:]
-    var typeIDs: [String: Int] = [:]
-    for id in 0..<catalog.typeCount {
-      let name = catalog.typeInfo(Int32(id)).shortName
-      typeIDs[name] = id
-      var sources: [String: Int] = [:]
-      if id < sampleCounts.count {
-        for (source, count) in sampleCounts[id].enumerated() where count > 0 {
-          sources[catalog.sourceName(Int32(source)), default: 0] += count
-        }
-      }
-      perType[name] = sources
+    // Per type id: its sources' distinct samples.
+    var perTypeID: [Int: [(source: Int32, samples: Int)]] = [:]
+    for pair in 0..<samplePairs.count {
+      let (type, source) = samplePairs.pair(pair)
+      perTypeID[Int(type), default: []].append((source, sampleCounts[pair]))
     }
+    var typeIDs: [String: Int] = [:]
+    for id in 0..<catalog.typeCount { typeIDs[catalog.typeInfo(Int32(id)).shortName] = id }
     let typeCounts: [String: (distinct: Int, duplicates: Int)] =
       header.map { $0.types.mapValues { ($0.distinct, $0.duplicates) } }
-      ?? perType.mapValues { ($0.values.reduce(0, +), 0) }
-    let byteOrder: (String, String) -> Bool = { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+      ?? typeIDs.mapValues { id in ((perTypeID[id] ?? []).reduce(0) { $0 + $1.samples }, 0) }
+    let byteOrder: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     let names = typeCounts.keys.sorted {
       typeCounts[$0]!.distinct != typeCounts[$1]!.distinct
         ? typeCounts[$0]!.distinct > typeCounts[$1]!.distinct : byteOrder($0, $1)
     }
     let types: [ReportJSON] = names.map { name in
       let merged = typeIDs[name].flatMap { catalog.typeInfo(Int32($0)).aggregation?.isCumulative } ?? false
-      let sources = perType[name] ?? [:]
-      let shares = quality.shares[name] ?? otherQuality.shares[name]
-      let ordered = sources.keys.sorted {
-        sources[$0]! != sources[$1]! ? sources[$0]! > sources[$1]! : byteOrder($0, $1)
-      }
+      let sources = typeIDs[name].flatMap { perTypeID[$0] } ?? []
       return .object([
         ("type", .string(name)),
         ("samples", .integer(Int64(typeCounts[name]!.distinct))),
@@ -479,16 +477,9 @@ public final class ReportMart: OutputStage {
         ("merged", .bool(merged)),
         (
           "sources",
-          .array(
-            ordered.map { source in
-              var share = ReportJSON.null
-              if merged, let sums = shares?[source], sums.total != 0 {
-                share = .rounded(sums.counted / sums.total, csv: .significantDigits(12), places: 3)
-              }
-              return .object([
-                ("name", .string(source)), ("samples", .integer(Int64(sources[source]!))), ("counted_share", share),
-              ])
-            })
+          sourceRows(
+            sources.map { (name: catalog.sourceName($0.source), samples: $0.samples) },
+            shares: merged ? quality.shares[name] ?? otherQuality.shares[name] ?? [] : nil)
         ),
       ])
     }
@@ -514,5 +505,47 @@ public final class ReportMart: OutputStage {
       ])
     }
     return .object([("types", .array(types)), ("rejected", .array(rejected))])
+  }
+
+  /// One type's `sources` (DATA.md, "quality"): the `sourcesPerType` with the most samples (then
+  /// by name), and when there are more, one row for all the others, so the rows still add up to
+  /// the type's samples and merged sum. `shares` is nil for a type that is not merged.
+  private func sourceRows(_ sources: [(name: String, samples: Int)], shares: [ReportQuality.Share]?) -> ReportJSON {
+    let listed = sources.sortedPrefix(Self.sourcesPerType) {
+      $0.samples != $1.samples ? $0.samples > $1.samples : $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
+    }
+    var listedShares: [String: ReportQuality.Share] = [:]
+    var others = ReportQuality.Share(source: "", total: 0, counted: 0)
+    if let shares {
+      let listedNames = Set(listed.map(\.name))
+      for share in shares {
+        if listedNames.contains(share.source) {
+          listedShares[share.source] = share
+        } else {
+          others.total += share.total
+          others.counted += share.counted
+        }
+      }
+    }
+    func countedShare(_ sums: ReportQuality.Share?) -> ReportJSON {
+      guard shares != nil, let sums, sums.total != 0 else { return .null }
+      return .rounded(sums.counted / sums.total, csv: .significantDigits(12), places: 3)
+    }
+    var rows: [ReportJSON] = listed.map { source in
+      .object([
+        ("name", .string(source.name)), ("samples", .integer(Int64(source.samples))),
+        ("counted_share", countedShare(listedShares[source.name])),
+      ])
+    }
+    let folded = sources.count - listed.count
+    if folded > 0 {
+      let samples = sources.reduce(0) { $0 + $1.samples } - listed.reduce(0) { $0 + $1.samples }
+      rows.append(
+        .object([
+          ("name", .string("\(folded) other sources")), ("samples", .integer(Int64(samples))),
+          ("counted_share", countedShare(others)), ("others", .integer(Int64(folded))),
+        ]))
+    }
+    return .array(rows)
   }
 }

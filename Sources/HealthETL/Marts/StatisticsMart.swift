@@ -126,11 +126,17 @@ public final class StatisticsMart: OutputStage {
     for (position, index) in groups.indices.sorted(by: { ranks[$0] < ranks[$1] }).enumerated() {
       groupRanks[index] = Int32(position)
     }
-    // `separateBySource` rows are per source name, in UTF-8 byte order.
-    let names = Array(Set(groups.map { catalog.sourceName($0.source) }))
-      .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-    let namePositions = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, Int32($0)) })
-    let groupSources = groups.map { namePositions[catalog.sourceName($0.source)]! }
+    // `separateBySource` rows are per source name, in UTF-8 byte order (sorted only when a job
+    // asks for them: with a new source in every record, it is most of the finish).
+    var names: [String] = []
+    var groupSources = [Int32](repeating: 0, count: groups.count)
+    if jobs.contains(where: \.separateBySource) {
+      names = Array(Set(groups.map { catalog.sourceName($0.source) })).sorted {
+        $0.utf8.lexicographicallyPrecedes($1.utf8)
+      }
+      let namePositions = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, Int32($0)) })
+      groupSources = groups.map { namePositions[catalog.sourceName($0.source)]! }
+    }
 
     var sweeps: [StatisticsSweep] = []
     var outputs: [QueryOutput] = []

@@ -79,7 +79,12 @@ final class WorkoutRouteStage {
 
     var requests: [WorkoutDistanceSamples.Request] = []
     for (index, workout) in workouts.enumerated() where eligible[index] {
-      let fromRoute = try routeSplits(reader.chunks[index], steps: reader.stepScratch, pauses: pauses[index])
+      let (fromRoute, cut) = try routeSplits(
+        reader.chunks[index], steps: reader.stepScratch, workout: workout, pauses: pauses[index])
+      if cut {
+        problems[index].append(Self.cutProblem)
+        report?.problems.append(.init(file: "workout \(WorkoutRowBuilder.id(of: workout))", problem: Self.cutProblem))
+      }
       if !fromRoute.isEmpty {
         splits[index] = fromRoute
       } else {
@@ -95,13 +100,22 @@ final class WorkoutRouteStage {
     return written
   }
 
+  /// The route problem of a workout whose route splits reached `SplitAccumulator.longestDistance`.
+  static let cutProblem =
+    "splits: stopped at \(Int(SplitAccumulator.longestDistance / 1000)) km, farther than any one workout goes"
+
   /// The route steps of one workout in time order (its stretches sorted by their first time),
-  /// cut into kilometres and miles.
+  /// cut into kilometres and miles; whether they reached `SplitAccumulator.longestDistance`. A
+  /// point kept within the margin before or after the workout counts at its start or end, so no
+  /// split lies outside the workout.
   private func routeSplits(
-    _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, pauses: PauseIntervals
-  ) throws(OutputError) -> [WorkoutSplit] {
+    _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, workout: WorkoutElement,
+    pauses: PauseIntervals
+  ) throws(OutputError) -> (splits: [WorkoutSplit], cut: Bool) {
     let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
-    guard !ordered.isEmpty else { return [] }
+    guard !ordered.isEmpty else { return ([], false) }
+    let start = Double(workout.start.seconds)
+    let end = max(start, Double(workout.end.seconds))
     var accumulators = SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: pauses) }
     var buffer: [RouteStep] = []
     for chunk in ordered {
@@ -112,17 +126,19 @@ final class WorkoutRouteStage {
         next += count
         for step in buffer {
           let elevation = step.elevation.isNaN ? nil : step.elevation
+          let time = min(max(step.time, start), end)
           for index in accumulators.indices {
-            accumulators[index].add(time: step.time, step: step.step, elevation: elevation)
+            accumulators[index].add(time: time, step: step.step, elevation: elevation)
           }
         }
       }
     }
     var result: [WorkoutSplit] = []
+    let cut = accumulators.contains { $0.reachedLongestDistance }
     for (unit, index) in zip(SplitUnit.allCases, accumulators.indices) {
       result += accumulators[index].finish().map { WorkoutSplit($0, from: "route", unit: unit) }
     }
-    return result
+    return (result, cut)
   }
 
   /// Every split's heart-rate window, the Watch's segments included, for the one heart-rate sweep.

@@ -10,7 +10,8 @@ extension WorkoutTables {
     .text("strokes_from", "`samples` or `statistics`: where `strokes` came from; empty without strokes"),
     .text("distance_from", "`statistics` or `totalDistance`: where `distance_m` came from; empty without it"),
     .text("hr_from", "`statistics` or `samples`: where `hr_avg` came from; empty without it"),
-    .integer("route_points", "points of the workout's route (GPX files and inline `Location`s); empty without a route"),
+    .integer(
+      "route_points", "points kept of the workout's route (GPX files and inline `Location`s); empty without a route"),
     .measure(
       "route_distance_m", unit: "m", sum: true,
       "GPS distance: great-circle steps between consecutive route points"),
@@ -24,7 +25,9 @@ extension WorkoutTables {
     .number("route_min_longitude", precision: .asRecorded, "westernmost longitude"),
     .number("route_max_latitude", precision: .asRecorded, "northernmost latitude"),
     .number("route_max_longitude", precision: .asRecorded, "easternmost longitude"),
-    .text("route_problems", "route files the workout names that are missing or broken, `;`-separated"),
+    .text(
+      "route_problems",
+      "what went wrong with the route, `;`-separated: files missing or broken, points dropped and why, splits stopped"),
   ]
 
   /// Appended to `laps`.
@@ -37,7 +40,7 @@ extension WorkoutTables {
   public static let routePoints = TableSchema(
     "route_points",
     rows:
-      "one row per route point: inline `Location`s in document order, then the GPX files in archive (or name) order, each in file order",
+      "one row per route point kept: inline `Location`s in document order, then the GPX files in archive (or name) order, each in time order",
     defaultFile: "route_points.csv",
     columns: [
       .localTime("`time` on the local clock, `YYYY-MM-DD HH:MM:SS`"),

@@ -30,8 +30,12 @@ public struct RouteReport: Sendable, Equatable {
   public var missing = 0
   /// Files that could not be read to their end (points before the problem are kept).
   public var broken = 0
-  /// Every missing or broken file with what was wrong, in the order found.
+  /// Every missing or broken file, and every stretch that dropped points, with what was wrong,
+  /// in the order found.
   public var problems: [Problem] = []
+  /// Points dropped (not written, not measured), in all and by `RoutePointFilter.Reason`.
+  public var droppedPoints = 0
+  public var dropped: [String: Int] = [:]
 
   public struct Problem: Sendable, Equatable {
     public var file: String
@@ -45,13 +49,14 @@ public struct RouteReport: Sendable, Equatable {
     [
       "files": files, "points": points, "inlinePoints": inlinePoints, "unreferencedFiles": unreferenced.count,
       "unreferenced": Array(unreferenced.prefix(Self.listLimit)), "missingFiles": missing, "brokenFiles": broken,
+      "droppedPoints": droppedPoints, "dropped": dropped,
       "problems": problems.prefix(Self.listLimit).map { ["file": $0.file, "problem": $0.problem] },
     ]
   }
 }
 
 /// One point of a route as kept for splits between the route pass and the split pass: time,
-/// metres from the previous point of the same stretch, elevation (NaN when none). 24 bytes.
+/// metres from the previous kept point of the same stretch, elevation (NaN when none). 24 bytes.
 struct RouteStep: BitwiseCopyable {
   var time: Double
   var step: Double
@@ -96,10 +101,11 @@ struct SpilledLocation: BitwiseCopyable {
 /// Reads every route of a run once, after the main parse (Pipelines/README.md, "Routes"): the
 /// inline `Location`s kept in scratch during the parse, then every file of the export's
 /// `workout-routes/` folder in one streaming pass (zip members in archive order, decompressed as
-/// they are read). Each point is written to the `route_points` outputs as it is parsed, added to
-/// its workout's running totals, and — for workouts that get splits — put in scratch as a
-/// `RouteStep`. Nothing per point stays in memory, but for the outline of each workout's first
-/// route file when the report asks for it (`RouteShape`, bounded).
+/// they are read). Each point is checked (`RoutePointFilter`); a kept one is written to the
+/// `route_points` outputs as it is parsed, added to its workout's running totals, and — for
+/// workouts that get splits — put in scratch as a `RouteStep`. Nothing per point stays in memory,
+/// but for the outline of each workout's first route file when the report asks for it
+/// (`RouteShape`, bounded).
 final class WorkoutRouteReader {
   /// A workout's stretch of route steps in scratch: one GPX file or its inline route.
   struct Chunk {
@@ -127,8 +133,22 @@ final class WorkoutRouteReader {
   private(set) var report = RouteReport()
   private var failure: OutputError?
   private var fields = [Field](repeating: .missing, count: WorkoutTables.routePoints.columns.count)
-  /// Distance from points without a time, carried to the next point that has one.
-  private var carried = 0.0
+  /// The stretch being read: a GPX file or one workout's inline `Location`s.
+  private var stretch = Stretch(
+    file: nil, owner: nil, filter: RoutePointFilter(workoutStart: nil, workoutEnd: nil),
+    dropped: DroppedRoutePoints(placeName: ""))
+
+  /// What is known of the stretch being read.
+  private struct Stretch {
+    /// The file (`workout-routes/x.gpx`); nil for inline `Location`s.
+    var file: String?
+    var owner: Int?
+    var filter: RoutePointFilter
+    var read = 0
+    var dropped: DroppedRoutePoints
+    /// The outline being drawn, when the report wants this file's.
+    var shape: RouteShape?
+  }
 
   init(
     workouts: [WorkoutElement], ids: [String], wantsSteps: [Bool], writers: [TableWriter],
@@ -178,15 +198,16 @@ final class WorkoutRouteReader {
       next += count
       for location in buffer {
         if location.ordinal != current {
+          if owner != nil { finishStretch() }
           current = location.ordinal
           owner = byOrdinal[current]
-          if let owner { startStretch(owner) }
+          if let owner { startStretch(nil, owner: owner) }
         }
-        guard let owner else { continue }
-        report.inlinePoints += 1
-        take(location.point, owner: owner, file: nil)
+        guard owner != nil else { continue }
+        take(location.point, line: nil)
       }
     }
+    if owner != nil { finishStretch() }
     if let failure { throw failure }
   }
 
@@ -200,22 +221,18 @@ final class WorkoutRouteReader {
         let path = stream.relativePath
         seen.insert(path)
         let owner = owners[path]
-        if let owner { startStretch(owner) } else { report.unreferenced.append(path) }
-        var shape = shapeFiles.contains(path) ? RouteShape() : nil
+        if owner == nil { report.unreferenced.append(path) }
+        startStretch(path, owner: owner)
+        if shapeFiles.contains(path) { stretch.shape = RouteShape() }
         let result = GPXReader.read(stream) { point in
-          let routePoint = RoutePoint(gpx: point)
-          if shape != nil, let latitude = routePoint.latitude, let longitude = routePoint.longitude {
-            shape!.add(latitude: latitude, longitude: longitude)
-          }
-          take(routePoint, owner: owner, file: path)
+          take(RoutePoint(gpx: point), line: point.line)
         }
-        if let outline = shape?.simplified() { shapes[path] = outline }
         report.files += 1
         if let problem = result.problem {
           report.broken += 1
-          report.problems.append(.init(file: path, problem: problem))
-          if let owner { problems[owner].append("\(path): \(problem)") }
+          addProblem(problem)
         }
+        finishStretch()
       }
     } catch {
       listingProblem = error.description
@@ -248,25 +265,75 @@ final class WorkoutRouteReader {
     return summaries
   }
 
-  /// A new file or inline route of `owner`: no distance joins it to the previous one.
-  private func startStretch(_ owner: Int) {
+  /// A new file (nil: an inline route) of `owner`, when a workout has it: no distance joins it to
+  /// the previous one, and its points are checked afresh.
+  private func startStretch(_ file: String?, owner: Int?) {
+    let workout = owner.map { workouts[$0] }
+    stretch = Stretch(
+      file: file, owner: owner,
+      filter: RoutePointFilter(
+        workoutStart: workout.map { Double($0.start.seconds) }, workoutEnd: workout.map { Double($0.end.seconds) }),
+      dropped: DroppedRoutePoints(placeName: file == nil ? "Location" : "line"))
+    guard let owner else { return }
     if aggregates[owner] == nil { aggregates[owner] = RouteAggregate() }
     aggregates[owner]!.breakSegment()
-    carried = 0
     if wantsSteps[owner] { chunks[owner].append(Chunk(first: steps.count, count: 0, firstTime: .infinity)) }
   }
 
-  private func take(_ point: RoutePoint, owner: Int?, file: String?) {
+  /// Passes on the points the stretch still holds and reports those it dropped, as one problem.
+  private func finishStretch() {
+    while let decided = stretch.filter.next(flushing: true) { take(decided) }
+    if let file = stretch.file, let outline = stretch.shape?.simplified() { shapes[file] = outline }
+    report.droppedPoints += stretch.dropped.total
+    for (index, reason) in RoutePointFilter.Reason.allCases.enumerated() where stretch.dropped.counts[index] > 0 {
+      report.dropped[reason.rawValue, default: 0] += stretch.dropped.counts[index]
+    }
+    if let problem = stretch.dropped.problem(pointsRead: stretch.read) { addProblem(problem) }
+  }
+
+  /// A problem of the stretch being read, in `run.json` and on its workout's row.
+  private func addProblem(_ problem: String) {
+    let owner = stretch.owner
+    let file = stretch.file ?? "inline route of workout \(owner.map { ids[$0] } ?? "")"
+    report.problems.append(.init(file: file, problem: problem))
+    if let owner { problems[owner].append("\(stretch.file ?? "inline route"): \(problem)") }
+  }
+
+  /// A point read (at `line` of a GPX file): checked, and passed on in time order.
+  private func take(_ point: RoutePoint, line: Int?) {
+    stretch.read += 1
+    let place = line ?? stretch.read
+    if let reason = stretch.filter.add(point, at: place) {
+      stretch.dropped.add(reason, at: place)
+      return
+    }
+    while let decided = stretch.filter.next(flushing: false) { take(decided) }
+  }
+
+  /// A point the filter decided on: counted when dropped; written and measured when kept.
+  private func take(_ decided: RoutePointFilter.Decided) {
     guard failure == nil else { return }
+    if let reason = decided.reason {
+      stretch.dropped.add(reason, at: decided.place)
+      return
+    }
+    let point = decided.point
+    // Kept points have a position and a time.
+    let latitude = point.latitude!
+    let longitude = point.longitude!
+    let time = point.time!
     report.points += 1
+    if stretch.file == nil { report.inlinePoints += 1 }
+    stretch.shape?.add(latitude: latitude, longitude: longitude)
+    let owner = stretch.owner
     if !writers.isEmpty {
-      let time = point.time.flatMap { $0.isFinite ? Instant(seconds: Int64($0.rounded(.down))) : nil }
-      fields[0] = .instant(time)
+      let instant = Instant(seconds: Int64(time.rounded(.down)))
+      fields[0] = .instant(instant)
       fields[1] = owner.map { .text(ids[$0]) } ?? .missing
-      fields[2] = .text(file)
-      fields[3] = .instant(time)
-      fields[4] = .number(point.latitude)
-      fields[5] = .number(point.longitude)
+      fields[2] = .text(stretch.file)
+      fields[3] = .instant(instant)
+      fields[4] = .number(latitude)
+      fields[5] = .number(longitude)
       fields[6] = .number(point.elevation)
       fields[7] = .number(point.speed)
       fields[8] = .number(point.course)
@@ -281,12 +348,7 @@ final class WorkoutRouteReader {
     guard let owner else { return }
     let step = aggregates[owner]!.add(point)
     guard wantsSteps[owner] else { return }
-    guard let time = point.time, time.isFinite else {
-      carried += step
-      return
-    }
-    steps.append(RouteStep(time: time, step: step + carried, elevation: point.elevation ?? .nan))
-    carried = 0
+    steps.append(RouteStep(time: time, step: step, elevation: point.elevation ?? .nan))
     let last = chunks[owner].count - 1
     chunks[owner][last].count += 1
     chunks[owner][last].firstTime = min(chunks[owner][last].firstTime, time)

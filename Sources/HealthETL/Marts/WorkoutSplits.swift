@@ -134,7 +134,8 @@ struct WorkoutDistanceSamples {
 
   /// The splits of each request: from the samples starting in `[start, end)` of the workout's own
   /// source, else of the source with the most distance there (ties: the first name in byte
-  /// order). One sample is spread evenly over its span.
+  /// order). One sample is spread evenly over its span, cut at the workout's end; a sample faster
+  /// than `RoutePointFilter.fastestSpeed` over its span (at least 1 s) takes no part.
   func splits(for requests: [Request], catalog: SampleCatalog) throws(OutputError) -> [Int: [WorkoutSplit]] {
     guard let spill, !requests.isEmpty else { return [:] }
     let ordered = requests.sorted { ($0.stream, $0.start, $0.index) < ($1.stream, $1.start, $1.index) }
@@ -187,13 +188,16 @@ struct WorkoutDistanceSamples {
       if open.isEmpty && next == ordered.count { break }
       for position in open.indices {
         let request = ordered[open[position].request]
-        guard record.start >= request.start, record.start < request.end else { continue }
+        guard record.start >= request.start, record.start < request.end,
+          record.value <= RoutePointFilter.fastestSpeed * Double(max(1, record.end - record.start))
+        else { continue }
         var source =
           open[position].sources[record.group]
           ?? Source(accumulators: SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: request.pauses) })
         for index in source.accumulators.indices {
           source.accumulators[index].add(time: Double(record.start), step: 0, elevation: nil)
-          source.accumulators[index].add(time: Double(record.end), step: record.value, elevation: nil)
+          source.accumulators[index].add(
+            time: Double(min(record.end, request.end)), step: record.value, elevation: nil)
         }
         source.meters += record.value
         open[position].sources[record.group] = source

@@ -32,6 +32,8 @@ public struct BearerToken: Sendable, CustomStringConvertible {
   /// Where it came from, for messages: `--token-file PATH` or `$HEALTHETL_TOKEN`.
   public let source: String
   let value: String
+  /// The forms a server may echo it back in.
+  let echoes: TokenEchoes
 
   public var description: String { "the token from \(source)" }
 
@@ -71,11 +73,13 @@ public struct BearerToken: Sendable, CustomStringConvertible {
     }
     self.value = token
     self.source = source
+    echoes = TokenEchoes(token: token)
   }
 
-  /// `text` with every occurrence of the token replaced, for anything written from what a
-  /// server sent back (a server may echo the request's headers in an error body).
-  func redact(_ text: String) -> String { text.replacingOccurrences(of: value, with: "[token]") }
+  /// `text` with every stretch that carries the token, in any form `TokenEchoes` knows, replaced
+  /// by `[token]`: for anything kept from what a server sent back (a server may echo the
+  /// request's headers in an error body). `cutShort`: `text` is the start of a longer answer.
+  func redact(_ text: String, cutShort: Bool = false) -> String { echoes.redact(text, cutShort: cutShort) }
 }
 
 /// How to deliver: where to, with which credentials, in which batches, how patiently
@@ -86,6 +90,12 @@ public struct DeliverySettings: Sendable {
   /// The endpoint for messages and reports: scheme, host, port and path, never a query (which
   /// may hold a key) or user information (refused anyway).
   public let displayURL: String
+  /// Whether a proxy of the environment (`https_proxy`, `all_proxy`, `no_proxy`) may carry the
+  /// requests: for https to another machine only, where it can but tunnel TLS it cannot read.
+  /// Plain http never goes through one — the loopback rule would be void if a proxy received
+  /// the token in clear and its answer counted as the server's — and neither does a request to
+  /// this machine.
+  public let proxyAllowed: Bool
   public var token: BearerToken?
   /// PEM file of CA certificates trusted besides the system store (`--ca-file`).
   public var caFile: String?
@@ -127,6 +137,7 @@ public struct DeliverySettings: Sendable {
     guard components.fragment == nil else { throw .badURL(url, reason: "has a #fragment, which is never sent") }
     if scheme == "http", !allowInsecureHTTP, !Self.isLoopback(host) { throw .insecureHTTP(host: host) }
     self.url = url
+    proxyAllowed = scheme == "https" && !Self.isLoopback(host)
     var display = scheme + "://" + (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)
     if let port = components.port { display += ":\(port)" }
     display += components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath

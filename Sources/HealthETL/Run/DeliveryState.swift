@@ -82,7 +82,7 @@ public struct DeliveryState: Sendable, Equatable {
     public var records: [WorkoutServerRecord]
     /// The HTTP status of the rejection.
     public var status: Int
-    /// The start of the response body (see `WorkoutDelivery.excerpt`).
+    /// What is kept of the response body (`WorkoutDelivery.excerpt`).
     public var body: String
     /// When it was rejected, ISO 8601 UTC.
     public var at: String
@@ -315,7 +315,8 @@ public struct DeliveryState: Sendable, Equatable {
         }, last: true)
     }
     line("}\n")
-    let file = try transaction.create(ToolFiles.state)
+    // Quarantined batches quote what the server answered: readable by the folder's owner only.
+    let file = try transaction.create(ToolFiles.state, ownerOnly: true)
     try file.write(out)
     try file.close()
     // A state read from version 1 has no id file yet: it is written whatever the caller says.

@@ -16,6 +16,8 @@ public enum ETLError: Error, CustomStringConvertible {
   /// An export of a night failed in a way that may be its own doing, on `nights` nights in a row
   /// (`NightlyBatch.Fault.unclear`); at `limit` it is quarantined.
   indirect case exportFailing(name: String, nights: Int, limit: Int, cause: ETLError)
+  /// The export held nothing a job can use: no records or workouts, or every one rejected.
+  case nothingUsable(rejected: Int, first: (reason: String, example: RejectionLog.Example)?)
 
   public var description: String {
     switch self {
@@ -26,6 +28,12 @@ public enum ETLError: Error, CustomStringConvertible {
     case .state(let error): return error.description
     case .delivery(let error): return error.description
 
+    case .nothingUsable(let rejected, let first?):
+      return
+        "nothing in the export can be used: every one of its \(rejected) records and workouts was rejected (line \(first.example.line): \(first.example.element) rejected, \(first.reason): \(first.example.detail)); nothing was written. `healthetl validate` lists every problem."
+    case .nothingUsable:
+      return
+        "the export holds no records, workouts or activity summaries; nothing was written. Export again from the Health app (profile picture → Export All Health Data)."
     case .strictRejection(let count, let first, let reason):
       return
         "line \(first.line): \(first.element) rejected (\(reason): \(first.detail)); --strict makes any rejection fatal (\(count) rejected in all). Run without --strict to skip such records, or `healthetl validate` to list them."
@@ -49,7 +57,7 @@ public enum ETLError: Error, CustomStringConvertible {
     case .output(.locked): return .temporaryFailure
     case .output(.tooManyOpenFiles): return .cannotCreate
     case .output(.unsuitable): return .usage
-    case .strictRejection: return .dataError
+    case .strictRejection, .nothingUsable: return .dataError
     case .pipeline: return .usage
     case .state: return .dataError
     case .delivery(.unreadable): return .noInput

@@ -17,11 +17,19 @@ public struct ExportInventory {
   /// Per type short name: distinct samples, records read, duplicates.
   public var types: [String: (distinct: Int, read: Int, duplicates: Int)]
   public var rejections: RejectionLog
+  /// The first `namesListed` source names in UTF-8 byte order, and how many more there are.
   public var sources: [String]
+  public var sourcesOmitted: Int
+  /// The first `namesListed` device models, and how many more there are.
   public var deviceModels: [String]
+  public var deviceModelsOmitted: Int
   public var unknownUnits: [String]
   public var unknownTypes: [String]
   public var workoutCopies: Int
+
+  /// How many source names and device models are listed at most: an export naming a new source
+  /// in every record must not make `run.json` and the report as long as the export.
+  public static let namesListed = 1000
 
   public var megabytesPerSecond: Double { Double(xmlBytes) / 1e6 / max(seconds, 1e-9) }
 
@@ -54,8 +62,11 @@ public struct ExportInventory {
     self.types = types
     self.unknownTypes = unknownTypes.sorted()
     rejections = normalizer.rejections
-    sources = catalog.allSourceNames.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-    deviceModels = Array(Set(catalog.allDevices.compactMap(\.model))).sorted()
+    sources = catalog.allSourceNames.sortedPrefix(Self.namesListed) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    sourcesOmitted = catalog.sourceCount - sources.count
+    let models = Set(catalog.allDevices.compactMap(\.model))
+    deviceModels = models.sortedPrefix(Self.namesListed, by: <)
+    deviceModelsOmitted = models.count - deviceModels.count
     unknownUnits = catalog.allUnits.filter { !$0.1.isKnown }.map(\.0).sorted()
     workoutCopies = normalizer.workoutCopies
   }
@@ -74,7 +85,7 @@ public struct ExportInventory {
     for (reason, examples) in rejections.examples {
       rejectedExamples[reason] = examples.map { ["line": $0.line, "element": $0.element, "detail": $0.detail] }
     }
-    return [
+    var object: [String: Any] = [
       "input": [
         "path": path, "form": form, "member": member, "bytes": inputBytes.map { $0 as Any } ?? NSNull(),
         "xmlBytes": xmlBytes,
@@ -104,6 +115,10 @@ public struct ExportInventory {
       "seconds": (seconds * 1000).rounded() / 1000,
       "mbPerSecond": (megabytesPerSecond * 10).rounded() / 10,
     ]
+    // Only when a list was cut, so that the description of an ordinary export stays as it was.
+    if sourcesOmitted > 0 { object["sourcesOmitted"] = sourcesOmitted }
+    if deviceModelsOmitted > 0 { object["deviceModelsOmitted"] = deviceModelsOmitted }
+    return object
   }
 
   /// The human-readable summary `inspect` prints.
@@ -134,8 +149,11 @@ public struct ExportInventory {
     }
     if workoutCopies > 0 { lines.append("  Workout copies collapsed: \(workoutCopies)") }
     lines.append("")
-    lines.append("Sources     \(sources.joined(separator: ", "))")
-    lines.append("Devices     \(deviceModels.joined(separator: ", "))")
+    func list(_ names: [String], omitted: Int) -> String {
+      names.joined(separator: ", ") + (omitted > 0 ? " … and \(omitted) more" : "")
+    }
+    lines.append("Sources     \(list(sources, omitted: sourcesOmitted))")
+    lines.append("Devices     \(list(deviceModels, omitted: deviceModelsOmitted))")
     if !unknownUnits.isEmpty { lines.append("Units kept as written: \(unknownUnits.joined(separator: ", "))") }
     if read.replacedControlCharacters > 0 {
       lines.append("Replaced \(read.replacedControlCharacters) control characters XML 1.0 forbids")

@@ -75,6 +75,7 @@ public enum ExportRun {
       }
     }
     if options.strict { try refuseRejections(normalizer.rejections) }
+    try refuseNothingUsable(normalizer)
     let zone: RunZone
     do { zone = try RunZone.resolve(options.zone, facts: normalizer.facts) } catch { throw .zone(error) }
     let inventory = ExportInventory(
@@ -135,7 +136,9 @@ public enum ExportRun {
     header.first = inventory.facts.first
     header.last = inventory.facts.last
     header.sources = inventory.sources
+    header.sourcesOmitted = inventory.sourcesOmitted
     header.devices = inventory.deviceModels
+    header.devicesOmitted = inventory.deviceModelsOmitted
     header.types = inventory.types
     header.workoutCopies = inventory.workoutCopies
     header.rejectedCounts = inventory.rejections.counts
@@ -204,6 +207,15 @@ public enum ExportRun {
       let (reason, examples) = rejections.examples.min(by: { $0.value[0].line < $1.value[0].line })
     else { return }
     throw .strictRejection(count: rejections.total, first: examples[0], reason: reason)
+  }
+
+  /// A run that would write only empty tables fails instead of passing for a success: a file of
+  /// another format, or of an export format HealthETL cannot read, shows up here.
+  static func refuseNothingUsable(_ normalizer: RecordNormalizer) throws(ETLError) {
+    guard normalizer.usableElements == 0 else { return }
+    let rejections = normalizer.rejections
+    let first = rejections.examples.min { $0.value[0].line < $1.value[0].line }
+    throw .nothingUsable(rejected: rejections.total, first: first.map { ($0.key, $0.value[0]) })
   }
 
   /// The load: every stage computes and writes its tables, then the delivery state takes this

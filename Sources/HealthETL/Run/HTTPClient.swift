@@ -11,6 +11,12 @@ import Foundation
 /// and a timeout that bounds connecting and the whole exchange alike. TLS is verified by libcurl's defaults: the peer's chain against the
 /// system store (Debian: `/etc/ssl/certs`) and its name against the URL's host. Redirects are not
 /// followed (a 3xx is the answer), so the `Authorization` header never goes to another host.
+///
+/// Proxies: only where `proxyAllowed` (https to another machine, `DeliverySettings.proxyAllowed`)
+/// does libcurl read `https_proxy`, `all_proxy` and `no_proxy`, and then it tunnels (CONNECT), so
+/// TLS runs end to end and the proxy sees the host and port only; the request's headers are never
+/// sent to the proxy (`CURLHEADER_SEPARATE`). Otherwise the proxy is the empty string, which
+/// libcurl takes as "no proxy" whatever the environment says.
 struct HTTPClient {
   struct Response: Sendable {
     var status: Int
@@ -18,6 +24,8 @@ struct HTTPClient {
     var headers: [String: String]
     /// The start of the body, at most `HTTPClient.bodyLimit` bytes.
     var body: [UInt8]
+    /// The server sent more than `body`.
+    var bodyCutShort = false
   }
 
   /// Why a request got no HTTP response.
@@ -38,6 +46,8 @@ struct HTTPClient {
 
   /// A PEM file of CA certificates to trust besides the system store.
   var caFile: String?
+  /// Whether the proxy variables of the environment apply.
+  var proxyAllowed = false
 
   /// libcurl's process-wide setup, done once, before the first handle.
   private static let initialized: Bool = healthetl_curl_global_init() == CURLE_OK
@@ -78,6 +88,7 @@ struct HTTPClient {
           healthetl_curl_set_pointer(handle, CURLOPT_WRITEDATA, context),
           healthetl_curl_set_callback(handle, CURLOPT_HEADERFUNCTION, ResponseSink.receiveHeader),
           healthetl_curl_set_pointer(handle, CURLOPT_HEADERDATA, context),
+          healthetl_curl_set_long(handle, CURLOPT_HEADEROPT, Int(CURLHEADER_SEPARATE)),
         ]
         if let failed = options.first(where: { $0 != CURLE_OK }) {
           code = failed
@@ -85,6 +96,10 @@ struct HTTPClient {
         }
         if let caFile {
           code = healthetl_curl_set_string(handle, CURLOPT_CAINFO, caFile)
+          guard code == CURLE_OK else { return }
+        }
+        if !proxyAllowed {
+          code = healthetl_curl_set_string(handle, CURLOPT_PROXY, "")
           guard code == CURLE_OK else { return }
         }
         code = curl_easy_perform(handle)
@@ -97,7 +112,7 @@ struct HTTPClient {
     }
     var status = 0
     healthetl_curl_response_code(handle, &status)
-    return .success(Response(status: status, headers: sink.headers, body: sink.body))
+    return .success(Response(status: status, headers: sink.headers, body: sink.body, bodyCutShort: sink.bodyCutShort))
   }
 
   /// Sorts libcurl's errors into what a retry can fix and what it cannot.
@@ -121,12 +136,14 @@ struct HTTPClient {
 private final class ResponseSink {
   var headers: [String: String] = [:]
   var body: [UInt8] = []
+  var bodyCutShort = false
 
   static let receiveBody: healthetl_curl_write_callback = { data, size, count, context in
     let length = size * count
     guard let data, let context else { return length }
     let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
     let room = max(0, HTTPClient.bodyLimit - sink.body.count)
+    if length > room { sink.bodyCutShort = true }
     data.withMemoryRebound(to: UInt8.self, capacity: length) {
       sink.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: min(room, length)))
     }

@@ -140,7 +140,7 @@ public enum NightlyBatch {
     static func of(_ error: ETLError) -> Fault {
       switch error {
       case .extract(.readFailed): return .machine
-      case .extract, .strictRejection: return .export
+      case .extract, .strictRejection, .nothingUsable: return .export
       case .output(.cannotCreate(_, let reason)), .output(.ioError(_, let reason)):
         return machineReasons.contains { reason.contains($0) } ? .machine : .unclear
       case .output, .zone, .pipeline, .state, .delivery: return .machine
@@ -247,7 +247,9 @@ public enum NightlyBatch {
     report["delta"] = [
       "file": ToolFiles.newRecords, "sequence": result.sequence, "final": true, "records": result.newWorkoutRecords,
     ]
-    _ = try JSONOutput.write(report, to: transaction, path: ToolFiles.runReport)
+    // A delivery section (from a delivery run into this folder) quotes what servers answered.
+    _ = try JSONOutput.write(
+      report, to: transaction, path: ToolFiles.runReport, ownerOnly: report["delivery"] != nil)
   }
 
   struct Candidate {
@@ -257,7 +259,10 @@ public enum NightlyBatch {
     var modified: Int64
   }
 
-  /// Exports in the inbox (`.zip` and `.xml` files), oldest first, then by name.
+  /// Exports in the inbox (`.zip` and `.xml` files), oldest first, then by name. A symbolic link
+  /// counts as the file it points to (the inbox is the user's: an export kept elsewhere may be
+  /// linked into it); anything that is not a regular file — a FIFO, a socket, a device, a folder,
+  /// a dangling link — is passed over without being opened.
   static func inboxFiles(_ inbox: String) throws(ETLError) -> [Candidate] {
     let names: [String]
     do { names = try FileManager.default.contentsOfDirectory(atPath: inbox) } catch {
@@ -276,11 +281,19 @@ public enum NightlyBatch {
     return candidates.sorted { ($0.modified, $0.name) < ($1.modified, $1.name) }
   }
 
+  /// The SHA-256 of the regular file `path`. It is opened without waiting and checked once open,
+  /// so an entry swapped for a FIFO or a device since the inbox was listed is refused, not read.
   static func sha256(ofFile path: String) throws(ETLError) -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw .extract(.unreadable(path: path, reason: "cannot open"))
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    guard fd >= 0 else { throw .extract(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      close(fd)
+      throw .extract(.unreadable(path: path, reason: "not a regular file"))
     }
-    defer { try? handle.close() }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    defer { close(fd) }
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
     let digest = Digest.SHA256Stream()
     while true {
       let chunk: Data

@@ -79,6 +79,8 @@ public struct RunReport {
             [
               "table": sheet.requestedName, "rows": sheet.dataRows,
               "parts": sheet.parts.map { ["sheet": $0.name, "rows": $0.dataRows] as [String: Any] },
+              // Cells cut to a spreadsheet cell's 32,767 characters (the CSV keeps them whole).
+              "truncatedTexts": sheet.truncatedTexts,
             ]
           },
           "charts": workbook.summary.charts,

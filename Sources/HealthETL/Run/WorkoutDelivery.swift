@@ -88,7 +88,7 @@ public enum WorkoutDelivery {
     result.stillQuarantined = state.quarantinedBatches
     if state.batches.isEmpty { log.add("nothing to deliver") }
 
-    let client = HTTPClient(caFile: settings.caFile)
+    let client = HTTPClient(caFile: settings.caFile, proxyAllowed: settings.proxyAllowed)
     sending: while let batch = state.batches.first {
       let key = batch.key
       let label = "batch \(key) (\(batch.records.count) record\(batch.records.count == 1 ? "" : "s"))"
@@ -205,7 +205,7 @@ public enum WorkoutDelivery {
 
   enum Verdict: Equatable {
     case acknowledged(Int)
-    /// A 4xx about the batch: quarantined, with the body's start.
+    /// A 4xx about the batch: quarantined, with the body's excerpt.
     case rejected(Int, String)
     /// Nothing will go through until the setup changes.
     case refused(String)
@@ -216,15 +216,18 @@ public enum WorkoutDelivery {
   static func verdict(_ outcome: Swift.Result<HTTPClient.Response, HTTPClient.Failure>, token: BearerToken?) -> Verdict
   {
     let response: HTTPClient.Response
+    // libcurl's messages pass through the excerpt too: a TLS error quotes the certificate's
+    // names, which the server chose.
+    func clean(_ message: String) -> String { excerpt(Array(message.utf8), cutShort: false, token: token) }
     switch outcome {
-    case .failure(.transient(let message)): return .retry(message, after: nil)
+    case .failure(.transient(let message)): return .retry(clean(message), after: nil)
     case .failure(.untrusted(let message)):
-      return .refused("TLS: \(message) (a server with a private CA needs --ca-file)")
-    case .failure(.unusable(let message)): return .refused(message)
+      return .refused("TLS: \(clean(message)) (a server with a private CA needs --ca-file)")
+    case .failure(.unusable(let message)): return .refused(clean(message))
     case .success(let success): response = success
     }
     let status = response.status
-    let body = excerpt(response.body, token: token)
+    let body = excerpt(response.body, cutShort: response.bodyCutShort, token: token)
     let said = body.isEmpty ? "" : ": \(body)"
     switch status {
     case 200...299: return .acknowledged(status)
@@ -261,14 +264,41 @@ public enum WorkoutDelivery {
     return format.date(from: text).map { max(0, $0.timeIntervalSince(now)) }
   }
 
-  /// The start of a response body for messages, the state and the log: one line of at most
-  /// 300 characters, control characters as spaces, the token (if the server echoed it) hidden.
-  static func excerpt(_ body: [UInt8], token: BearerToken?) -> String {
+  /// Bytes of a server's answer kept for messages, the state, the log and `run.json`.
+  public static let excerptLimit = 200
+
+  /// What is kept of a server's answer: the token, in any form a server may echo it in
+  /// (`TokenEchoes`), replaced by `[token]` in the whole body read, then the start of the rest
+  /// as one line — each run of white space and control characters one space — of at most
+  /// `excerptLimit` bytes. `cutShort`: the server sent more than `body`. Public for the fuzz
+  /// harness (Tests/Fuzz): an answer is input a machine hands over.
+  public static func excerpt(_ body: [UInt8], cutShort: Bool, token: BearerToken?) -> String {
     var text = String(decoding: body, as: UTF8.self)
-    if let token { text = token.redact(text) }
-    let scalars = text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) }
-    let line = String(scalars).trimmingCharacters(in: .whitespaces)
-    return line.count <= 300 ? line : String(line.prefix(299)) + "…"
+    if let token { text = token.redact(text, cutShort: cutShort) }
+    var line = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      guard TokenEchoes.isBlank(scalar) else {
+        line.append(scalar)
+        continue
+      }
+      if !line.isEmpty && line.last != " " { line.append(" ") }
+    }
+    if line.last == " " { line.removeLast() }
+    guard String(line).utf8.count > excerptLimit else { return String(line) }
+    let scalars = Array(line)
+    var (kept, bytes) = (0, "…".utf8.count)
+    while kept < scalars.count, bytes + UTF8.width(scalars[kept]) <= excerptLimit {
+      bytes += UTF8.width(scalars[kept])
+      kept += 1
+    }
+    // Never half a marker: "[tok…" would read as text the server sent.
+    let marker = Array(TokenEchoes.marker.unicodeScalars)
+    for split in 1..<marker.count where kept >= split && scalars[(kept - split)...].starts(with: marker) {
+      kept -= split
+      break
+    }
+    while kept > 0, scalars[kept - 1] == " " { kept -= 1 }
+    return String(String.UnicodeScalarView(scalars[..<kept])) + "…"
   }
 
   /// One commit of the delivery: the state (when given), the new log lines, and the run
@@ -288,7 +318,8 @@ public enum WorkoutDelivery {
           runReport = object
         }
         runReport["delivery"] = report
-        _ = try JSONOutput.write(runReport, to: transaction, path: ToolFiles.runReport)
+        // It now holds what servers answered: readable by the folder's owner only.
+        _ = try JSONOutput.write(runReport, to: transaction, path: ToolFiles.runReport, ownerOnly: true)
       }
       try transaction.commit()
     } catch {
@@ -323,7 +354,7 @@ public enum WorkoutDelivery {
 
 /// `delivery.log`: one line per event, `<UTC time> <what happened>`. New lines are written with
 /// the next commit (so a line never describes a state that was not committed), and the file
-/// keeps its last `limit` lines.
+/// keeps its last `limit` lines. It quotes servers' answers, so only its owner may read it.
 struct DeliveryLog {
   static let limit = 10_000
   var progress: (@Sendable (String) -> Void)?
@@ -343,7 +374,7 @@ struct DeliveryLog {
       all = String(decoding: data, as: UTF8.self).split(separator: "\n")
     }
     all += lines.map { Substring($0) }
-    let file = try transaction.create(ToolFiles.deliveryLog)
+    let file = try transaction.create(ToolFiles.deliveryLog, ownerOnly: true)
     try file.write(all.suffix(Self.limit).joined(separator: "\n") + "\n")
     try file.close()
   }

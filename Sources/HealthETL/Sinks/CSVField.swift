@@ -3,18 +3,59 @@ import HealthModel
 /// RFC 4180 field writing with minimal quoting, the way DuckDB's writer does it: a field is quoted
 /// only when it holds a comma, a quote, CR or LF (quotes inside are doubled); a missing value is an
 /// empty field.
+///
+/// Text is data, never a formula: a spreadsheet program opening the CSV evaluates a cell that
+/// starts with `=`, `+`, `-` or `@` (and LibreOffice one that starts with a tab or CR before them),
+/// so such a text cell starts with a single quote (OWASP's rule for CSV injection). A cell that is
+/// a plain decimal number (`-3.5`, `+1e-05`) is left as it is: it cannot be a formula, and a raw
+/// value stays readable (Pipelines/README.md, "Values").
 enum CSVField {
   static func needsQuotes(_ bytes: UnsafeRawBufferPointer) -> Bool {
     for byte in bytes where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D { return true }
     return false
   }
 
+  /// Whether a spreadsheet could take this text for a formula.
+  static func couldBeFormula(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let first = bytes.first else { return false }
+    switch first {
+    case UInt8(ascii: "="), UInt8(ascii: "@"), 0x09, 0x0D: return true
+    case UInt8(ascii: "+"), UInt8(ascii: "-"): return !isPlainNumber(bytes)
+    default: return false
+    }
+  }
+
+  /// `[+-]digits[.digits][e[+-]digits]` (or `.digits` after the sign), nothing else.
+  private static func isPlainNumber(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var index = 1
+    func digits() -> Int {
+      let start = index
+      while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+      return index - start
+    }
+    var mantissa = digits()
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      mantissa += digits()
+    }
+    guard mantissa > 0 else { return false }
+    if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+      guard digits() > 0 else { return false }
+    }
+    return index == bytes.count
+  }
+
   static func append(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    let guardFormula = couldBeFormula(bytes)
     guard needsQuotes(bytes) else {
+      if guardFormula { out.append(UInt8(ascii: "'")) }
       out.append(contentsOf: bytes)
       return
     }
     out.append(0x22)
+    if guardFormula { out.append(UInt8(ascii: "'")) }
     for byte in bytes {
       if byte == 0x22 { out.append(0x22) }
       out.append(byte)

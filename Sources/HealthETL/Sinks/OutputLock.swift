@@ -1,8 +1,15 @@
 import Foundation
+import Synchronization
 
-/// An exclusive lock on an output folder (`flock` on `<folder>/.healthetl.lock`), so two runs never
-/// write one folder at once; the second fails at once instead of waiting. The kernel drops the
-/// lock when the process dies, so a killed run never leaves a stale lock behind.
+/// An exclusive lock on an output folder, so two runs never write one folder at once; the second
+/// fails at once instead of waiting. The kernel drops the lock when the process dies, so a killed
+/// run never leaves a stale lock behind.
+///
+/// Two `flock`s: on `<folder>/.healthetl.lock`, the file people see, and on the folder itself,
+/// which cannot be deleted from under a run the way a file can (a second run once got in after
+/// the lock file was removed). A commit puts a new folder at the output folder's name
+/// (`RENAME_EXCHANGE`), so the transaction locks its staging folder through `lockReplacement`
+/// before the exchange: the folder at that name is locked at every moment.
 ///
 /// A folder the lock had to create is removed again on release (or on a signal, see
 /// `InterruptCleanup`) when the run left nothing in it but the lock file: a failed run into a new
@@ -13,6 +20,23 @@ public final class OutputLock {
   /// The folders this lock created, deepest first.
   private let created: [String]
   private var token: Int?
+  /// The locked folder's identity, the key of its descriptors in `heldFolders`.
+  private var lockedFolder: FolderIdentity?
+
+  private struct FolderIdentity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+  }
+
+  /// Every folder locked for one lock: the one it opened and each replacement a commit put at its
+  /// name. The descriptors are closed on release.
+  private struct HeldFolders {
+    var identities: Set<FolderIdentity>
+    var descriptors: [Int32]
+  }
+
+  /// Per lock, keyed by the identity of the folder it opened.
+  private static let heldFolders = Mutex([FolderIdentity: HeldFolders]())
 
   /// - Throws: `OutputError.locked` when another process holds it.
   public init(directory: String) throws(OutputError) {
@@ -46,7 +70,45 @@ public final class OutputLock {
       if busy { throw .locked(path: directory) }
       throw .ioError(path: path, reason: reason)
     }
+    let folderDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    var info = stat()
+    guard folderDescriptor >= 0, fstat(folderDescriptor, &info) == 0,
+      flock(folderDescriptor, LOCK_EX | LOCK_NB) == 0
+    else {
+      let busy = errno == EWOULDBLOCK
+      let reason = String(cString: strerror(errno))
+      if folderDescriptor >= 0 { Glibc.close(folderDescriptor) }
+      Glibc.close(descriptor)
+      descriptor = -1
+      InterruptCleanup.unregister(lock: token)
+      if busy { throw .locked(path: directory) }
+      throw .ioError(path: directory, reason: reason)
+    }
+    let identity = FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    Self.heldFolders.withLock { $0[identity] = HeldFolders(identities: [identity], descriptors: [folderDescriptor]) }
+    lockedFolder = identity
     self.token = token
+  }
+
+  /// Locks `replacement`, about to be exchanged with the locked folder `directory`, for the lock
+  /// held on `directory` by this process; nothing when this process holds no lock on it.
+  static func lockReplacement(_ replacement: String, for directory: String) {
+    var info = stat()
+    guard stat(directory, &info) == 0 else { return }
+    let identity = FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    heldFolders.withLock { held in
+      guard let key = held.first(where: { $0.value.identities.contains(identity) })?.key else { return }
+      let descriptor = open(replacement, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      var replaced = stat()
+      guard descriptor >= 0, fstat(descriptor, &replaced) == 0 else {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        return
+      }
+      // Nobody else knows the staging folder, so the lock is free.
+      flock(descriptor, LOCK_EX | LOCK_NB)
+      held[key]!.identities.insert(FolderIdentity(device: UInt64(replaced.st_dev), inode: UInt64(replaced.st_ino)))
+      held[key]!.descriptors.append(descriptor)
+    }
   }
 
   public func release() {
@@ -56,6 +118,11 @@ public final class OutputLock {
     flock(descriptor, LOCK_UN)
     Glibc.close(descriptor)
     descriptor = -1
+    if let lockedFolder {
+      for held in Self.heldFolders.withLock({ $0.removeValue(forKey: lockedFolder) })?.descriptors ?? [] {
+        Glibc.close(held)
+      }
+    }
   }
 
   /// `rmdir` each folder, deepest first; a folder that is not empty stays.

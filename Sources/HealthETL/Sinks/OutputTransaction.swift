@@ -50,6 +50,17 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
     let reason = String(cString: strerror(code))
     return creating ? .cannotCreate(path: path, reason: reason) : .ioError(path: path, reason: reason)
   }
+
+  /// The error for a rename or an exchange of `path` that failed with `code`: a folder or file
+  /// the run may not change (no permission, immutable, read-only) is one it cannot create (73),
+  /// never a failure part-way (74).
+  static func placingFailure(path: String, code: Int32) -> OutputError {
+    let reason = String(cString: strerror(code))
+    switch code {
+    case EACCES, EPERM, EROFS: return .cannotCreate(path: path, reason: reason)
+    default: return .ioError(path: path, reason: reason)
+    }
+  }
 }
 
 /// All files of one run, written into a staging folder beside the output folder and swapped into
@@ -114,7 +125,10 @@ public final class OutputTransaction {
   /// Files and folders are created while a signal's clean-up is held off (`InterruptCleanup`):
   /// a clean-up that removed the staging folder while this thread re-created part of it would
   /// leave that part behind.
-  public func create(_ relativePath: String) throws(OutputError) -> OutputFile {
+  ///
+  /// - Parameter ownerOnly: mode 0600 instead of 0644 (less what the umask removes), for files
+  ///   that quote what a server answered.
+  public func create(_ relativePath: String, ownerOnly: Bool = false) throws(OutputError) -> OutputFile {
     let staged = stagingDirectory + "/" + relativePath
     let folder = (staged as NSString).deletingLastPathComponent
     let file = try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
@@ -123,7 +137,7 @@ public final class OutputTransaction {
       } catch {
         throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
       }
-      return try OutputFile(path: staged)
+      return try OutputFile(path: staged, ownerOnly: ownerOnly)
     }
     files.insert(relativePath)
     return file
@@ -175,7 +189,7 @@ public final class OutputTransaction {
       try syncDirectory(stagingDirectory)
       try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
         guard rename(stagingDirectory, outputDirectory) == 0 else {
-          throw .ioError(path: outputDirectory, reason: String(cString: strerror(errno)))
+          throw OutputError.placingFailure(path: outputDirectory, code: errno)
         }
       }
       // Outside the held-off section: its lock is not re-entrant. A signal in between finds no
@@ -199,6 +213,7 @@ public final class OutputTransaction {
     }
     try linkUnchangedFiles()
     try syncDirectory(stagingDirectory)
+    OutputLock.lockReplacement(stagingDirectory, for: outputDirectory)
     // After the exchange the staging path holds the previous outputs; a signal removes them
     // just as the commit would.
     let exchanged = InterruptCleanup.whileNotInterrupted {
@@ -210,7 +225,7 @@ public final class OutputTransaction {
       return
     }
     guard exchanged == EINVAL || exchanged == ENOSYS || exchanged == EOPNOTSUPP else {
-      throw .ioError(path: outputDirectory, reason: String(cString: strerror(exchanged)))
+      throw OutputError.placingFailure(path: outputDirectory, code: exchanged)
     }
     try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
     finished = true
@@ -254,7 +269,7 @@ public final class OutputTransaction {
       try? FileManager.default.createDirectory(
         atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
       guard rename(stagingDirectory + "/" + relative, target) == 0 else {
-        throw .ioError(path: target, reason: String(cString: strerror(errno)))
+        throw OutputError.placingFailure(path: target, code: errno)
       }
     }
   }
@@ -281,12 +296,18 @@ public final class OutputFile {
 
   /// - Parameter appending: open a file the run already created and write after its end (a
   ///   second writer of the same file, on another thread), instead of creating it empty.
-  init(path: String, appending: Bool = false) throws(OutputError) {
+  /// - Parameter ownerOnly: a new file readable and writable by its owner only (0600, even
+  ///   where a file of that name was staged before).
+  init(path: String, appending: Bool = false, ownerOnly: Bool = false) throws(OutputError) {
     self.path = path
     descriptor =
       appending
-      ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+      : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, ownerOnly ? 0o600 : 0o644)
     guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: !appending) }
+    if ownerOnly, !appending, fchmod(descriptor, 0o600) != 0 {
+      throw .openFailure(path: path, code: errno, creating: true)
+    }
     buffer.reserveCapacity(Self.flushThreshold + 4096)
   }
 

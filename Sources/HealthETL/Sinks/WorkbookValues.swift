@@ -340,7 +340,7 @@ struct ColumnWidthEstimate {
     case .timeOfDay: shown = 5
     case .duration(let seconds):
       guard seconds.isFinite else { return }
-      shown = String(Int(abs(seconds) / 3600)).count + (kind == .durationWithSeconds ? 6 : 3) + (seconds < 0 ? 1 : 0)
+      shown = Self.wholeDigits(seconds / 3600) + (kind == .durationWithSeconds ? 6 : 3) + (seconds < 0 ? 1 : 0)
     case .boolean: shown = 5
     }
     characters[column] = max(characters[column], shown + 1)
@@ -348,9 +348,15 @@ struct ColumnWidthEstimate {
 
   var widths: [Double] { characters.map { min(max(Double($0), Self.minimum), Self.maximum) } }
 
+  /// Digits of the whole part of a finite `value`; 16 for any magnitude an integer cannot hold,
+  /// which is wider than a column is ever made.
+  static func wholeDigits(_ value: Double) -> Int {
+    abs(value) < 1e15 ? String(Int64(abs(value).rounded(.down))).count : 16
+  }
+
   static func numberWidth(_ value: Double, kind: WorkbookColumn.Kind) -> Int {
     let sign = value < 0 ? 1 : 0
-    let whole = abs(value) < 1e15 ? String(Int64(abs(value).rounded(.down))).count : 16
+    let whole = wholeDigits(value)
     switch kind {
     case .integer: return sign + whole
     case .decimal(let places): return sign + whole + (places > 0 ? 1 + min(places, 10) : 0)

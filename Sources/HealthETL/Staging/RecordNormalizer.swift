@@ -41,6 +41,13 @@ public final class RecordNormalizer: ExportEventHandler {
   public var beatsRead: Int { records.beatsRead }
   /// Workouts that repeated an earlier one's identity (sync apps save them again).
   public var workoutCopies: Int { workouts.copies }
+  /// What a job can use: distinct samples and workouts, and the other elements of data (rings,
+  /// clinical records, audiograms, prescriptions). `Me` and `ExportDate` are not data.
+  public var usableElements: Int {
+    let others: [ExportElement] = [.activitySummary, .clinicalRecord, .audiogram, .visionPrescription]
+    return records.distinctSamples.reduce(0, +) + workouts.distinct
+      + others.reduce(0) { $0 + elementCounts[$1.rawValue] }
+  }
   /// Why de-duplication stopped being exact (its scratch file failed), if it did.
   public var deduplicationFailure: String? { records.deduplicationFailure }
   /// De-duplication groups written to and read back from its scratch file.

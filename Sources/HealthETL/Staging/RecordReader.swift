@@ -90,6 +90,10 @@ final class RecordReader {
     }
     sample.start = start.instant
     sample.end = end.instant
+    if let problem = ledger.implausibleStart(start.instant) {
+      return reject(
+        "implausible date", line: line, detail: "startDate=\"\(ElementAttributes.excerpt(startBytes))\" \(problem)")
+    }
     if ledger.facts.firstRecordOffset == nil { ledger.facts.firstRecordOffset = start.offsetSeconds }
     if let createdBytes = attributes.value(.creationDate) {
       guard let created = HealthDateParser.parse(createdBytes) else {
@@ -143,11 +147,17 @@ final class RecordReader {
           detail: "\(self.typeName) value=\"\(ElementAttributes.excerpt(rawValue))\"")
       }
       sample.value = catalog.canonicalValue(raw, unit: sample.rawUnit)
+      guard catalog.plausibleRange(unit: sample.rawUnit).contains(sample.value) else {
+        return rejectImplausible(rawValue)
+      }
     case .category:
       if sample.hasRawValue { sample.categoryValue = catalog.categoryValues.intern(rawValue) }
     case .other:
       if sample.hasRawValue, let raw = DecimalParser.parse(rawValue) {
         sample.value = catalog.canonicalValue(raw, unit: sample.rawUnit)
+        guard catalog.plausibleRange(unit: sample.rawUnit).contains(sample.value) else {
+          return rejectImplausible(rawValue)
+        }
       }
     }
     if sample.end < sample.start {
@@ -198,6 +208,20 @@ final class RecordReader {
 
   /// The type as a rejection names it (an unknown identifier can be any length).
   private var typeName: String { ElementAttributes.excerpt(catalog.typeInfo(sample.type).shortName) }
+
+  private func rejectImplausible(_ rawValue: UnsafeRawBufferPointer) {
+    let range = catalog.plausibleRange(unit: sample.rawUnit)
+    let unit = catalog.unitConversion(sample.rawUnit)?.canonicalUnit ?? catalog.unit(sample.rawUnit) ?? ""
+    reject(
+      "implausible value", line: sample.line,
+      detail:
+        "\(self.typeName) value=\"\(ElementAttributes.excerpt(rawValue))\" is outside \(Self.bound(range.lowerBound))…\(Self.bound(range.upperBound)) \(unit)"
+    )
+  }
+
+  private static func bound(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+  }
 
   private func reject(_ reason: String, line: Int, detail: @autoclosure () -> String) {
     rejected = true

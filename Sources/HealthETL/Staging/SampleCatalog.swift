@@ -15,6 +15,8 @@ public final class SampleCatalog {
   /// `unitConversions` as two flat arrays, read per record without copying a struct with a String.
   private var unitFactors: [Double] = []
   private var unitOffsets: [Double] = []
+  /// The values a sample in each unit may take once converted (`Plausibility`), flat likewise.
+  private var unitRanges: [ClosedRange<Double>] = []
   private var deviceDescriptions: [DeviceDescription] = []
   private var categoryShortNames: [Int64: String] = [:]
 
@@ -48,6 +50,15 @@ public final class SampleCatalog {
     unit < 0 ? raw : raw * unitFactors[Int(unit)] + unitOffsets[Int(unit)]
   }
 
+  /// What a value converted from `unit` may be: its canonical unit's range, or for a unit
+  /// HealthETL does not convert (and no unit) any magnitude up to 1e15.
+  @inline(__always) func plausibleRange(unit: Int32) -> ClosedRange<Double> {
+    unit < 0 ? Self.unconvertedRange : unitRanges[Int(unit)]
+  }
+
+  private static let unconvertedRange =
+    -Plausibility.largestUnconvertedMagnitude...Plausibility.largestUnconvertedMagnitude
+
   func internType(_ bytes: UnsafeRawBufferPointer) -> Int32 {
     let id = types.intern(bytes)
     if Int(id) == typeInfos.count { typeInfos.append(SampleTypeInfo(identifier: types[id])) }
@@ -61,6 +72,9 @@ public final class SampleCatalog {
       unitConversions.append(conversion)
       unitFactors.append(conversion.factor)
       unitOffsets.append(conversion.offset)
+      unitRanges.append(
+        (conversion.isKnown ? Plausibility.range(ofCanonicalUnit: conversion.canonicalUnit) : nil)
+          ?? Self.unconvertedRange)
     }
     return id
   }

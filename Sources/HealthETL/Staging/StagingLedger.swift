@@ -1,3 +1,4 @@
+import Foundation
 import HealthExtract
 import HealthModel
 
@@ -8,6 +9,20 @@ final class StagingLedger {
   var rejections = RejectionLog()
   /// Position of each `HKTimeZone` value in `facts.timeZoneVotes`.
   private var voteIndex: [String: Int] = [:]
+
+  /// The run's clock, for an export without an `ExportDate` (Pipelines/README.md, "Bad input").
+  private lazy var now = Instant(seconds: Int64(time(nil)))
+
+  /// Why a record or workout starting at `start` holds no day of data, or nil when it may: before
+  /// 2000, or more than a day after the export date (the run's clock without one).
+  func implausibleStart(_ start: Instant) -> String? {
+    if start < Plausibility.earliestStart { return "is before 2000-01-01" }
+    let latest = (facts.exportDate ?? now) + Plausibility.secondsAfterExport
+    guard latest < start else { return nil }
+    return facts.exportDate == nil
+      ? "is more than a day after this run's clock (the export has no ExportDate)"
+      : "is more than a day after the export date"
+  }
 
   /// One vote for the run's zone (Pipelines/README.md, "Time zone"): one per distinct Record,
   /// Workout or Correlation that carries the key.

@@ -6,6 +6,8 @@ import HealthModel
 /// handed to the stages. Workouts are few, so this is ordinary values and strings.
 final class WorkoutReader {
   private(set) var copies = 0
+  /// Distinct workouts handed to the stages.
+  var distinct: Int { seen.count }
   private let ledger: StagingLedger
   private let stages: [any SampleStage]
   private var seen = Set<String>()
@@ -49,6 +51,13 @@ final class WorkoutReader {
         reason: "unparseable date", line: line, element: "Workout",
         detail:
           "startDate=\"\(ElementAttributes.excerpt(startBytes))\" endDate=\"\(ElementAttributes.excerpt(endBytes))\"")
+      return
+    }
+    if let problem = ledger.implausibleStart(start.instant) {
+      rejected = true
+      ledger.rejections.reject(
+        reason: "implausible date", line: line, element: "Workout",
+        detail: "startDate=\"\(ElementAttributes.excerpt(startBytes))\" \(problem)")
       return
     }
     guard end.instant.seconds - start.instant.seconds <= RecordReader.longestSpanSeconds else {

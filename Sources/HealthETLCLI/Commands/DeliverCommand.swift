@@ -99,7 +99,7 @@ enum DeliverCommand {
       settings.dryRun = parsed.flag("dry-run")
       settings.userAgent = "healthetl/\(HealthETLCommand.version)"
       settings.progress = { line in
-        HealthETLCommand.standardError("healthetl: deliver: " + line + "\n")
+        HealthETLCommand.standardError("healthetl: deliver: " + HealthETLCommand.oneLine(line) + "\n")
       }
       try settings.validate()
       return settings

@@ -56,7 +56,7 @@ enum NightlyCommand {
     for entry in result.stillQuarantined {
       lines.append("healthetl: nightly: still quarantined, unchanged: \(entry.export.name): \(entry.reason)")
     }
-    HealthETLCommand.standardError(lines.joined(separator: "\n") + "\n")
+    HealthETLCommand.standardError(lines.map(HealthETLCommand.oneLine).joined(separator: "\n") + "\n")
     if let delivery = result.delivery { DeliverCommand.printDryRun(delivery) }
     // Something new was set aside: the operator has to look; the rest of the inbox was processed.
     return result.exitCode

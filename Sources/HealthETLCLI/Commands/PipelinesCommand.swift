@@ -39,19 +39,33 @@ enum PipelinesCommand {
     case "check":
       guard !files.isEmpty else { throw UsageError(message: "check needs at least one FILE", command: "pipelines") }
       var status = ExitCode.success
+      func note(_ error: any Error) {
+        HealthETLCommand.fail("\(error)")
+        // A machine problem (no tz database) outranks a file's mistake.
+        if let error = error as? ETLError {
+          status = error.exitCode
+        } else if status == .success {
+          status = .usage
+        }
+      }
       for file in files {
         do {
           let pipeline = try PipelineDecoder.load(file)
           if let problem = RunPlanner.zoneDatabaseProblem([pipeline]) { throw ETLError.zone(problem) }
           _ = try RunPlanner.plan([pipeline])
           print("\(file): ok (\(pipeline.jobs.count) jobs)")
-        } catch let error as ETLError {
-          // A machine problem (no tz database) outranks a file's mistake.
-          HealthETLCommand.fail("\(error)")
-          status = error.exitCode
         } catch {
-          HealthETLCommand.fail("\(error)")
-          if status == .success { status = .usage }
+          note(error)
+        }
+      }
+      // Files that are each valid can still clash (two writing one output), which `run` refuses:
+      // they are checked together as `run --pipeline … --pipeline …` would plan them.
+      if files.count > 1, status == .success {
+        do {
+          let plan = try PipelineLocator.plan(files)
+          print("together: ok (\(plan.jobs.count) jobs)")
+        } catch {
+          note(error)
         }
       }
       return status

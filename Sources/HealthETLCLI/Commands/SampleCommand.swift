@@ -81,8 +81,10 @@ enum SampleCommand {
       return ExitCode.success
     } catch {
       HealthETLCommand.fail("\(error)")
-      // A write that fails part-way (a full disk, a reader that went away) is an I/O error.
+      // A write that fails part-way (a full disk, a reader that went away) is an I/O error;
+      // options that make no export are the command line's mistake.
       if case SampleExportError.writeFailed = error { return ExitCode.ioError }
+      if case SampleExportError.invalidOptions = error { return ExitCode.usage }
       return ExitCode.cannotCreate
     }
   }

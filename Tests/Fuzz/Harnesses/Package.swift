@@ -20,5 +20,6 @@ let package = Package(
     .executableTarget(name: "FuzzCodes", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzState", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", readers]),
+    .executableTarget(name: "FuzzAnswer", dependencies: ["FuzzSupport", readers]),
   ]
 )

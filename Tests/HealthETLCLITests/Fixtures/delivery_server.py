@@ -35,10 +35,13 @@ uses left:
 
 `nth` counts batch requests from 1 since the server started; `uuid` matches a batch holding
 that record. In a "status" body, "{authorization}" is replaced by the request's Authorization
-header (to check that a client never writes an echoed token anywhere).
+header, "{token}" by its bearer token, and "{token:FORM}" by the token in one of the forms of
+`token_forms` (a careless server's echoes: JSON-escaped, lower-cased, base64, split across
+lines, ...), to check that a client never writes an echoed token anywhere.
 """
 
 import argparse
+import base64
 import hashlib
 import http.server
 import json
@@ -46,6 +49,7 @@ import os
 import ssl
 import threading
 import time
+import urllib.parse
 
 FIELDS = ["recordDate", "execTypeCode", "execStartTime", "execEndTime", "execRuntime", "deviceTypeCode", "recordUuid"]
 
@@ -84,6 +88,36 @@ class State:
     def record(self, entry):
         self.log.write(json.dumps(entry, sort_keys=True) + "\n")
         self.log.flush()
+
+
+def token_forms(token):
+    """The forms in which a server may echo a bearer token back, by name."""
+    raw = token.encode()
+    half = len(token) // 2
+    return {
+        "json": token.replace("/", "\\/"),  # PHP's json_encode escapes every slash
+        "unicode": "".join("\\u%04x" % ord(c) for c in token),  # every character a \\u escape
+        "lower": token.lower(),
+        "upper": token.upper(),
+        "base64": base64.b64encode(raw).decode(),
+        "base64url": base64.urlsafe_b64encode(raw).decode().rstrip("="),
+        # The whole header value encoded: the token starts 7 bytes in, so its base64 is aligned
+        # differently from the token's own.
+        "base64-header": base64.b64encode(b"Bearer " + raw).decode(),
+        "percent": urllib.parse.quote(token, safe=""),
+        "hex": raw.hex(),
+        "split": token[:half] + "\r\n" + token[half:],
+        "folded": "\n ".join(token[i:i + 5] for i in range(0, len(token), 5)),
+    }
+
+
+def echo(template, authorization):
+    """A fault's body with the request's credentials put in where the template asks."""
+    token = authorization[len("Bearer "):] if authorization.startswith("Bearer ") else ""
+    text = template.replace("{authorization}", authorization).replace("{token}", token)
+    for name, form in token_forms(token).items():
+        text = text.replace("{token:%s}" % name, form)
+    return text
 
 
 def expected_key(uuids):
@@ -158,7 +192,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if action == "slow":
             time.sleep(rule.get("seconds", 5))
         if action == "status":
-            text = rule.get("body", "").replace("{authorization}", authorization)
+            text = echo(rule.get("body", ""), authorization)
             self.answer(rule["status"], text, rule.get("headers"))
         elif action == "bad":
             self.answer(400, '{"error": "malformed batch or wrong Idempotency-Key"}')

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import HealthETL
+
+/// One run at a time per output folder (Pipelines/README.md, "Runs and the nightly batch"), even
+/// when the lock file is deleted during a run and across the commit's folder exchange.
+@Suite struct OutputLockTests {
+  private func folder() throws -> String {
+    let path = NSTemporaryDirectory() + "healthetl-lock-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+
+  private func isLocked(_ directory: String) -> Bool {
+    do {
+      let lock = try OutputLock(directory: directory)
+      lock.release()
+      return false
+    } catch {
+      if case .locked = error { return true }
+      Issue.record("unexpected \(error)")
+      return false
+    }
+  }
+
+  @Test func deletingTheLockFileLetsNoSecondRunIn() throws {
+    let out = try folder()
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let lock = try OutputLock(directory: out)
+    try FileManager.default.removeItem(atPath: out + "/" + ToolFiles.lock)
+    #expect(isLocked(out))
+    lock.release()
+    #expect(!isLocked(out))
+  }
+
+  @Test func theFolderACommitPutsInPlaceIsLockedToo() throws {
+    let out = try folder()
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let lock = try OutputLock(directory: out)
+    var before = stat()
+    #expect(stat(out, &before) == 0)
+    for round in 0..<2 {
+      let transaction = try OutputTransaction(outputDirectory: out)
+      let file = try transaction.create("round.txt")
+      try file.write(Array("\(round)\n".utf8))
+      try file.close()
+      try transaction.commit()
+      try? FileManager.default.removeItem(atPath: out + "/" + ToolFiles.lock)
+      #expect(isLocked(out), "round \(round)")
+    }
+    var after = stat()
+    #expect(stat(out, &after) == 0)
+    // The exchange really put another folder at the name.
+    #expect(after.st_ino != before.st_ino)
+    #expect(try String(contentsOfFile: out + "/round.txt", encoding: .utf8) == "1\n")
+    lock.release()
+    #expect(!isLocked(out))
+  }
+}
