@@ -43,7 +43,7 @@ release: deps
 
 run: release
 	$(RELEASE_BIN) run --out $(OUT) --tz $(TZ_NAME) $(EXPORT)
-	@echo "Outputs in $(OUT)/ — see $(OUT)/run.json"
+	@echo "Outputs in $(OUT)/ — open $(OUT)/report.html in a browser (xdg-open $(OUT)/report.html); what ran: $(OUT)/run.json"
 
 sleep workouts stats samples: release
 	$(RELEASE_BIN) run --pipeline Pipelines/$@.json --out $(OUT) --tz $(TZ_NAME) $(EXPORT)

@@ -13,6 +13,21 @@ import Testing
     }
   }
 
+  /// `help COMMAND` is that command's help, not the general one.
+  @Test func helpForOneCommand() throws {
+    for command in ["run", "sample", "pipelines", "nightly"] {
+      let help = try CLI.run(["help", command])
+      let dashHelp = try CLI.run([command, "--help"])
+      #expect(help.status == 0, "\(command)")
+      #expect(help.stdout == dashHelp.stdout, "\(command)")
+      #expect(help.stdout != (try CLI.run(["help"])).stdout, "\(command)")
+    }
+    #expect(try CLI.run(["help", "run"]).stdout.contains("--pipeline"))
+    let unknown = try CLI.run(["help", "frobnicate"])
+    #expect(unknown.status == 64)
+    #expect(unknown.stderr.contains("unknown command 'frobnicate'"))
+  }
+
   @Test(arguments: [
     (["frobnicate"], Int32(64), "unknown command"),
     (["run", "--frob", "x"], 64, "unknown option '--frob'"),
