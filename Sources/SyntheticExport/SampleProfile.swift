@@ -3,7 +3,7 @@ public import HealthModel
 /// Whose export `healthetl sample` writes. The same life (days, nights, walks, runs) seen through
 /// the devices and apps of people whose real exports look different from the Watch user's, so
 /// that what is built and tested on samples meets the shapes real exports have. Each profile
-/// imitates a real export (Pipelines/README.md, "Sample exports").
+/// imitates a real export (SampleData/README.md, "Other shapes of export").
 public enum SampleProfile: String, CaseIterable, Sendable {
   /// Today's Apple Watch user: iPhone, Watch, AutoSleep and Withings; sleep stages, dense workout
   /// heart rate, routes, pool swims, activity summaries.
