@@ -153,12 +153,13 @@ extension SampleModel {
   private func sleepWithoutStages(_ plan: DayPlan, _ out: inout [Sample]) {
     var r = rng(.sleepApps, plan.index)
     let night = plan.tonight
-    func add(_ start: Int64, _ end: Int64, _ source: SampleSource, _ unit: SampleUnit, manual: Bool = false) {
+    func add(
+      _ start: Int64, _ end: Int64, _ source: SampleSource, _ unit: SampleUnit, metadata: SampleMetadata = .none
+    ) {
       out.append(
         Sample(
           start: start, end: end, created: end + r.seconds(60...1800), value: 0, source: source, unit: unit,
-          pointer: UInt32(truncatingIfNeeded: r.next()), hasDevice: false,
-          metadata: manual ? .userEntered : .none))
+          pointer: UInt32(truncatingIfNeeded: r.next()), hasDevice: false, metadata: metadata))
     }
     /// Asleep from falling asleep to waking in `pieces` stretches with short wakes between.
     func asleep(_ source: SampleSource, _ unit: SampleUnit, pieces: Int) {
@@ -188,12 +189,13 @@ extension SampleModel {
         if !inBedOnly { asleep(.pillow, .sleepUnspecified, pieces: 2) }
       }
     case .garmin:
-      // The phone's bedtime schedule every night; Connect's sleep when the watch was worn.
-      add(night.inBed, night.outOfBed, .iPhone, .sleepInBed)
+      // The phone's bedtime schedule every night, with its zone; Connect's sleep when the watch
+      // was worn.
+      add(night.inBed, night.outOfBed, .iPhone, .sleepInBed, metadata: .timeZone)
       if plan.index % 6 != 3 { asleep(.garminConnect, .sleepAsleep, pieces: r.int(2...4)) }
     case .ios10:
       asleep(.miFit, .sleepAsleep, pieces: 2)
-      if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, manual: true) }
+      if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, metadata: .userEntered) }
     case .watch:
       return
     }
