@@ -35,6 +35,14 @@ import Testing
     (["run", "--tz", "Mars/Olympus", "x.zip"], 64, "unknown time zone 'Mars/Olympus'"),
     (["inspect", "/nonexistent/export.zip"], 66, "no such file"),
     (["sample", "--days", "zero", "--out", "/tmp/x.xml"], 64, "--days"),
+    (
+      ["sample", "--profile", "fitbit", "--out", "/tmp/x.xml"], 64,
+      "unknown --profile 'fitbit'; the profiles are watch, iphone-sleep-apps, garmin, ios10"
+    ),
+    (
+      ["sample", "--profile", "garmin", "--routes", "3", "--out", "/tmp/x.xml"], 64,
+      "only the watch profile has workout routes"
+    ),
   ])
   func usageAndMissingInput(arguments: [String], status: Int32, message: String) throws {
     let result = try CLI.run(arguments)
