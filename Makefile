@@ -9,6 +9,7 @@
 #   make sample                                            regenerate SampleData/export.zip
 #   make lint / make format                                layer check + swift format
 #   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
+#   make gallery                                           screenshots of the report of every sample profile and real export
 #   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n] [CONFIG="key=value ..."]
 #   make fuzz     [FUZZ_SECONDS=60] [FUZZ_HARNESSES="xml …"]  libFuzzer + ASan on every reader of input
 #   make fuzz-smoke                                        replay the fuzz corpus and fuzz briefly (CI)
@@ -43,7 +44,7 @@ release: deps
 
 run: release
 	$(RELEASE_BIN) run --out $(OUT) --tz $(TZ_NAME) $(EXPORT)
-	@echo "Outputs in $(OUT)/ — see $(OUT)/run.json"
+	@echo "Outputs in $(OUT)/ — open $(OUT)/report.html in a browser (xdg-open $(OUT)/report.html); what ran: $(OUT)/run.json"
 
 sleep workouts stats samples: release
 	$(RELEASE_BIN) run --pipeline Pipelines/$@.json --out $(OUT) --tz $(TZ_NAME) $(EXPORT)
@@ -181,6 +182,13 @@ report-screenshot: report-page-deps
 	@mkdir -p .build
 	python3 Tests/EndToEnd/report_fixture.py --data Pipelines/report/example-data.json \
 	  --out .build/report-example.html --screenshot Pipelines/report/screenshot.png
+
+# The default pipeline on every `sample --profile` and every real export of ../shared/fixtures/real
+# (when present), and each report.html at desktop (1280 px) and phone (390 px) width:
+# .build/gallery/<export>-desktop.png and -phone.png, the outputs in .build/gallery/outputs/.
+.PHONY: gallery
+gallery: release report-page-deps
+	HEALTHETL_BIN=$(RELEASE_BIN) python3 Tests/EndToEnd/gallery.py --out .build/gallery
 
 # --- Workbook round trip (libxlsxwriter) --------------------------------------------------------
 # Opens a workbook written through libxlsxwriter in a real spreadsheet program. Gnumeric's

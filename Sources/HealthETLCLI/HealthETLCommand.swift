@@ -24,7 +24,7 @@ public enum HealthETLCommand {
       lines.append("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary)
     }
     lines.append("")
-    lines.append("Run 'healthetl <command> --help' for a command's options. Exit codes: 0 success, 64 usage,")
+    lines.append("Run 'healthetl help <command>' for a command's options. Exit codes: 0 success, 64 usage,")
     lines.append("65 bad input data, 66 input not found, 73 cannot create output, 74 I/O error, 75 locked or")
     lines.append("try again later.")
     return lines.joined(separator: "\n") + "\n"
@@ -51,6 +51,10 @@ public enum HealthETLCommand {
       return ExitCode.usage
     }
     if first == "--help" || first == "-h" || first == "help" {
+      // `help run` means `run --help`, as with git and cargo.
+      if first == "help", arguments.count > 1 {
+        return run([arguments[1], "--help"])
+      }
       print(usage, terminator: "")
       return ExitCode.success
     }

@@ -16,6 +16,18 @@ enum PipelineLocator {
     return nil
   }
 
+  /// `argument` itself when it names a file; else, for a bare name such as `sleep` (what
+  /// `pipelines list` shows), the shipped `Pipelines/sleep.json`. A name with no such pipeline stays
+  /// as given, so the error names what the user typed.
+  static func resolve(_ argument: String) -> String {
+    let fm = FileManager.default
+    guard !fm.fileExists(atPath: argument), !argument.contains("/"), !argument.hasSuffix(".json"),
+      let directory = pipelinesDirectory()
+    else { return argument }
+    let shipped = directory + "/" + argument + ".json"
+    return fm.fileExists(atPath: shipped) ? shipped : argument
+  }
+
   /// The plan for `--pipeline` arguments (default: `Pipelines/default.json`).
   static func plan(_ paths: [String]) throws -> RunPlan {
     var files = paths
@@ -28,7 +40,7 @@ enum PipelineLocator {
       files = [directory + "/default.json"]
     }
     var pipelines: [PipelineDefinition] = []
-    for file in files {
+    for file in files.map(resolve) {
       do { pipelines.append(try PipelineDecoder.load(file)) } catch { throw ETLError.pipeline(error) }
     }
     if let problem = RunPlanner.zoneDatabaseProblem(pipelines) { throw ETLError.zone(problem) }

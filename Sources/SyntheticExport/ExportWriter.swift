@@ -47,6 +47,16 @@ struct ExportWriter: ~Copyable {
         recordCounts[type.rawValue] += scratch.count
       }
     }
+    guard model.profile == .watch else {
+      // No cuff, no Watch: no correlations or activity summaries, and only the runs a
+      // third-party app logged.
+      for day in 0..<model.days {
+        if let run = model.thirdPartyRun(model.plan(day)) { thirdPartyWorkout(run) }
+      }
+      out.put("</HealthData>\n")
+      out.flush()
+      return
+    }
     for day in 0..<model.days {
       let plan = model.plan(day)
       if let reading = model.bloodPressure(plan) { correlation(reading) }
@@ -336,6 +346,29 @@ struct ExportWriter: ~Copyable {
     // Real exports repeat the workout's metadata after its other children.
     workoutMetadata(kind, weather)
     out.put(" </Workout>\n")
+  }
+
+  /// A run a third-party app logged: only the old total attributes, no events, statistics or
+  /// route, as Garmin Connect and Runtastic write them.
+  private mutating func thirdPartyWorkout(_ run: ThirdPartyRun) {
+    out.put(" <Workout workoutActivityType=\"HKWorkoutActivityTypeRunning\" duration=\"")
+    out.decimal(run.workout.movingSeconds / 60, digits: 12)
+    out.put("\" durationUnit=\"min\" totalDistance=\"")
+    out.decimal(run.meters / 1000, digits: 3)
+    out.put("\" totalDistanceUnit=\"km\" totalEnergyBurned=\"")
+    out.decimal(run.kilocalories, digits: 0)
+    out.put("\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"")
+    out.put(run.source.name)
+    out.put("\" sourceVersion=\"")
+    out.put(run.source.version)
+    out.put("\" creationDate=\"")
+    out.date(run.workout.end + 95)
+    out.put("\" startDate=\"")
+    out.date(run.workout.start)
+    out.put("\" endDate=\"")
+    out.date(run.workout.end)
+    out.put("\"/>\n")
+    count(.workout)
   }
 
   /// `<Workout …>` with its attributes; legacy runs carry the old total attributes.

@@ -13,7 +13,7 @@ struct RouteSpec {
 
 extension SampleModel {
   func route(_ plan: DayPlan) -> RouteSpec? {
-    guard let workout = plan.workout, workout.kind.hasRoute else { return nil }
+    guard profile == .watch, let workout = plan.workout, workout.kind.hasRoute else { return nil }
     var r = rng(.route, plan.index)
     let start = workout.start + r.seconds(1...6)
     let end = workout.end - r.seconds(2...40)

@@ -6,6 +6,8 @@ enum Stream: UInt64 {
   case workout, swim, offWrist, bouts, footChunks, activeEnergy, basalEnergy, flights
   case heartRate, restingHeartRate, walkingHeartRate, variability, sleep, standHour, mindful
   case bodyMass, bloodPressure, swimRecords, workoutDetails, route, summary
+  /// Streams of the profiles other than `watch`.
+  case sleepApps, thirdPartyRun
 }
 
 /// One record before it is written: times in epoch seconds, the value and how to print it.
@@ -52,6 +54,8 @@ struct SampleModel {
   /// Route files hold a point a second, as the Watch records them (`--routes`), instead of a few
   /// dozen.
   var denseRoutes = false
+  /// Whose export this is: the Watch user, or one of the other shapes real exports have.
+  var profile = SampleProfile.watch
 
   func rng(_ stream: Stream, _ index: Int) -> SplitMix64 {
     SplitMix64(seed: seed, stream: stream.rawValue, index: index)
@@ -293,6 +297,15 @@ struct SampleModel {
 
   /// The samples of `type` on the day of `plan`, in start order, appended to `out`.
   func samples(_ type: RecordType, _ plan: DayPlan, into out: inout [Sample]) {
+    if profile == .watch {
+      watchSamples(type, plan, into: &out)
+    } else {
+      profileSamples(type, plan, into: &out)
+    }
+  }
+
+  /// The samples of `type` in the export of the Watch user (`SampleProfile.watch`).
+  func watchSamples(_ type: RecordType, _ plan: DayPlan, into out: inout [Sample]) {
     switch type {
     case .bodyMass: bodyMass(plan, &out)
     case .heartRate: heartRate(plan, &out)

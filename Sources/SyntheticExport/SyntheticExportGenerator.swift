@@ -28,6 +28,7 @@ public enum SyntheticExportGenerator {
     let days = try dayCount(options, zone: zone)
     var model = SampleModel(seed: options.seed, start: options.start, days: days, zone: zone)
     model.denseRoutes = options.routes != nil
+    model.profile = options.profile
     let exportInstant = model.instant(options.start.adding(days: Int64(days)), 9 * 3600)
     let directory = parentDirectory(of: path)
     try makeDirectory(directory)
@@ -82,6 +83,9 @@ public enum SyntheticExportGenerator {
     // HealthETL rejects records dated before 2000 (Pipelines/README.md, "Bad input").
     guard options.start.year >= 2000 else { throw .invalidOptions("the start date must be 2000-01-01 or later") }
     if let routes = options.routes {
+      guard options.profile == .watch else {
+        throw .invalidOptions("only the watch profile has workout routes; drop --routes or --profile")
+      }
       guard routes >= 1 else { throw .invalidOptions("the number of routes must be at least 1 (got \(routes))") }
       // Days one by one until the routine has given that many routes: about two and a half a week.
       let model = SampleModel(seed: options.seed, start: options.start, days: maximumDays, zone: zone)
@@ -103,7 +107,8 @@ public enum SyntheticExportGenerator {
     }
     guard target >= 1 else { throw .invalidOptions("the target size must be at least 1 MB (got \(target))") }
     func measure(_ days: Int) -> Double {
-      let model = SampleModel(seed: options.seed, start: options.start, days: days, zone: zone)
+      var model = SampleModel(seed: options.seed, start: options.start, days: days, zone: zone)
+      model.profile = options.profile
       var writer = ExportWriter(out: ByteSink(target: .discard), model: model, exportInstant: 0)
       writer.writeDocument()
       return Double(writer.out.totalBytes)

@@ -17,6 +17,8 @@ public struct SyntheticExportOptions: Sendable {
   /// routes, and every route file holds a point a second, as the Watch records them (a long
   /// history of outdoor workouts); overrides `days` and `targetMegabytes`.
   public var routes: Int? = nil
+  /// Whose export: the Watch user (the default) or another shape of real export.
+  public var profile = SampleProfile.watch
 
   /// The defaults make four weeks from Monday 2024-03-18 (crossing the 2024-03-31 spring-forward),
   /// seed 1, a bare XML file.

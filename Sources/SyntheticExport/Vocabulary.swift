@@ -5,6 +5,8 @@
 /// and blood-pressure cuff.
 enum SampleSource: UInt8 {
   case watch, iPhone, autoSleep, withings
+  // The other profiles' sources (`SampleProfile`).
+  case garminConnect, sleepCycle, pillow, oldIPhone, miFit, runtastic
 
   var name: StaticString {
     switch self {
@@ -12,6 +14,12 @@ enum SampleSource: UInt8 {
     case .iPhone: return "Alex’s iPhone"
     case .autoSleep: return "AutoSleep"
     case .withings: return "Withings"
+    case .garminConnect: return "Connect"
+    case .sleepCycle: return "Sleep Cycle"
+    case .pillow: return "Pillow"
+    case .oldIPhone: return "Alex’s iPhone"
+    case .miFit: return "Mi Fit"
+    case .runtastic: return "Runtastic"
     }
   }
 
@@ -21,6 +29,12 @@ enum SampleSource: UInt8 {
     case .iPhone: return "17.2"
     case .autoSleep: return "6.4.0"
     case .withings: return "6.3.1"
+    case .garminConnect: return "4.38.1"
+    case .sleepCycle: return "5.8.4"
+    case .pillow: return "3.6.2"
+    case .oldIPhone: return "10.2"
+    case .miFit: return "2.2.3"
+    case .runtastic: return "7.2"
     }
   }
 
@@ -33,7 +47,9 @@ enum SampleSource: UInt8 {
       return "&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:10.1&gt;"
     case .iPhone:
       return "&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,3, software:17.2&gt;"
-    case .autoSleep, .withings:
+    case .oldIPhone:
+      return "&gt;, name:iPhone, manufacturer:Apple, model:iPhone, hardware:iPhone8,4, software:10.2&gt;"
+    case .autoSleep, .withings, .garminConnect, .sleepCycle, .pillow, .miFit, .runtastic:
       return nil
     }
   }
@@ -87,6 +103,8 @@ enum SampleUnit: UInt8 {
   case sleepInBed, sleepCore, sleepDeep, sleepREM, sleepAwake, sleepUnspecified
   /// A category sample without a `value` attribute (old-style MindfulSession).
   case noValue
+  /// Asleep as iOS 10–15 wrote it, before `AsleepUnspecified`.
+  case sleepAsleep
 
   var isCategory: Bool { rawValue >= SampleUnit.standStood.rawValue }
 
@@ -110,6 +128,7 @@ enum SampleUnit: UInt8 {
     case .sleepAwake: return "HKCategoryValueSleepAnalysisAwake"
     case .sleepUnspecified: return "HKCategoryValueSleepAnalysisAsleepUnspecified"
     case .noValue: return ""
+    case .sleepAsleep: return "HKCategoryValueSleepAnalysisAsleep"
     }
   }
 }

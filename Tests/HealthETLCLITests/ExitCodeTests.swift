@@ -13,6 +13,21 @@ import Testing
     }
   }
 
+  /// `help COMMAND` is that command's help, not the general one.
+  @Test func helpForOneCommand() throws {
+    for command in ["run", "sample", "pipelines", "nightly"] {
+      let help = try CLI.run(["help", command])
+      let dashHelp = try CLI.run([command, "--help"])
+      #expect(help.status == 0, "\(command)")
+      #expect(help.stdout == dashHelp.stdout, "\(command)")
+      #expect(help.stdout != (try CLI.run(["help"])).stdout, "\(command)")
+    }
+    #expect(try CLI.run(["help", "run"]).stdout.contains("--pipeline"))
+    let unknown = try CLI.run(["help", "frobnicate"])
+    #expect(unknown.status == 64)
+    #expect(unknown.stderr.contains("unknown command 'frobnicate'"))
+  }
+
   @Test(arguments: [
     (["frobnicate"], Int32(64), "unknown command"),
     (["run", "--frob", "x"], 64, "unknown option '--frob'"),
@@ -20,6 +35,14 @@ import Testing
     (["run", "--tz", "Mars/Olympus", "x.zip"], 64, "unknown time zone 'Mars/Olympus'"),
     (["inspect", "/nonexistent/export.zip"], 66, "no such file"),
     (["sample", "--days", "zero", "--out", "/tmp/x.xml"], 64, "--days"),
+    (
+      ["sample", "--profile", "fitbit", "--out", "/tmp/x.xml"], 64,
+      "unknown --profile 'fitbit'; the profiles are watch, iphone-sleep-apps, garmin, ios10"
+    ),
+    (
+      ["sample", "--profile", "garmin", "--routes", "3", "--out", "/tmp/x.xml"], 64,
+      "only the watch profile has workout routes"
+    ),
   ])
   func usageAndMissingInput(arguments: [String], status: Int32, message: String) throws {
     let result = try CLI.run(arguments)

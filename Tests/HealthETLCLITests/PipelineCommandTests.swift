@@ -17,6 +17,27 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: directory.path + "/out/run.json"))
   }
 
+  /// `pipelines list` shows `sleep`; `--pipeline sleep` runs that shipped file, from any folder
+  /// (Pipelines/ beside the binary), and a name no pipeline has is refused naming what was typed.
+  @Test func aShippedPipelineByItsListedName() throws {
+    let directory = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let list = try CLI.run(["pipelines", "list"], in: directory)
+    #expect(list.stdout.contains("/Pipelines/sleep.json  sleep: "), "\(list.stdout)")
+    let out = directory.appendingPathComponent("out")
+    let result = try CLI.run(
+      ["run", "--pipeline", "sleep", "--quiet", "--out", out.path, RunCommandTests.tiny], in: directory)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("sleep_daily.csv").path))
+    #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("daily.csv").path))
+    let check = try CLI.run(["pipelines", "check", "sleep"], in: directory)
+    #expect(check.stdout == "sleep: ok (1 jobs)\n", "\(check.stdout)\(check.stderr)")
+    let unknown = try CLI.run(
+      ["run", "--pipeline", "slep", "--out", out.path, RunCommandTests.tiny], in: directory)
+    #expect(unknown.status == 64)
+    #expect(unknown.stderr.contains("slep"), "\(unknown.stderr)")
+  }
+
   @Test func checkAndExplain() throws {
     // Checked one by one, then together as one run would plan them (the default pipeline and
     // sleep.json clash: both write sleep_daily.csv).

@@ -8,7 +8,8 @@ enum NightlyCommand {
       OptionSpec(name: "out", valueName: "DIR", help: "Output folder, which also keeps the batch's state (required)."),
       OptionSpec(
         name: "pipeline", valueName: "FILE",
-        help: "A pipeline file; repeat for several (default Pipelines/default.json)."
+        help:
+          "A pipeline file, or the name of one `pipelines list` shows (sleep); repeat for several (default Pipelines/default.json)."
       ),
       OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
       OptionSpec(

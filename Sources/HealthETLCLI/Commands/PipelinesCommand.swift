@@ -50,7 +50,7 @@ enum PipelinesCommand {
       }
       for file in files {
         do {
-          let pipeline = try PipelineDecoder.load(file)
+          let pipeline = try PipelineDecoder.load(PipelineLocator.resolve(file))
           if let problem = RunPlanner.zoneDatabaseProblem([pipeline]) { throw ETLError.zone(problem) }
           _ = try RunPlanner.plan([pipeline])
           print("\(file): ok (\(pipeline.jobs.count) jobs)")

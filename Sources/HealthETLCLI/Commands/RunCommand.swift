@@ -6,7 +6,9 @@ import HealthModel
 enum RunCommand {
   static let options = [
     OptionSpec(
-      name: "pipeline", valueName: "FILE", help: "A pipeline file; repeat for several (default Pipelines/default.json)."
+      name: "pipeline", valueName: "FILE",
+      help:
+        "A pipeline file, or the name of one `pipelines list` shows (sleep); repeat for several (default Pipelines/default.json)."
     ),
     OptionSpec(name: "out", valueName: "DIR", help: "Output folder (default out)."),
     OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),

@@ -12,23 +12,36 @@ enum SampleCommand {
     OptionSpec(
       name: "routes", valueName: "N",
       help: "Choose the number of days to hold exactly N workout routes, each a point a second (routes load test)."),
+    OptionSpec(
+      name: "profile", valueName: "NAME",
+      help:
+        "Whose export: watch (default; Apple Watch user), iphone-sleep-apps (iPhone only, sleep apps), garmin (Garmin Connect), ios10 (iOS 10, manual entries, Runtastic)."
+    ),
     OptionSpec(name: "zip", valueName: nil, help: "Write export.zip as the iPhone does instead of bare XML."),
     OptionSpec(name: "out", valueName: "PATH", help: "The file to write (required)."),
   ]
 
   static let usage =
-    "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--routes N] [--zip] --out PATH"
+    "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--routes N] [--profile NAME] [--zip] --out PATH"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let parsed = try HealthETLCommand.parseOptionsCommand(
         arguments, name: "sample", usage: usage,
         summary:
-          "Write a realistic synthetic export (iPhone + Watch, sleep, workouts, swims), deterministic by seed.",
+          "Write a realistic synthetic export (by default iPhone + Watch, sleep, workouts, swims; --profile for other shapes), deterministic by seed.",
         options: options)
     else { return ExitCode.success }
     guard let out = parsed.value("out") else { throw UsageError(message: "missing --out PATH", command: "sample") }
     var sampleOptions = SyntheticExportOptions()
+    if let name = parsed.value("profile") {
+      guard let profile = SampleProfile(rawValue: name) else {
+        let names = SampleProfile.allCases.map(\.rawValue).joined(separator: ", ")
+        throw UsageError(message: "unknown --profile '\(name)'; the profiles are \(names)", command: "sample")
+      }
+      sampleOptions.profile = profile
+      sampleOptions.start = profile.defaultStart
+    }
     if let days = parsed.value("days") {
       guard let value = Int(days), value > 0, value <= 36_500 else {
         throw UsageError(message: "--days must be a whole number from 1 to 36500", command: "sample")

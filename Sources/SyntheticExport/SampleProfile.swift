@@ -1,0 +1,203 @@
+public import HealthModel
+
+/// Whose export `healthetl sample` writes. The same life (days, nights, walks, runs) seen through
+/// the devices and apps of people whose real exports look different from the Watch user's, so
+/// that what is built and tested on samples meets the shapes real exports have. Each profile
+/// imitates a real export (SampleData/README.md, "Other shapes of export").
+public enum SampleProfile: String, CaseIterable, Sendable {
+  /// Today's Apple Watch user: iPhone, Watch, AutoSleep and Withings; sleep stages, dense workout
+  /// heart rate, routes, pool swims, activity summaries.
+  case watch
+  /// An iPhone without a Watch and sleep apps (Sleep Cycle, Pillow): steps from the phone, sleep
+  /// only as in bed and asleep from two apps, in-bed records written twice, nights in bed without
+  /// sleep, now and then a 12-hour "asleep"; no heart rate, no workouts, no activity summaries.
+  case iphoneSleepApps = "iphone-sleep-apps"
+  /// Garmin Connect beside the iPhone: heart rate every 2 minutes, steps from Connect and the
+  /// iPhone for the same walks, sleep without stages, no resting heart rate, runs as workouts
+  /// with totals only, their distance three overlapping samples that run past the workout.
+  case garmin
+  /// An iPhone 6s on iOS 10: steps and sleep typed in by hand beside the phone's own and Mi Fit's,
+  /// body mass typed in, runs from Runtastic with overlapping distance samples; from 2017.
+  case ios10
+
+  /// The first day when `--start` is not given: an iOS 10 export is from iOS 10's years.
+  public var defaultStart: CivilDate {
+    self == .ios10 ? CivilDate(year: 2017, month: 1, day: 2) : CivilDate(year: 2024, month: 3, day: 18)
+  }
+}
+
+/// A run a third-party app logged, with the distance it says the run covered.
+struct ThirdPartyRun {
+  var workout: PlannedWorkout
+  var source: SampleSource
+  var meters: Double
+  var kilocalories: Double
+}
+
+extension SampleModel {
+  /// The app that logs runs (Connect or Runtastic); the iPhone-only sleeper logs none.
+  var runApp: SampleSource? {
+    switch profile {
+    case .garmin: return .garminConnect
+    case .ios10: return .runtastic
+    case .watch, .iphoneSleepApps: return nil
+    }
+  }
+
+  /// The phone of the profile: iOS 10 on the old iPhone, else today's.
+  var phone: SampleSource { profile == .ios10 ? .oldIPhone : .iPhone }
+
+  /// The day's run as a third-party app logged it: the Monday and Tuesday runs of the routine.
+  func thirdPartyRun(_ plan: DayPlan) -> ThirdPartyRun? {
+    guard let source = runApp, let workout = plan.workout,
+      workout.kind == .running || workout.kind == .legacyRunning
+    else { return nil }
+    let meters = (workout.movingSeconds / workout.pace * 1000).rounded()
+    return ThirdPartyRun(
+      workout: workout, source: source, meters: meters, kilocalories: (workout.movingSeconds / 60 * 12).rounded())
+  }
+
+  /// The samples of `type` in a profile other than `watch`, in start order.
+  func profileSamples(_ type: RecordType, _ plan: DayPlan, into out: inout [Sample]) {
+    let first = out.count
+    switch type {
+    case .stepCount, .distanceWalkingRunning: onFoot(type, plan, &out)
+    case .heartRate where profile == .garmin: heartRateEveryTwoMinutes(plan, &out)
+    case .sleepAnalysis: sleepWithoutStages(plan, &out)
+    case .bodyMass:
+      watchSamples(.bodyMass, plan, into: &out)
+      if profile == .ios10 {
+        // Typed into the Health app: the phone is the source, and no device.
+        for index in out.indices[first...] {
+          out[index].source = .oldIPhone
+          out[index].hasDevice = false
+          out[index].metadata = .userEntered
+        }
+      }
+    case .flightsClimbed:
+      watchSamples(.flightsClimbed, plan, into: &out)
+      for index in out.indices[first...] { out[index].source = phone }
+    default: return
+    }
+    out[first...].sort { ($0.start, $0.source.rawValue) < ($1.start, $1.source.rawValue) }
+  }
+
+  /// Steps and distance: the phone's, Connect's for the walks its watch counted (Garmin), the
+  /// steps typed in by hand, and each run's distance as its app wrote it — three samples a minute
+  /// apart, each holding the whole distance, the later ones ending after the run.
+  private func onFoot(_ type: RecordType, _ plan: DayPlan, _ out: inout [Sample]) {
+    let run = thirdPartyRun(plan)
+    for chunk in footChunks(plan) {
+      var source = chunk.source
+      if source == .watch {
+        guard profile == .garmin else { continue }
+        // The run's distance is the app's own samples below.
+        if type == .distanceWalkingRunning, let run, run.workout.interval.overlaps(chunkInterval(chunk)) { continue }
+        source = .garminConnect
+      } else {
+        source = phone
+      }
+      if type == .stepCount {
+        out.append(
+          Sample(
+            start: chunk.start, end: chunk.end, created: chunk.created, value: chunk.steps, source: source,
+            unit: .count, pointer: chunk.pointer, hasDevice: !chunk.userEntered,
+            metadata: chunk.userEntered ? .userEntered : .none))
+      } else if !chunk.userEntered {
+        out.append(
+          Sample(
+            start: chunk.start, end: chunk.end, created: chunk.created + 1, value: chunk.meters / 1000, source: source,
+            unit: .kilometer, decimals: 5, pointer: chunk.pointer ^ 0x5A5_A5A5))
+      }
+    }
+    if type == .distanceWalkingRunning, let run {
+      for copy in 0..<3 {
+        let shift = Int64(copy) * 60
+        out.append(
+          Sample(
+            start: run.workout.start + shift, end: run.workout.end + shift, created: run.workout.end + 95 + shift,
+            value: run.meters, source: run.source, unit: .meter, decimals: 0, pointer: 0))
+      }
+    }
+  }
+
+  private func chunkInterval(_ chunk: FootChunk) -> Interval { Interval(start: chunk.start, end: chunk.end) }
+
+  /// Garmin Connect's heart rate: one sample every 2 minutes on the even minute, never two
+  /// consecutive minutes, while the watch is worn.
+  private func heartRateEveryTwoMinutes(_ plan: DayPlan, _ out: inout [Sample]) {
+    var r = rng(.heartRate, plan.index)
+    var level = 56.0
+    for segment in plan.segments where segment.kind != .offWrist {
+      let target: Double
+      switch segment.kind {
+      case .asleep: target = 54
+      case .idle, .offWrist: target = 72
+      case .bout: target = 98
+      case .workout: target = 152
+      }
+      let sinceMidnight = segment.start - plan.midnight
+      var t = segment.start + (120 - (sinceMidnight - floorDiv(sinceMidnight, 120) * 120)) % 120
+      while t < segment.end {
+        level += (target - level) * 0.35 + r.gaussian() * 2.5
+        out.append(
+          Sample(
+            start: t, end: t, created: t + r.seconds(300...3600), value: level.rounded(), source: .garminConnect,
+            unit: .countPerMinute, pointer: 0))
+        t += 120
+      }
+    }
+  }
+
+  /// Sleep as apps without stages write it: in bed and asleep, several apps for one night.
+  private func sleepWithoutStages(_ plan: DayPlan, _ out: inout [Sample]) {
+    var r = rng(.sleepApps, plan.index)
+    let night = plan.tonight
+    func add(
+      _ start: Int64, _ end: Int64, _ source: SampleSource, _ unit: SampleUnit, metadata: SampleMetadata = .none
+    ) {
+      out.append(
+        Sample(
+          start: start, end: end, created: end + r.seconds(60...1800), value: 0, source: source, unit: unit,
+          pointer: UInt32(truncatingIfNeeded: r.next()), hasDevice: false, metadata: metadata))
+    }
+    /// Asleep from falling asleep to waking in `pieces` stretches with short wakes between.
+    func asleep(_ source: SampleSource, _ unit: SampleUnit, pieces: Int) {
+      let span = (night.wake - night.asleep) / Int64(pieces)
+      var s = night.asleep
+      for piece in 0..<pieces {
+        let end = piece == pieces - 1 ? night.wake : s + span - r.seconds(300...900)
+        add(s, end, source, unit)
+        s = end + r.seconds(120...600)
+      }
+    }
+    switch profile {
+    case .iphoneSleepApps:
+      let inBedOnly = plan.index % 5 == 3
+      add(night.inBed, night.outOfBed, .sleepCycle, .sleepInBed)
+      if plan.index % 23 == 11 {
+        // A night the app was left running: 12 hours "asleep".
+        add(night.asleep, night.asleep + 12 * 3600, .sleepCycle, .sleepAsleep)
+      } else if !inBedOnly {
+        asleep(.sleepCycle, .sleepAsleep, pieces: 1)
+      }
+      if plan.index % 2 == 0 {
+        // Pillow writes its in-bed record twice, byte for byte.
+        let start = night.inBed + r.seconds(0...300)
+        add(start, night.outOfBed, .pillow, .sleepInBed)
+        out.append(out[out.count - 1])
+        if !inBedOnly { asleep(.pillow, .sleepUnspecified, pieces: 2) }
+      }
+    case .garmin:
+      // The phone's bedtime schedule every night, with its zone; Connect's sleep when the watch
+      // was worn.
+      add(night.inBed, night.outOfBed, .iPhone, .sleepInBed, metadata: .timeZone)
+      if plan.index % 6 != 3 { asleep(.garminConnect, .sleepAsleep, pieces: r.int(2...4)) }
+    case .ios10:
+      asleep(.miFit, .sleepAsleep, pieces: 2)
+      if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, metadata: .userEntered) }
+    case .watch:
+      return
+    }
+  }
+}

@@ -1,0 +1,360 @@
+"""The gallery: what people see, on every shape of export we know.
+
+The default pipeline runs on each `healthetl sample --profile` (watch, iphone-sleep-apps, garmin,
+ios10: Pipelines/README.md, "Sample exports") and on every real export in
+../shared/fixtures/real (skipped with a message when that folder is absent), and its outputs are
+checked for properties a person would notice, not for values:
+
+- every Chart.js chart of report.html that holds data paints it: each dataset with a value
+  other than 0 has pixels of its own colour inside the chart area (headless Chromium), at the
+  range the page opens with and at "All"; a chart with nothing in the range says so instead
+  of drawing empty axes;
+- no chart of health.xlsx whose series are all empty: the cells each series refers to hold
+  at least one number;
+- no 0 where nothing was measured, in daily.csv and sleep_daily.csv: time asleep or in bed is
+  never 0 (a night with either has some; in bed without sleep leaves asleep empty), and on a
+  night without core, deep or REM sleep the stage and awake columns are empty;
+- splits lie inside their workout, add up to its distance, and none is faster than a person
+  moves on foot (running, walking, hiking).
+
+The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
+
+    HEALTHETL_BIN=$PWD/.build/debug/healthetl python3 -m unittest -v Tests/EndToEnd/test_gallery.py
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+import zipfile
+import xml.etree.ElementTree as ET
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gallery  # noqa: E402
+from chromium import Browser  # noqa: E402
+
+# Per chart and visible dataset: how many values other than 0 it holds (a bar of 0 is rightly
+# invisible) and how many pixels of the chart area have one of its own colours, as Chart.js
+# resolved them per element.
+PAINTED = """(() => {
+  const probe = document.createElement('canvas').getContext('2d');
+  const rgb = colour => {
+    if (typeof colour !== 'string') return null;
+    probe.fillStyle = '#000'; probe.fillStyle = colour;
+    const s = probe.fillStyle, m = s.match(/^#(..)(..)(..)$/);
+    if (m) return [parseInt(m[1], 16), parseInt(m[2], 16), parseInt(m[3], 16), 1];
+    const a = s.match(/rgba?\\(([^)]+)\\)/);
+    if (!a) return null;
+    const p = a[1].split(',').map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const holds = v => v !== null && v !== undefined && (typeof v === 'number' ? Number.isFinite(v) && v !== 0
+    : Array.isArray(v) ? v.some(holds) : typeof v === 'object' ? holds(v.y ?? v.r ?? null) : false);
+  const present = v => v !== null && v !== undefined && (typeof v === 'number' ? Number.isFinite(v)
+    : Array.isArray(v) ? v.some(present) : typeof v === 'object' ? present(v.y ?? v.r ?? null) : false);
+  return [...document.querySelectorAll('canvas[data-chart]')].map(canvas => {
+    const chart = Chart.getChart(canvas);
+    if (!chart) return { id: canvas.dataset.chart, hidden: canvas.offsetParent === null, datasets: null };
+    const area = chart.chartArea || { left: 0, top: 0, right: chart.width, bottom: chart.height };
+    const scale = canvas.width / (chart.width || canvas.width);
+    const x = Math.max(0, Math.floor(area.left * scale)), y = Math.max(0, Math.floor(area.top * scale));
+    const w = Math.min(canvas.width - x, Math.ceil((area.right - area.left) * scale));
+    const h = Math.min(canvas.height - y, Math.ceil((area.bottom - area.top) * scale));
+    const pixels = w > 0 && h > 0 ? canvas.getContext('2d').getImageData(x, y, w, h).data : [];
+    const datasets = [];
+    chart.data.datasets.forEach((dataset, i) => {
+      if (!chart.isDatasetVisible(i)) return;
+      const meta = chart.getDatasetMeta(i);
+      const colours = [];
+      for (const element of (meta.data || []).concat(meta.dataset ? [meta.dataset] : [])) {
+        for (const key of ['backgroundColor', 'borderColor']) {
+          const c = rgb(element.options && element.options[key]);
+          if (c && c[3] > 0 && !colours.some(d => d.join() === c.join())) colours.push(c);
+        }
+      }
+      let painted = 0;
+      for (let p = 0; p < pixels.length; p += 4) {
+        if (pixels[p + 3] === 0) continue;
+        if (colours.some(c => Math.abs(pixels[p] - c[0]) <= 24 && Math.abs(pixels[p + 1] - c[1]) <= 24
+            && Math.abs(pixels[p + 2] - c[2]) <= 24)) painted++;
+      }
+      datasets.push({ label: dataset.label || String(i), values: (dataset.data || []).filter(holds).length,
+        present: (dataset.data || []).filter(present).length, painted, colours: colours.length });
+    });
+    return { id: canvas.dataset.chart, type: chart.config.type, hidden: canvas.offsetParent === null, datasets };
+  });
+})()"""
+SHOW_ALL = """(() => { const b = document.querySelector('[data-range="all"]'); if (b) b.click();
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(!!b)))); })()"""
+
+# (totals, stages, awake) of daily.csv and of sleep_daily.csv
+SLEEP_DAILY_CSV = (("asleep_h", "in_bed_h"), ("core_h", "deep_h", "rem_h"), "awake_h")
+SLEEP_SLEEP_DAILY = (("asleep_s", "in_bed_s"), ("core_s", "deep_s", "rem_s"), "awake_s")
+ON_FOOT = {"Running", "Walking", "Hiking"}
+# Faster than anyone runs a split (Bolt's 100 m average is 10.4 m/s).
+FASTEST_ON_FOOT_M_S = 12.5
+SHEET_NS = {"s": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
+CHART_NS = {"c": "http://schemas.openxmlformats.org/drawingml/2006/chart"}
+REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+
+
+def number(text: str | None) -> float | None:
+    return float(text) if text not in (None, "") else None
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8-sig") as file:
+        return list(csv.DictReader(file))
+
+
+def zeros_where_nothing_was_measured(table: list[dict], totals, stages, awake) -> list[str]:
+    """Cells that show 0 for a sleep duration that was not measured: time asleep or in bed of
+    0 (a night with either has some), and stages or awake time on a night without core, deep or
+    REM sleep (a night with stages may well have 0 of one of them)."""
+    problems = []
+    for row in table:
+        key = row.get("date", "?")
+        for column in totals:
+            if row.get(column, "") != "" and float(row[column]) == 0:
+                problems.append(f"{key}: {column} = {row[column]}")
+        if all(number(row.get(column)) in (None, 0.0) for column in stages):
+            for column in stages + (awake,):
+                if row.get(column, "") != "":
+                    problems.append(f"{key}: {column} = {row[column]} on a night without stages")
+    return problems
+
+
+def cell_reference(reference: str) -> tuple[str, list[str]]:
+    """('Daily', ['B2', 'B3', …]) for `'Daily'!$B$2:$B$30` (a range in one column or one row)."""
+    sheet, cells = reference.rsplit("!", 1)
+    sheet = sheet.strip("'").replace("''", "'")
+    cells = cells.replace("$", "")
+    first, _, last = cells.partition(":")
+    last = last or first
+    (c1, r1), (c2, r2) = (re.match(r"([A-Z]+)(\d+)", first).groups(), re.match(r"([A-Z]+)(\d+)", last).groups())
+
+    def column_number(letters: str) -> int:
+        n = 0
+        for letter in letters:
+            n = n * 26 + ord(letter) - 64
+        return n
+
+    def letters(n: int) -> str:
+        text = ""
+        while n:
+            n, rest = divmod(n - 1, 26)
+            text = chr(65 + rest) + text
+        return text
+
+    return sheet, [f"{letters(c)}{r}" for c in range(column_number(c1), column_number(c2) + 1)
+                   for r in range(int(r1), int(r2) + 1)]
+
+
+def empty_workbook_charts(path: Path) -> list[str]:
+    """Charts of the workbook whose every series refers to cells without a number."""
+    with zipfile.ZipFile(path) as book:
+        names = set(book.namelist())
+        workbook = ET.fromstring(book.read("xl/workbook.xml"))
+        rels = ET.fromstring(book.read("xl/_rels/workbook.xml.rels"))
+        targets = {rel.get("Id"): rel.get("Target") for rel in rels}
+        sheet_files = {}
+        for sheet in workbook.find("s:sheets", SHEET_NS):
+            target = targets[sheet.get(REL_NS)]
+            sheet_files[sheet.get("name")] = str(PurePosixPath("xl") / target) if not target.startswith("/") \
+                else target.lstrip("/")
+        numbers: dict[str, set[str]] = {}
+
+        def numeric_cells(sheet: str) -> set[str]:
+            if sheet not in numbers:
+                found = set()
+                for c in ET.fromstring(book.read(sheet_files[sheet])).iter(f"{{{SHEET_NS['s']}}}c"):
+                    value = c.find("s:v", SHEET_NS)
+                    if value is not None and c.get("t") in (None, "n") and value.text not in (None, ""):
+                        found.add(c.get("r"))
+                numbers[sheet] = found
+            return numbers[sheet]
+
+        empty = []
+        for name in sorted(n for n in names if re.match(r"xl/charts/chart\d+\.xml$", n)):
+            chart = ET.fromstring(book.read(name))
+            title = "".join(t.text or "" for t in chart.iter("{http://schemas.openxmlformats.org/drawingml/2006/main}t"))
+            references = [f.text for f in chart.iterfind(".//c:ser/c:val/c:numRef/c:f", CHART_NS)]
+            holds = False
+            for reference in references:
+                sheet, cells = cell_reference(reference)
+                if sheet in sheet_files and numeric_cells(sheet) & set(cells):
+                    holds = True
+                    break
+            if not holds:
+                empty.append(f"{name} ({title or 'untitled'}): {len(references)} series, no number in "
+                             + ", ".join(references[:3]))
+        return empty
+
+
+def split_problems(outputs: Path) -> list[str]:
+    """Splits outside their workout, splits not adding up to it, splits no one runs."""
+    workouts = {row["id"]: row for row in rows(outputs / "workouts.csv")}
+    by_workout: dict[str, list[dict]] = {}
+    for split in rows(outputs / "workout_splits.csv"):
+        by_workout.setdefault(split["workout_id"], []).append(split)
+    problems = []
+    for workout_id, splits in by_workout.items():
+        workout = workouts.get(workout_id)
+        if workout is None:
+            problems.append(f"{workout_id}: splits of a workout not in workouts.csv")
+            continue
+        start, end = instant(workout["start"]), instant(workout["end"])
+        label = f"{workout['activity_type']} {workout['start']}"
+        for split in splits:
+            if instant(split["start"]).timestamp() < start.timestamp() - 1 \
+                    or instant(split["end"]).timestamp() > end.timestamp() + 1:
+                problems.append(f"{label}: {split['unit']} {split['split']} {split['start']}–{split['end']} "
+                                f"outside the workout ({workout['end']})")
+            speed = number(split.get("speed_m_s"))
+            if workout["activity_type"] in ON_FOOT and speed and speed > FASTEST_ON_FOOT_M_S:
+                problems.append(f"{label}: {split['unit']} {split['split']} at {speed} m/s")
+        distance = number(workout.get("distance_m"))
+        # Each source of splits (route, distance samples, the Watch) in each unit covers the
+        # workout once; the Watch's segments of no known unit cover what the Watch says.
+        for source, unit in sorted({(split["from"], split["unit"]) for split in splits}):
+            if not unit:
+                continue
+            total = sum(number(split["distance_m"]) or 0 for split in splits
+                        if (split["from"], split["unit"]) == (source, unit))
+            if distance and abs(total - distance) > max(10.0, 0.01 * distance):
+                problems.append(f"{label}: {source} {unit} splits add up to {total:.0f} m, "
+                                f"the workout to {distance:.0f} m")
+    return problems
+
+
+class GalleryChecks:
+    """The checks, on every export of `exports()` (the subclass says which)."""
+
+    exports: list[gallery.Export] = []
+    folder: Path
+    browser: Browser | None = None
+    results: dict[str, object] = {}
+
+    @classmethod
+    def exports_to_check(cls) -> list[gallery.Export]:
+        raise NotImplementedError
+
+    @classmethod
+    def setUpClass(cls):
+        if not Path(gallery.binary()).exists():
+            raise unittest.SkipTest(f"{gallery.binary()} not built (swift build)")
+        cls.folder = Path(tempfile.mkdtemp(prefix="healthetl-gallery-"))
+        try:
+            cls.exports = cls.exports_to_check()
+            cls.results = {export.name: gallery.run_default(export, cls.folder / export.name)
+                           for export in cls.exports}
+        except BaseException:
+            shutil.rmtree(cls.folder, ignore_errors=True)
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.browser is not None:
+            cls.browser.close()
+            cls.browser = None
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def outputs(self, export: gallery.Export) -> Path:
+        return self.folder / export.name
+
+    def test_the_default_pipeline_runs(self):
+        for export in self.exports:
+            with self.subTest(export=export.name):
+                result = self.results[export.name]
+                # 65: records rejected, or an export with nothing usable (its own tests say which).
+                self.assertIn(result.returncode, (0, 65), result.stderr[-500:])
+
+    def test_every_chart_with_data_paints_it(self):
+        chromium = shutil.which(os.environ.get("CHROMIUM", "chromium"))
+        if chromium is None:
+            self.skipTest("needs chromium: `make test-report-page` installs it")
+        if type(self).browser is None:
+            type(self).browser = Browser(timeout=60)
+        for export in self.exports:
+            html = self.outputs(export) / "report.html"
+            if not html.exists():
+                continue
+            with self.subTest(export=export.name):
+                page = self.browser.open(html)
+                try:
+                    page.wait_for(gallery.RENDERED, timeout=60)
+                    self.assertFalse(page.evaluate("document.documentElement.dataset.reportError || ''"))
+                    for range_name in ("initial", "all"):
+                        if range_name == "all" and not page.evaluate(SHOW_ALL):
+                            continue
+                        charts = page.evaluate(PAINTED)
+                        blank = [f"{c['id']} ({c['type']}): {d['label']} with {d['values']} values"
+                                 for c in charts if not c["hidden"]
+                                 for d in c["datasets"] or [] if d["values"] > 0 and d["painted"] == 0]
+                        # A chart with nothing in the range says so rather than draw empty axes.
+                        empty = [f"{c['id']}: empty axes instead of 'no data'" for c in charts
+                                 if not c["hidden"] and c["datasets"] is not None
+                                 and not any(d["present"] for d in c["datasets"])]
+                        self.assertEqual(blank + empty, [], f"charts that show no data they hold, range {range_name}")
+                finally:
+                    page.close()
+
+    def test_no_workbook_chart_without_numbers(self):
+        for export in self.exports:
+            book = self.outputs(export) / "health.xlsx"
+            if book.exists():
+                with self.subTest(export=export.name):
+                    self.assertEqual(empty_workbook_charts(book), [])
+
+    def test_no_zero_where_nothing_was_measured(self):
+        for export in self.exports:
+            with self.subTest(export=export.name):
+                outputs = self.outputs(export)
+                problems = ["daily.csv " + p for p in zeros_where_nothing_was_measured(
+                    rows(outputs / "daily.csv"), *SLEEP_DAILY_CSV)]
+                problems += ["sleep_daily.csv " + p for p in zeros_where_nothing_was_measured(
+                    rows(outputs / "sleep_daily.csv"), *SLEEP_SLEEP_DAILY)]
+                self.assertEqual(problems[:10], [], f"{len(problems)} cells")
+
+    def test_splits_inside_their_workout_adding_up_to_it(self):
+        for export in self.exports:
+            with self.subTest(export=export.name):
+                problems = split_problems(self.outputs(export))
+                self.assertEqual(problems[:10], [], f"{len(problems)} problems")
+
+
+class GalleryProfileTests(GalleryChecks, unittest.TestCase):
+    """Every `healthetl sample --profile`, four weeks each."""
+
+    @classmethod
+    def exports_to_check(cls):
+        return gallery.make_profiles(cls.folder)
+
+
+class GalleryRealExportTests(GalleryChecks, unittest.TestCase):
+    """Every real export of ../shared/fixtures/real."""
+
+    @classmethod
+    def exports_to_check(cls):
+        if not gallery.REAL.is_dir():
+            raise unittest.SkipTest(f"the real exports are not here: {gallery.REAL} is absent "
+                                    "(set HEALTHETL_REAL_FIXTURES to their folder)")
+        return gallery.real_exports()
+
+
+if __name__ == "__main__":
+    unittest.main()

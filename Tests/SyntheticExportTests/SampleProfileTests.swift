@@ -1,0 +1,160 @@
+import Foundation
+import HealthExtract
+import HealthModel
+import SyntheticExport
+import Testing
+
+/// The records of an export written by the generator: one element a line, attributes as written.
+private struct WrittenExport {
+  let text: String
+  let lines: [String]
+
+  init(_ profile: SampleProfile, days: Int = 28, seed: UInt64 = 1) throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("healthprofile-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var options = SyntheticExportOptions(days: days, start: profile.defaultStart, seed: seed)
+    options.profile = profile
+    _ = try SyntheticExportGenerator.write(options, to: folder.appendingPathComponent("export.xml").path)
+    text = String(decoding: try Data(contentsOf: folder.appendingPathComponent("export.xml")), as: UTF8.self)
+    lines = text.split(separator: "\n").map(String.init)
+  }
+
+  static func attribute(_ name: String, _ line: String) -> String? {
+    guard let range = line.range(of: " \(name)=\"") else { return nil }
+    let rest = line[range.upperBound...]
+    return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+  }
+
+  /// The top-level records of `type` (`HeartRate`, `SleepAnalysis`).
+  func records(_ type: String) -> [String] {
+    lines.filter { $0.hasPrefix(" <Record type=\"HK") && $0.contains("TypeIdentifier\(type)\"") }
+  }
+
+  func sources(_ type: String) -> Set<String> { Set(records(type).compactMap { Self.attribute("sourceName", $0) }) }
+
+  var workouts: [String] { lines.filter { $0.hasPrefix(" <Workout ") } }
+
+  static func instant(_ text: String) -> Int64 { HealthDateParser.parse(text)!.instant.seconds }
+}
+
+@Suite struct SampleProfileTests {
+  /// The Watch profile is the default, byte for byte: the bundled sample is still what
+  /// `make sample` (`--days 28 --seed 1 --zip`) writes.
+  @Test func theWatchProfileIsTheBundledSample() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("healthprofile-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var options = SyntheticExportOptions(days: 28, seed: 1, zip: true)
+    options.profile = .watch
+    _ = try SyntheticExportGenerator.write(options, to: folder.appendingPathComponent("export.zip").path)
+    let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("SampleData/export.zip")
+    #expect(try Data(contentsOf: folder.appendingPathComponent("export.zip")) == Data(contentsOf: bundled))
+    #expect(SyntheticExportOptions().profile == .watch)
+  }
+
+  @Test(arguments: SampleProfile.allCases)
+  func sameSeedSameBytesOtherSeedOtherBytes(profile: SampleProfile) throws {
+    let first = try WrittenExport(profile, days: 7, seed: 3)
+    #expect(first.text == (try WrittenExport(profile, days: 7, seed: 3)).text)
+    #expect(first.text != (try WrittenExport(profile, days: 7, seed: 4)).text)
+  }
+
+  /// Garmin Connect beside the iPhone, as in bwassim's real export.
+  @Test func garminHasHeartRateEveryTwoMinutesAndOverlappingRunDistance() throws {
+    let export = try WrittenExport(.garmin)
+    let heartRate = export.records("HeartRate")
+    #expect(export.sources("HeartRate") == ["Connect"])
+    var previous = Int64.min
+    for record in heartRate {
+      let start = WrittenExport.attribute("startDate", record)!
+      // "2024-03-18 07:42:00 +0200": on the even minute, never two consecutive minutes.
+      let minute = Int(start.dropFirst(14).prefix(2))!
+      #expect(minute % 2 == 0 && start.dropFirst(17).hasPrefix("00"), "\(start)")
+      let instant = WrittenExport.instant(start)
+      #expect(instant >= previous + 120 || instant < previous, "\(start)")
+      previous = instant
+    }
+    #expect(heartRate.count > 28 * 500)
+    #expect(export.sources("StepCount") == ["Connect", "Alex’s iPhone"])
+    #expect(export.records("RestingHeartRate").isEmpty)
+    #expect(export.records("HeartRateVariabilitySDNN").isEmpty)
+    let sleepValues = Set(export.records("SleepAnalysis").compactMap { WrittenExport.attribute("value", $0) })
+    #expect(sleepValues == ["HKCategoryValueSleepAnalysisInBed", "HKCategoryValueSleepAnalysisAsleep"])
+    #expect(!export.text.contains("<ActivitySummary ") && !export.text.contains("<WorkoutRoute"))
+
+    // Every run: three Connect distance samples a minute apart, each the whole distance, the
+    // last ending two minutes after the run.
+    let runs = export.workouts
+    #expect(runs.count >= 6)
+    // The walks' distance from Connect is in km, the runs' in m.
+    let distance = export.records("DistanceWalkingRunning").filter {
+      $0.contains("sourceName=\"Connect\"") && $0.contains(" unit=\"m\"")
+    }
+    #expect(distance.count == 3 * runs.count)
+    for run in runs {
+      #expect(run.contains("sourceName=\"Connect\"") && run.contains("totalDistanceUnit=\"km\""))
+      let start = WrittenExport.instant(WrittenExport.attribute("startDate", run)!)
+      let end = WrittenExport.instant(WrittenExport.attribute("endDate", run)!)
+      let meters = Double(WrittenExport.attribute("totalDistance", run)!)! * 1000
+      let samples = distance.filter { line in
+        let sampleStart = WrittenExport.instant(WrittenExport.attribute("startDate", line)!)
+        return sampleStart >= start && sampleStart <= start + 120
+      }
+      #expect(samples.count == 3)
+      for (copy, sample) in samples.enumerated() {
+        #expect(WrittenExport.instant(WrittenExport.attribute("startDate", sample)!) == start + Int64(copy) * 60)
+        #expect(WrittenExport.instant(WrittenExport.attribute("endDate", sample)!) == end + Int64(copy) * 60)
+        #expect(Double(WrittenExport.attribute("value", sample)!) == meters)
+      }
+    }
+  }
+
+  /// An iPhone without a Watch and two sleep apps, as in rgosdin's iOS 12 export and the sleep
+  /// apps of export-shapes.md.
+  @Test func iphoneSleepAppsHasNoWatchAndNoStages() throws {
+    let export = try WrittenExport(.iphoneSleepApps)
+    #expect(export.records("HeartRate").isEmpty && export.records("ActiveEnergyBurned").isEmpty)
+    #expect(export.workouts.isEmpty && !export.text.contains("<ActivitySummary "))
+    #expect(!export.text.contains("sourceName=\"Alex’s Apple Watch\""))
+    #expect(export.sources("StepCount") == ["Alex’s iPhone"])
+    let sleep = export.records("SleepAnalysis")
+    #expect(export.sources("SleepAnalysis") == ["Sleep Cycle", "Pillow"])
+    let values = Set(sleep.compactMap { WrittenExport.attribute("value", $0) })
+    #expect(
+      values == [
+        "HKCategoryValueSleepAnalysisInBed", "HKCategoryValueSleepAnalysisAsleep",
+        "HKCategoryValueSleepAnalysisAsleepUnspecified",
+      ])
+    // Pillow's in-bed record twice, byte for byte: nights 0, 2, … 26 → 14 pairs.
+    let pillowInBed = sleep.filter { $0.contains("\"Pillow\"") && $0.contains("SleepAnalysisInBed") }
+    #expect(pillowInBed.count == 28 && Set(pillowInBed).count == 14)
+    // Nights 3, 8, 13, 18, 23 in bed without sleep: Sleep Cycle writes 28 in-bed records, and
+    // asleep for the other 23 nights (night 11 the 12-hour one).
+    let sleepCycle = sleep.filter { $0.contains("\"Sleep Cycle\"") }
+    #expect(sleepCycle.filter { $0.contains("SleepAnalysisInBed") }.count == 28)
+    let asleep = sleepCycle.filter { $0.contains("SleepAnalysisAsleep\"") }
+    #expect(asleep.count == 23)
+    #expect(
+      asleep.contains { line in
+        WrittenExport.instant(WrittenExport.attribute("endDate", line)!)
+          - WrittenExport.instant(WrittenExport.attribute("startDate", line)!) == 12 * 3600
+      })
+  }
+
+  /// An iOS 10 export: manual entries and Runtastic's overlapping distance, as in paulstaab's.
+  @Test func ios10HasManualEntriesAndThirdPartyRuns() throws {
+    let export = try WrittenExport(.ios10)
+    #expect(export.text.contains("startDate=\"2017-01-02 "))
+    #expect(!export.text.contains("sourceName=\"Alex’s Apple Watch\""))
+    for type in ["StepCount", "SleepAnalysis", "BodyMass"] {
+      #expect(
+        export.lines.contains { $0.contains("TypeIdentifier\(type)\"") && $0.hasSuffix("\">") },
+        "\(type) typed in by hand")
+    }
+    #expect(export.text.components(separatedBy: "key=\"HKWasUserEntered\"").count > 10)
+    #expect(export.sources("SleepAnalysis") == ["Mi Fit", "Alex’s iPhone"])
+    let runs = export.workouts
+    #expect(!runs.isEmpty && runs.allSatisfy { $0.contains("sourceName=\"Runtastic\"") })
+    #expect(export.records("DistanceWalkingRunning").filter { $0.contains("\"Runtastic\"") }.count == 3 * runs.count)
+  }
+}
