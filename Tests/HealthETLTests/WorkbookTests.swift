@@ -309,6 +309,8 @@ import Testing
     #expect(parts["xl/drawings/drawing1.xml"] != nil)
     let line = parts["xl/charts/chart1.xml"] ?? ""
     #expect(line.contains("<c:lineChart>"))
+    // A marker on every value: a day without neighbours still shows.
+    #expect(line.contains(#"<c:marker><c:symbol val="circle"/><c:size val="3"/>"#))
     #expect(line.contains("<c:f>Daily!$A$2:$A$4</c:f>"))
     #expect(line.contains("<c:f>Daily!$B$2:$B$4</c:f>"))
     #expect(line.contains("Steps per day"))

@@ -364,6 +364,12 @@ public final class Workbook {
         }
         chart_series_set_categories(added, first.name, 1, lxw_col_t(category), lastRow, lxw_col_t(category))
         chart_series_set_values(added, first.name, 1, lxw_col_t(column), lastRow, lxw_col_t(column))
+        if chart.kind == .line {
+          // A line joins neighbouring days only, so a day measured alone (a heart rate every few
+          // days) would draw nothing: a small marker on each value shows it.
+          chart_series_set_marker_type(added, UInt8(LXW_CHART_MARKER_CIRCLE.rawValue))
+          chart_series_set_marker_size(added, 3)
+        }
         var name = series.name ?? table.columns[column].name
         // A leading "=" would make libxlsxwriter read the name as a cell reference.
         if name.hasPrefix("=") { name = " " + name }
