@@ -186,9 +186,9 @@ class RealExportWorkbookTests(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def book(self, name: str):
+    def book(self, name: str, export: Path | None = None):
         """run.json, the sheets, the hidden sheets and the charts of `name`'s workbook."""
-        export = self.EXPORTS[name]
+        export = export or self.EXPORTS[name]
         if not export.exists():
             self.skipTest(f"{export} is absent (the real fixtures are not on this machine)")
         if name not in self.books:
@@ -202,8 +202,8 @@ class RealExportWorkbookTests(unittest.TestCase):
                                 hidden_sheets(content), read_charts(ods))
         return self.books[name]
 
-    def check(self, name: str):
-        report, tables, hidden, charts = self.book(name)
+    def check(self, name: str, export: Path | None = None):
+        report, tables, hidden, charts = self.book(name, export)
         names = list(tables)
         self.assertEqual(names[:2], ["Charts", "Daily"])
         # No chart whose series are all empty or 0: each series holds a number other than 0.
@@ -249,6 +249,16 @@ class RealExportWorkbookTests(unittest.TestCase):
         report, _ = self.check("sample")
         self.assertEqual(report["workbook"]["charts"],
                          ["Steps per day", "Sleep per night by stage", "Resting heart rate"])
+
+    def test_every_real_export(self):
+        """Every export under the real fixtures: older iPhones, third-party apps, a Chinese locale."""
+        exports = sorted(path for pattern in ("export.zip", "Export.zip", "export.xml", "test-export*.zip")
+                         for path in REAL.glob(f"**/{pattern}") if "zip_contents" not in path.parts)
+        if not exports:
+            self.skipTest(f"no export under {REAL} (the real fixtures are not on this machine)")
+        for export in exports:
+            with self.subTest(export=str(export.relative_to(REAL))):
+                self.check(str(export.relative_to(REAL)), export)
 
     def test_bwassim_garmin_and_iphone(self):
         """Sleep without stages and no resting heart rate: asleep and in bed, and the average."""
