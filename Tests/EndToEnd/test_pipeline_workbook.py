@@ -8,6 +8,11 @@ bedtimes as date-times; sleep durations as durations equal to `sleep_daily.csv`'
 `daily.csv` imported on its own has real dates too; `run.json` lists the sheets and the table
 left to its CSV; `--no-workbook` writes none, and `--csv-bom` still starts CSVs with a BOM.
 
+`RealExportWorkbookTests` does the same with the bundled sample and the real exports under
+`../shared/fixtures/real/` (skipped when absent) and checks what a person opening the file sees:
+Charts is the first sheet, no chart whose series are all empty or 0, a table without rows has a
+hidden sheet, names cut at a whole word, no `_s` header over a duration, fractions as percentages.
+
 Skipped, saying so, without a spreadsheet program or a healthetl binary.
 """
 
@@ -17,15 +22,19 @@ import csv
 import datetime as dt
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
-from test_workbook_roundtrip import convert, read_tables, spreadsheet_tool
+from test_workbook_roundtrip import convert, q, read_charts, read_tables, spreadsheet_tool
 
 REPO = Path(__file__).resolve().parents[2]
+# Beside the checkout, or where HEALTHETL_REAL_FIXTURES says (a git worktree sits elsewhere).
+REAL = Path(os.environ.get("HEALTHETL_REAL_FIXTURES") or REPO.parent / "shared/fixtures/real")
 
 
 def binary() -> str:
@@ -65,13 +74,14 @@ class PipelineWorkbookTests(unittest.TestCase):
 
     def test_sheets_in_order_and_run_json_says_what_is_left_to_csv(self):
         names = list(self.tables)
-        self.assertEqual(names[:6], ["Daily", "Sleep", "Workouts", "Workout records", "Swim laps", "steps-per-day"])
-        self.assertIn("Charts", names)
+        self.assertEqual(names[:7], [
+            "Charts", "Daily", "Sleep", "Workouts", "Workout records", "Swim laps", "steps-per-day"])
         self.assertNotIn("heart-rate-per-minute", names)
         workbook = self.report["workbook"]
         self.assertEqual(workbook["leftToCSV"][0]["file"], "stats/heart-rate-per-minute.csv")
-        self.assertEqual(workbook["sheets"][0], {"table": "Daily", "rows": len(self.daily) - 1,
-                                                 "parts": [{"sheet": "Daily", "rows": len(self.daily) - 1}]})
+        self.assertEqual(workbook["sheets"][0], {"table": "Daily", "rows": len(self.daily) - 1, "hidden": None,
+                                                 "parts": [{"sheet": "Daily", "rows": len(self.daily) - 1}],
+                                                 "truncatedTexts": 0})
         self.assertEqual(workbook["charts"], ["Steps per day", "Sleep per night by stage", "Resting heart rate"])
 
     def test_daily_sheet_has_dates_numbers_and_date_times_equal_to_the_csv(self):
@@ -103,7 +113,9 @@ class PipelineWorkbookTests(unittest.TestCase):
         header = [cell.text for cell in sheet[0]]
         with open(self.out / "sleep_daily.csv", newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
-        column = header.index("asleep_s")
+        # The CSV's seconds, shown as h:mm under a header that says so.
+        self.assertNotIn("asleep_s", header)
+        column = header.index("asleep (h:mm)")
         for cells, row in zip(sheet[1:], rows):
             self.assertEqual(cells[0].kind, "date")
             self.assertEqual(cells[column].kind, "time")
@@ -131,6 +143,129 @@ class PipelineWorkbookTests(unittest.TestCase):
         self.assertFalse((out / "health.xlsx").exists())
         self.assertIsNone(json.loads((out / "run.json").read_text())["workbook"])
         self.assertTrue((out / "daily.csv").read_bytes().startswith(b"\xef\xbb\xbfdate,steps,"))
+
+
+def column_index(letters: str) -> int:
+    index = 0
+    for letter in letters:
+        index = index * 26 + ord(letter) - ord("A") + 1
+    return index - 1
+
+
+def hidden_sheets(content: bytes) -> set[str]:
+    """Names of the sheets whose table style says `table:display="false"`."""
+    root = ET.fromstring(content)
+    hidden_styles = set()
+    for style in root.iter("{urn:oasis:names:tc:opendocument:xmlns:style:1.0}style"):
+        for properties in style:
+            if properties.get(q("table", "display")) == "false":
+                hidden_styles.add(style.get("{urn:oasis:names:tc:opendocument:xmlns:style:1.0}name"))
+    return {table.get(q("table", "name")) for table in root.iter(q("table", "table"))
+            if table.get(q("table", "style-name")) in hidden_styles}
+
+
+class RealExportWorkbookTests(unittest.TestCase):
+    """The default pipeline's workbook of real exports, read back by a spreadsheet program."""
+
+    EXPORTS = {
+        "sample": REPO / "SampleData/export.zip",
+        "bwassim": REAL / "bwassim__Health-Data-Analysis/data/export.zip",
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tool = spreadsheet_tool()
+        if cls.tool is None:
+            raise unittest.SkipTest("neither ssconvert (Debian gnumeric) nor soffice is installed")
+        if not Path(binary()).exists():
+            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.books = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def book(self, name: str, export: Path | None = None):
+        """run.json, the sheets, the hidden sheets and the charts of `name`'s workbook."""
+        export = export or self.EXPORTS[name]
+        if not export.exists():
+            self.skipTest(f"{export} is absent (the real fixtures are not on this machine)")
+        if name not in self.books:
+            root = Path(self.tmp.name) / name
+            out = root / "out"
+            subprocess.run([binary(), "run", "--quiet", "--out", str(out), str(export)], check=True,
+                           capture_output=True, timeout=1200)
+            ods = zipfile.ZipFile(convert(self.tool, out / "health.xlsx", root))
+            content = ods.read("content.xml")
+            self.books[name] = (json.loads((out / "run.json").read_text()), read_tables(content, max_rows=5000),
+                                hidden_sheets(content), read_charts(ods))
+        return self.books[name]
+
+    def check(self, name: str, export: Path | None = None):
+        report, tables, hidden, charts = self.book(name, export)
+        names = list(tables)
+        self.assertEqual(names[:2], ["Charts", "Daily"])
+        # No chart whose series are all empty or 0: each series holds a number other than 0.
+        self.assertEqual(len(charts), len(report["workbook"]["charts"]))
+        for chart in charts:
+            self.assertTrue(chart["series"], chart)
+            for series in chart["series"]:
+                sheet, first, last = series["values"]
+                column = column_index(re.match(r"[A-Z]+", first)[0])
+                rows = range(int(re.search(r"\d+", first)[0]) - 1, int(re.search(r"\d+", last)[0]))
+                values = [tables[sheet][r][column].value for r in rows
+                          if column < len(tables[sheet][r]) and tables[sheet][r][column].kind == "float"]
+                with self.subTest(chart=chart["titles"], series=series["name"]):
+                    self.assertTrue(any(value != 0 for value in values), f"{len(values)} values, all 0 or none")
+        # A sheet holding a header alone is hidden, and only such a sheet.
+        for sheet in names[1:]:
+            with self.subTest(sheet=sheet):
+                self.assertEqual(sheet in hidden, len(tables[sheet]) <= 1, f"{len(tables[sheet])} rows")
+        self.assertEqual({s["parts"][0]["sheet"] for s in report["workbook"]["sheets"] if s["hidden"]}, hidden)
+        # Names within 31 characters, cut after a whole word of the table's name.
+        for sheet in report["workbook"]["sheets"]:
+            table, shown = sheet["table"], sheet["parts"][0]["sheet"]
+            self.assertLessEqual(len(shown), 31)
+            if shown != table:
+                self.assertTrue(table.startswith(shown) and table[len(shown)] in "-_ .", (table, shown))
+        # A header over durations says h:mm, never seconds; a fraction column shows percentages.
+        for sheet, rows in tables.items():
+            if len(rows) < 2:
+                continue
+            for column, header in enumerate(rows[0]):
+                kinds = {row[column].kind for row in rows[1:] if column < len(row)} - {None}
+                with self.subTest(sheet=sheet, column=header.text):
+                    if "time" in kinds:
+                        self.assertFalse(header.text.endswith("_s"))
+                    if header.text == "weather_humidity":
+                        # LibreOffice types the cell "percentage", Gnumeric "float"; both show 68.0%.
+                        shown = [row[column] for row in rows[1:] if column < len(row) and row[column].kind]
+                        self.assertTrue(all(cell.kind in ("percentage", "float") and cell.text.endswith("%")
+                                            for cell in shown), shown[:3])
+        return report, tables
+
+    def test_sample(self):
+        report, _ = self.check("sample")
+        self.assertEqual(report["workbook"]["charts"],
+                         ["Steps per day", "Sleep per night by stage", "Resting heart rate"])
+
+    def test_every_real_export(self):
+        """Every export under the real fixtures: older iPhones, third-party apps, a Chinese locale."""
+        exports = sorted(path for pattern in ("export.zip", "Export.zip", "export.xml", "test-export*.zip")
+                         for path in REAL.glob(f"**/{pattern}") if "zip_contents" not in path.parts)
+        if not exports:
+            self.skipTest(f"no export under {REAL} (the real fixtures are not on this machine)")
+        for export in exports:
+            with self.subTest(export=str(export.relative_to(REAL))):
+                self.check(str(export.relative_to(REAL)), export)
+
+    def test_bwassim_garmin_and_iphone(self):
+        """Sleep without stages and no resting heart rate: asleep and in bed, and the average."""
+        report, tables = self.check("bwassim")
+        self.assertEqual(report["workbook"]["charts"],
+                         ["Steps per day", "Sleep per night", "Average heart rate per day"])
+        self.assertIn("walking-running-distance-per", tables)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ import Testing
       a.append([.integer(Int64(n)), .text("row \(n)")])
       if n % 1000 == 0 { b.append([.date(CivilDate(year: 2024, month: 1, day: 1 + n / 1000))]) }
     }
-    workbook.startClosing(charts: [], of: "")
+    workbook.startClosing()
     let summary = try workbook.closed()
     #expect(summary.sheets.map(\.dataRows) == [5000, 5])
     let parts = try WorkbookTests.members(transaction.stagedPath(RunWorkbook.file))
@@ -55,6 +55,79 @@ import Testing
     #expect((2...6).map { sheetB["A\($0)"]?.value } == ["45292", "45293", "45294", "45295", "45296"])
   }
 
+  /// A Daily table like bwassim's (Garmin + iPhone): steps, nights without stages (0 h deep),
+  /// no resting heart rate, an average heart rate. The charts show what is there, the Charts
+  /// sheet comes first, and a table without rows has a hidden sheet.
+  @Test func chartsComeFirstAndShowWhatTheDailyTableHolds() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    defer { transaction.abandon() }
+    let number = { (name: String) in Column(name, .number, precision: .asRecorded, "") }
+    let plan = [
+      RunWorkbook.SheetPlan(
+        file: "daily.csv", name: "Daily",
+        columns: [
+          .date("date", ""), .integer("steps", ""), number("deep_h"), number("asleep_h"), number("resting_hr_bpm"),
+          number("hr_avg_bpm"),
+        ]),
+      RunWorkbook.SheetPlan(file: "laps.csv", name: "Swim laps", columns: [.integer("lap", "")]),
+    ]
+    let workbook = try RunWorkbook(
+      transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil, charts: ExportRun.dailyCharts,
+      chartsFrom: "daily.csv")
+    transaction.workbook = workbook
+    let daily = try #require(workbook.claim(file: "daily.csv"))
+    _ = try #require(workbook.claim(file: "laps.csv"))
+    daily.append([
+      .date(CivilDate(year: 2021, month: 1, day: 24)), .integer(8000), .number(0), .number(6.5), .missing, .number(61),
+    ])
+    daily.append([
+      .date(CivilDate(year: 2021, month: 1, day: 25)), .integer(9000), .number(0), .missing, .missing, .number(63),
+    ])
+    workbook.startClosing()
+    let summary = try workbook.closed()
+    #expect(summary.charts == ["Steps per day", "Sleep per night", "Average heart rate per day"])
+    #expect(summary.sheets.map(\.hidden) == [false, true])
+    let parts = try WorkbookTests.members(transaction.stagedPath(RunWorkbook.file))
+    let book = try #require(parts["xl/workbook.xml"])
+    let sheets = book.matches(of: #/<sheet name="([^"]+)" sheetId="(\d)"( state="hidden")?/#).map {
+      "\($0.1)\($0.3 == nil ? "" : " hidden")"
+    }
+    #expect(sheets == ["Charts", "Daily", "Swim laps hidden"])
+    // Sleep: asleep alone (no night has stages, in_bed_h is not a column); heart: the average.
+    let sleep = try #require(parts["xl/charts/chart2.xml"])
+    #expect(sleep.contains("<c:v>Asleep</c:v>") && !sleep.contains("Deep"))
+    #expect(sleep.contains("<c:f>Daily!$D$2:$D$3</c:f>"))
+    let heart = try #require(parts["xl/charts/chart3.xml"])
+    #expect(heart.contains("<c:f>Daily!$F$2:$F$3</c:f>"))
+    #expect(parts["xl/charts/chart4.xml"] == nil)
+  }
+
+  /// No value to chart: no chart at all, the Charts sheet says so.
+  @Test func aDailyTableWithoutValuesDrawsNoChart() throws {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    defer { transaction.abandon() }
+    let plan = [
+      RunWorkbook.SheetPlan(file: "daily.csv", name: "Daily", columns: [.date("date", ""), .integer("steps", "")])
+    ]
+    let workbook = try RunWorkbook(
+      transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil, charts: ExportRun.dailyCharts,
+      chartsFrom: "daily.csv")
+    transaction.workbook = workbook
+    let daily = try #require(workbook.claim(file: "daily.csv"))
+    daily.append([.date(CivilDate(year: 2021, month: 1, day: 24)), .missing])
+    workbook.startClosing()
+    let summary = try workbook.closed()
+    #expect(summary.charts == [])
+    let parts = try WorkbookTests.members(transaction.stagedPath(RunWorkbook.file))
+    #expect(parts.keys.filter { $0.hasPrefix("xl/charts/") }.isEmpty)
+    let charts = WorkbookTests.cells(try #require(parts["xl/worksheets/sheet1.xml"]))
+    #expect(charts["A1"]?.value == "No chart: the charted columns hold no values.")
+  }
+
   @Test func aRowTheWorkbookCannotTakeFailsTheCloseByNameAndWritesNoFile() throws {
     let folder = Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -63,7 +136,7 @@ import Testing
     let b = try #require(workbook.claim(file: "b.csv"))
     b.append([.date(CivilDate(year: 2024, month: 1, day: 1))])
     b.append([.text("not a date")])  // a programming error: a text value in a date column
-    workbook.startClosing(charts: [], of: "b.csv")
+    workbook.startClosing()
     do {
       _ = try workbook.closed()
       Issue.record("the close took a text value in a date column")
@@ -90,7 +163,7 @@ import Testing
       let workbook = try RunWorkbook(transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
       let a = try #require(workbook.claim(file: "a.csv"))
       for n in 0..<20_000 { a.append([.integer(Int64(n)), .missing]) }
-      if closeStarted { workbook.startClosing(charts: [], of: "") }
+      if closeStarted { workbook.startClosing() }
     }
     // Only a close that started writes the file; the transaction removes it with the rest.
     if !closeStarted { #expect(!FileManager.default.fileExists(atPath: transaction.stagedPath(RunWorkbook.file))) }

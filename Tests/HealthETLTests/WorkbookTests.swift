@@ -69,16 +69,45 @@ import Testing
     #expect(namer.claim("") == "Sheet")
     #expect(namer.claim("History") == "History_")
     #expect(namer.claim("tab\tname") == "tab_name")
+    // A long name is cut after a whole word: the first 31 characters end inside "variability".
     let long = "Statistics of heart rate variability per hour"
-    #expect(namer.claim(long) == "Statistics of heart rate variab")
+    #expect(namer.claim(long) == "Statistics of heart rate")
     // Unique ignoring case; the clash suffix fits in the 31 characters.
     #expect(namer.claim("workout RECORDS") == "workout RECORDS (2)")
-    #expect(namer.claim(long) == "Statistics of heart rate va (2)")
-    #expect(
-      namer.claimContinuation(of: "Statistics of heart rate variab", part: 3) == "Statistics of heart rate va (3)")
+    #expect(namer.claim(long) == "Statistics of heart rate (2)")
+    #expect(namer.claimContinuation(of: "Statistics of heart rate", part: 3) == "Statistics of heart rate (3)")
+    // 32 characters: cut back from "per-da" to the last whole word; its clash needs 4 more.
+    #expect(namer.claim("walking-running-distance-per-day") == "walking-running-distance-per")
+    #expect(namer.claim("walking-running-distance-per-day") == "walking-running-distance (2)")
+    // Exactly 31 characters before a break: kept whole, the break dropped.
+    #expect(namer.claim("aaaaaaaaaa-bbbbbbbbbb-ccccccccc-dd") == "aaaaaaaaaa-bbbbbbbbbb-ccccccccc")
+    // No break in the first 31 characters: cut at the limit.
+    #expect(namer.claim(String(repeating: "x", count: 40)) == String(repeating: "x", count: 31))
     // A name cut inside a surrogate pair would be invalid UTF-16: the cut drops the whole emoji.
     let emoji = String(repeating: "a", count: 30) + "😴"
     #expect(namer.claim(emoji) == String(repeating: "a", count: 30))
+  }
+
+  // MARK: - Table columns as sheet columns
+
+  /// A header says what the cell shows: seconds shown as h:mm lose their `_s`; a fraction is a
+  /// percentage; other columns keep the CSV's name and General.
+  @Test func headersSayTheFormShownAndFractionsArePercentages() {
+    let asleep = WorkbookTableWriter.workbookColumn(.integer("asleep_s", unit: "s", display: .hoursMinutes, ""))
+    #expect(asleep == WorkbookColumn("asleep (h:mm)", .duration))
+    let duration = WorkbookTableWriter.workbookColumn(
+      Column("duration_s", .number, unit: "s", precision: .asRecorded, ""))
+    #expect(duration == WorkbookColumn("duration (h:mm:ss)", .durationWithSeconds))
+    let humidity = WorkbookTableWriter.workbookColumn(
+      Column("weather_humidity", .number, unit: "%", precision: .asRecorded, ""))
+    #expect(humidity == WorkbookColumn("weather_humidity", .percent))
+    #expect(humidity.numberFormat == "0.0%")
+    let speed = WorkbookTableWriter.workbookColumn(
+      Column("speed_m_s", .number, unit: "m/s", precision: .asRecorded, ""))
+    #expect(speed == WorkbookColumn("speed_m_s", .number))
+    // Seconds shown as a plain number keep their unit in the name.
+    let count = WorkbookTableWriter.workbookColumn(.integer("gap_s", unit: "s", display: .decimals(0), ""))
+    #expect(count == WorkbookColumn("gap_s", .integer))
   }
 
   @Test func libxlsxwriterAcceptsEverySanitizedName() throws {
@@ -280,6 +309,8 @@ import Testing
     #expect(parts["xl/drawings/drawing1.xml"] != nil)
     let line = parts["xl/charts/chart1.xml"] ?? ""
     #expect(line.contains("<c:lineChart>"))
+    // A marker on every value: a day without neighbours still shows.
+    #expect(line.contains(#"<c:marker><c:symbol val="circle"/><c:size val="3"/>"#))
     #expect(line.contains("<c:f>Daily!$A$2:$A$4</c:f>"))
     #expect(line.contains("<c:f>Daily!$B$2:$B$4</c:f>"))
     #expect(line.contains("Steps per day"))

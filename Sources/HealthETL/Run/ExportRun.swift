@@ -91,15 +91,15 @@ public enum ExportRun {
     do {
       if options.workbook, options.plan.jobs.contains(where: { $0.kind == .daily }) {
         let sheets = Self.workbookSheets(options.plan)
+        let dailyFile = options.plan.jobs.first { $0.kind == .daily }?.outputs.first?.file ?? ""
         transaction.workbook = try RunWorkbook(
           transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
-          created: normalizer.facts.exportDate)
+          created: normalizer.facts.exportDate, charts: Self.dailyCharts, chartsFrom: dailyFile)
       }
-      let dailyFile = options.plan.jobs.first { $0.kind == .daily }?.outputs.first?.file ?? ""
       try load(
         stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
         into: &report
-      ) { transaction.workbook?.startClosing(charts: Self.dailyCharts, of: dailyFile) }
+      ) { transaction.workbook?.startClosing() }
       if let workbook = transaction.workbook {
         // Only the wait: the file was written on the workbook's thread while the report was.
         let closeStarted = ContinuousClock.now
@@ -184,21 +184,38 @@ public enum ExportRun {
     "workouts.records": "Workout records", "workouts.laps": "Swim laps",
   ]
 
-  /// The Charts sheet: steps per day, sleep per night by stage, resting heart rate.
-  static let dailyCharts = [
-    WorkbookChart(
-      .column, title: "Steps per day", categoryColumn: "date", series: [.init("steps", name: "Steps")],
-      categoryAxisTitle: "Date", valueAxisTitle: "Steps"),
-    WorkbookChart(
-      .stackedColumn, title: "Sleep per night by stage", categoryColumn: "date",
-      series: [
-        .init("deep_h", name: "Deep"), .init("core_h", name: "Core"), .init("rem_h", name: "REM"),
-        .init("awake_h", name: "Awake"),
-      ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
-    WorkbookChart(
-      .line, title: "Resting heart rate", categoryColumn: "date",
-      series: [.init("resting_hr_bpm", name: "Resting heart rate")], categoryAxisTitle: "Date",
-      valueAxisTitle: "bpm"),
+  /// The Charts sheet, from the Daily sheet: steps per day; sleep per night by stage, or asleep
+  /// and in bed when no night has stages (sleep apps and older watches); resting heart rate, or
+  /// the day's average heart rate when no resting heart rate was recorded (Garmin, iPhone only).
+  /// Each entry's first chart with values is drawn, with only its series that have values; an
+  /// entry without any draws no chart.
+  static let dailyCharts: [[WorkbookChart]] = [
+    [
+      WorkbookChart(
+        .column, title: "Steps per day", categoryColumn: "date", series: [.init("steps", name: "Steps")],
+        categoryAxisTitle: "Date", valueAxisTitle: "Steps")
+    ],
+    [
+      WorkbookChart(
+        .stackedColumn, title: "Sleep per night by stage", categoryColumn: "date",
+        series: [
+          .init("deep_h", name: "Deep"), .init("core_h", name: "Core"), .init("rem_h", name: "REM"),
+          .init("awake_h", name: "Awake"),
+        ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
+      WorkbookChart(
+        .column, title: "Sleep per night", categoryColumn: "date",
+        series: [.init("asleep_h", name: "Asleep"), .init("in_bed_h", name: "In bed")],
+        categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
+    ],
+    [
+      WorkbookChart(
+        .line, title: "Resting heart rate", categoryColumn: "date",
+        series: [.init("resting_hr_bpm", name: "Resting heart rate")], categoryAxisTitle: "Date",
+        valueAxisTitle: "bpm"),
+      WorkbookChart(
+        .line, title: "Average heart rate per day", categoryColumn: "date",
+        series: [.init("hr_avg_bpm", name: "Average heart rate")], categoryAxisTitle: "Date", valueAxisTitle: "bpm"),
+    ],
   ]
 
   /// `--strict`: the first rejected record in document order fails the run.

@@ -81,6 +81,8 @@ public struct RunReport {
               "parts": sheet.parts.map { ["sheet": $0.name, "rows": $0.dataRows] as [String: Any] },
               // Cells cut to a spreadsheet cell's 32,767 characters (the CSV keeps them whole).
               "truncatedTexts": sheet.truncatedTexts,
+              // A table without rows keeps its sheet, hidden: a header alone is nothing to look at.
+              "hidden": sheet.hidden ? "no rows" : NSNull(),
             ]
           },
           "charts": workbook.summary.charts,

@@ -4,8 +4,10 @@ import HealthModel
 /// `TableWriter`s that write the CSV files (a table's first output gets the sheet), in
 /// libxlsxwriter's constant-memory mode so memory stays flat however long the tables are.
 ///
-/// Sheets are created up front in the plan's order, so their tabs follow it whatever order the
-/// stages finish in. A table whose rows are parts of a day (heart rate per minute: 525,600 rows
+/// Sheets are created up front in the plan's order, after the Charts sheet (the one a spreadsheet
+/// opens on), so their tabs follow it whatever order the stages finish in. Which charts are drawn
+/// is decided at close from what the chart's table holds, and a table without rows keeps a hidden
+/// sheet (`Workbook.close(hidingEmptySheets:)`). A table whose rows are parts of a day (heart rate per minute: 525,600 rows
 /// a year) is left to its CSV: a few years would fill several sheets of 1,048,576 rows that no
 /// spreadsheet handles well; `leftToCSV` lists them for `run.json`. A table that still reaches a
 /// sheet's last row goes on in `<name> (2)`.
@@ -29,22 +31,26 @@ public final class RunWorkbook {
   public let leftToCSV: [(file: String, reason: String)]
 
   /// Creates the workbook and its sheets on the workbook's thread (`WorkbookThread`).
+  /// - Parameters:
+  ///   - charts: drawn from the sheet fed by `chartsFrom`; each entry a chart and what to draw
+  ///     instead when it has nothing to show (`WorkbookChart.firstPlottable`).
   init(
     transaction: OutputTransaction, plan: [SheetPlan], leftToCSV: [(file: String, reason: String)], zone: ZoneRules,
-    created: Instant?
+    created: Instant?, charts: [[WorkbookChart]] = [], chartsFrom chartFile: String = ""
   ) throws(OutputError) {
     self.leftToCSV = leftToCSV
+    var numbers: [String: Int] = [:]
+    for (number, sheet) in plan.enumerated() where numbers[sheet.file] == nil { numbers[sheet.file] = number }
     let path = transaction.reserve(Self.file)
     let scratch = try transaction.scratchDirectory()
     do throws(WorkbookError) {
       // A fixed creation time keeps reruns byte-identical (2000-01-01 without an export date).
       thread = try WorkbookThread(
-        path: path, temporaryDirectory: scratch, created: created?.seconds ?? 946_684_800, plan: plan, zone: zone)
+        path: path, temporaryDirectory: scratch, created: created?.seconds ?? 946_684_800, plan: plan,
+        charts: charts, chartSheet: numbers[chartFile], zone: zone)
     } catch {
       throw .ioError(path: Self.file, reason: error.description)
     }
-    var numbers: [String: Int] = [:]
-    for (number, sheet) in plan.enumerated() where numbers[sheet.file] == nil { numbers[sheet.file] = number }
     sheetNumbers = numbers
     columnCounts = plan.map(\.columns.count)
   }
@@ -57,11 +63,11 @@ public final class RunWorkbook {
     return sheet
   }
 
-  /// Starts drawing the charts of the sheet fed by `file` and writing the file, on the
-  /// workbook's thread; `closed()` waits for it. Every table must have been written.
-  func startClosing(charts: [WorkbookChart], of file: String) {
+  /// Starts drawing the charts and writing the file, on the workbook's thread; `closed()` waits
+  /// for it. Every table must have been written.
+  func startClosing() {
     for sheet in sheets.values { sheet.flush() }
-    thread.startClosing(charts: charts, chartSheet: sheetNumbers[file])
+    thread.startClosing()
   }
 
   /// What was written, once the file is complete.

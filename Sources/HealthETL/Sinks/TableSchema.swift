@@ -38,8 +38,8 @@ public enum NumberPrecision: Sendable, Equatable {
 /// How `health.xlsx` shows a number column. The cell holds the value as the CSV writes it; the
 /// format only decides what the sheet shows (`0` shows 15706.6359 steps as 15707).
 public enum SheetDisplay: Sendable, Equatable {
-  /// By the column's kind and unit: seconds as `[h]:mm:ss` durations, other numbers in
-  /// Excel's General format.
+  /// By the column's kind and unit: seconds as `[h]:mm:ss` durations, fractions (`%`) as
+  /// percentages, other numbers in Excel's General format.
   case automatic
   /// A fixed number of decimals (`0`, `0.0`, `0.00`).
   case decimals(Int)
@@ -49,6 +49,8 @@ public enum SheetDisplay: Sendable, Equatable {
   case hoursMinutesSeconds
   /// Excel's General format.
   case general
+  /// A fraction 0–1 shown as a percentage to 0.1 (`0.0%`: 0.68 shows 68.0%).
+  case percent
 
   /// `0.0`, `[h]:mm`, or empty for General: the form the column tables print.
   public var description: String {
@@ -57,6 +59,7 @@ public enum SheetDisplay: Sendable, Equatable {
     case .decimals(let places): return places == 0 ? "0" : "0." + String(repeating: "0", count: places)
     case .hoursMinutes: return "[h]:mm"
     case .hoursMinutesSeconds: return "[h]:mm:ss"
+    case .percent: return "0.0%"
     }
   }
 }
@@ -112,7 +115,12 @@ public struct Column: Sendable, Equatable {
   public var resolvedDisplay: SheetDisplay {
     guard display == .automatic else { return display }
     switch kind {
-    case .integer, .number: return unit == "s" ? .hoursMinutesSeconds : .general
+    case .integer, .number:
+      switch unit {
+      case "s": return .hoursMinutesSeconds
+      case "%": return .percent
+      default: return .general
+      }
     default: return .general
     }
   }

@@ -45,7 +45,7 @@ public enum UnitPrecision {
       unit: "kg", places: 12, display: .general, sumDisplay: .general,
       reason: "body mass `188.826 lb` is 85.6500… kg; vitamins are recorded in `mcg` (10⁻⁹ kg)"),
     Entry(
-      unit: "%", places: 5, display: .general, sumDisplay: .general,
+      unit: "%", places: 5, display: .percent, sumDisplay: .percent,
       reason: "fractions 0–1, recorded as `0.294`"),
     Entry(
       unit: "degC", places: 2, display: .decimals(1), sumDisplay: .decimals(1),

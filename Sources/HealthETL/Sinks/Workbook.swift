@@ -101,11 +101,24 @@ public final class Workbook {
     return WorkbookSheet(workbook: self, table: table)
   }
 
-  /// Draws `chart` from columns of `sheet` on the workbook's Charts sheet, which the first chart
-  /// creates (so its tab comes after the sheets added before). A chart plots the first sheet of
-  /// a table that went on over several; the ranges are fixed when the workbook closes.
-  public func addChart(_ chart: WorkbookChart, of sheet: WorkbookSheet) throws(WorkbookError) {
+  /// Adds the Charts sheet now, so its tab comes before the sheets added after (the first sheet
+  /// is the one a spreadsheet opens on). Without this call the first chart adds it.
+  public func addChartsSheet() throws(WorkbookError) {
     let workbook = try live()
+    guard chartsSheet == nil else { return }
+    chartsSheetName = namer.claim("Charts")
+    guard let created = workbook_add_worksheet(workbook, chartsSheetName) else {
+      throw .library(path: path, operation: "adding sheet '\(chartsSheetName)'", message: "the sheet was refused")
+    }
+    chartsSheet = created
+  }
+
+  /// Draws `chart` from columns of `sheet` on the workbook's Charts sheet, which the first chart
+  /// creates unless `addChartsSheet()` did (so its tab comes after the sheets added before). A
+  /// chart plots the first sheet of a table that went on over several; the ranges are fixed when
+  /// the workbook closes.
+  public func addChart(_ chart: WorkbookChart, of sheet: WorkbookSheet) throws(WorkbookError) {
+    _ = try live()
     guard sheet.workbook === self else {
       throw .invalidChart(title: chart.title, detail: "the sheet belongs to another workbook")
     }
@@ -126,23 +139,24 @@ public final class Workbook {
       }
       values.append(column)
     }
-    if chartsSheet == nil {
-      chartsSheetName = namer.claim("Charts")
-      guard let created = workbook_add_worksheet(workbook, chartsSheetName) else {
-        throw .library(path: path, operation: "adding sheet '\(chartsSheetName)'", message: "the sheet was refused")
-      }
-      chartsSheet = created
-    }
+    try addChartsSheet()
     charts.append((chart, sheet.table, category, values))
   }
 
   /// Finishes every sheet and chart and writes the file. On failure nothing is left at `path`.
   /// The workbook cannot be used afterwards either way.
+  /// - Parameter hidingEmptySheets: hides the sheet of a table that got no rows (a header
+  ///   alone), as long as another sheet stays visible. Constant-memory mode cannot take a sheet
+  ///   out once added, and a hidden sheet keeps the set of sheets the same from one export to
+  ///   the next; the summary marks it `hidden`.
   @discardableResult
-  public func close() throws(WorkbookError) -> WorkbookSummary {
+  public func close(hidingEmptySheets: Bool = false) throws(WorkbookError) -> WorkbookSummary {
     let workbook = try live()
     handle = nil
     var failure: WorkbookError?
+    let emptyTables = hidingEmptySheets ? Set(tables.indices.filter { tables[$0].dataRows == 0 }) : []
+    let hidden = chartsSheet == nil && emptyTables.count == tables.count ? [] : emptyTables
+    hideSheets(of: hidden)
     for table in tables {
       let widths = table.widths.widths
       for part in table.parts {
@@ -175,6 +189,10 @@ public final class Workbook {
           requestedName: $0.requestedName,
           parts: $0.parts.map { WorkbookSummary.Part(name: $0.name, dataRows: $0.dataRows) },
           truncatedTexts: $0.truncatedTexts)
+      }.enumerated().map { number, sheet in
+        var sheet = sheet
+        sheet.hidden = hidden.contains(number)
+        return sheet
       },
       charts: charts.map(\.chart.title))
   }
@@ -209,7 +227,8 @@ public final class Workbook {
           text = SheetNamer.truncate(text, toUTF16: Self.maximumTextLength)
         }
         status = worksheet_write_string(sheet, row, col, text, nil)
-      case (.number(let value), .number), (.number(let value), .integer), (.number(let value), .decimal):
+      case (.number(let value), .number), (.number(let value), .integer), (.number(let value), .decimal),
+        (.number(let value), .percent):
         // libxlsxwriter would write "NAN" into the file, which Excel rejects as corrupt.
         guard value.isFinite else { continue }
         status = worksheet_write_number(sheet, row, col, value, format)
@@ -233,6 +252,7 @@ public final class Workbook {
         throw .library(path: path, operation: "writing row \(row + 1) of '\(part.name)'", message: Self.message(status))
       }
       if sampling { table.widths.observe(cell, column: index, kind: column.kind) }
+      if !table.plottable[index], cell.isNonzeroNumber { table.plottable[index] = true }
     }
     part.dataRows += 1
     if sampling { table.sampledRows += 1 }
@@ -299,6 +319,18 @@ public final class Workbook {
     return worksheet_write_string(sheet, row, col, text, nil)
   }
 
+  /// Hides the sheets of `tables` (their numbers); the first sheet left visible becomes the one
+  /// the workbook opens on, since a spreadsheet cannot open on a hidden sheet.
+  private func hideSheets(of hidden: Set<Int>) {
+    guard !hidden.isEmpty else { return }
+    for number in hidden {
+      for part in tables[number].parts { worksheet_hide(part.sheet) }
+    }
+    if chartsSheet == nil, let first = tables.indices.first(where: { !hidden.contains($0) }) {
+      worksheet_activate(tables[first].parts[0].sheet)
+    }
+  }
+
   private func drawCharts(
     on sheet: UnsafeMutablePointer<lxw_worksheet>, in workbook: UnsafeMutablePointer<lxw_workbook>
   )
@@ -306,6 +338,12 @@ public final class Workbook {
   {
     // Charts of 960 × 432 px (twice and one and a half times the default), one under another.
     let rowsPerChart = 24
+    if charts.isEmpty {
+      let status = worksheet_write_string(sheet, 0, 0, "No chart: the charted columns hold no values.", nil)
+      if status != LXW_NO_ERROR {
+        return .library(path: path, operation: "writing '\(chartsSheetName)'", message: Self.message(status))
+      }
+    }
     for (index, entry) in charts.enumerated() {
       let (chart, table, category, values) = entry
       let type: lxw_chart_type
@@ -326,6 +364,12 @@ public final class Workbook {
         }
         chart_series_set_categories(added, first.name, 1, lxw_col_t(category), lastRow, lxw_col_t(category))
         chart_series_set_values(added, first.name, 1, lxw_col_t(column), lastRow, lxw_col_t(column))
+        if chart.kind == .line {
+          // A line joins neighbouring days only, so a day measured alone (a heart rate every few
+          // days) would draw nothing: a small marker on each value shows it.
+          chart_series_set_marker_type(added, UInt8(LXW_CHART_MARKER_CIRCLE.rawValue))
+          chart_series_set_marker_size(added, 3)
+        }
         var name = series.name ?? table.columns[column].name
         // A leading "=" would make libxlsxwriter read the name as a cell reference.
         if name.hasPrefix("=") { name = " " + name }
@@ -403,7 +447,13 @@ public final class WorkbookSheet {
   public var remainingRows: Int { workbook.rowsPerSheet - 1 - table.current.dataRows }
 
   /// Data rows written over all of the table's sheets.
-  public var dataRows: Int { table.parts.reduce(0) { $0 + $1.dataRows } }
+  public var dataRows: Int { table.dataRows }
+
+  /// Whether column `name` holds a number other than 0 so far: a chart of it would show
+  /// something (a series of blanks and zeros draws nothing).
+  public func hasPlottableValues(inColumn name: String) -> Bool {
+    table.columns.firstIndex { $0.name == name }.map { table.plottable[$0] } ?? false
+  }
 
   /// Writes the next row: one cell per column, `.blank` for missing values.
   /// - Throws: `.sheetFull` when `remainingRows` is 0 (nothing is written; the caller continues on
@@ -420,6 +470,20 @@ public final class WorkbookSheet {
   }
 }
 
+extension WorkbookChart {
+  /// What to draw of `choices` (a chart, then what to draw instead when it has nothing to show)
+  /// from `sheet` as it stands: the first choice with a series holding a number other than 0,
+  /// keeping only such series; nil when none has one, so no chart is drawn empty.
+  public static func firstPlottable(of choices: [WorkbookChart], in sheet: WorkbookSheet) -> WorkbookChart? {
+    for choice in choices {
+      var chart = choice
+      chart.series = choice.series.filter { sheet.hasPlottableValues(inColumn: $0.column) }
+      if !chart.series.isEmpty { return chart }
+    }
+    return nil
+  }
+}
+
 /// The state of one table: its columns and formats, and the sheets it has filled.
 final class SheetTable {
   let requestedName: String
@@ -429,15 +493,19 @@ final class SheetTable {
   var widths: ColumnWidthEstimate
   var sampledRows = 0
   var truncatedTexts = 0
+  /// Per column: a number other than 0 was written.
+  var plottable: [Bool]
 
   init(requestedName: String, columns: [WorkbookColumn], formats: [UnsafeMutablePointer<lxw_format>?]) {
     self.requestedName = requestedName
     self.columns = columns
     self.formats = formats
     widths = ColumnWidthEstimate(columns: columns)
+    plottable = Array(repeating: false, count: columns.count)
   }
 
   var current: SheetPart { parts[parts.count - 1] }
+  var dataRows: Int { parts.reduce(0) { $0 + $1.dataRows } }
 }
 
 final class SheetPart {

@@ -40,7 +40,20 @@ public final class WorkbookTableWriter {
 
   /// The sheet column of a table column.
   static func workbookColumn(_ column: Column) -> WorkbookColumn {
-    WorkbookColumn(column.name, kind(of: column))
+    let kind = kind(of: column)
+    return WorkbookColumn(header(column.name, shownAs: kind), kind)
+  }
+
+  /// The header a sheet shows: the CSV's column name, except that seconds shown as a duration
+  /// say the form shown instead of the unit stored (`duration_s` → `duration (h:mm:ss)`), so a
+  /// header never says seconds over a cell that shows hours and minutes.
+  static func header(_ name: String, shownAs kind: WorkbookColumn.Kind) -> String {
+    guard name.hasSuffix("_s"), name.count > 2 else { return name }
+    switch kind {
+    case .duration: return name.dropLast(2) + " (h:mm)"
+    case .durationWithSeconds: return name.dropLast(2) + " (h:mm:ss)"
+    default: return name
+    }
   }
 
   static func kind(of column: Column) -> WorkbookColumn.Kind {
@@ -55,6 +68,7 @@ public final class WorkbookTableWriter {
       case .hoursMinutes: return .duration
       case .hoursMinutesSeconds: return .durationWithSeconds
       case .decimals(let places): return places == 0 ? .integer : .decimal(places: places)
+      case .percent: return .percent
       case .general, .automatic: return .number
       }
     }

@@ -15,8 +15,8 @@ final class WorkbookThread {
   enum Message: Sendable {
     /// Rows of the plan's sheet number `sheet`, one field per column, row after row.
     case rows(sheet: Int, fields: [Field])
-    /// Draws the charts of sheet number `chartSheet` and writes the file.
-    case close(charts: [WorkbookChart], chartSheet: Int?)
+    /// Draws the charts and writes the file.
+    case close
     /// Ends the thread without writing the file.
     case stop
   }
@@ -27,9 +27,13 @@ final class WorkbookThread {
   private let channel = Channel()
   private var ended = false
 
-  /// Starts the thread and waits until it has created the workbook and its sheets.
+  /// Starts the thread and waits until it has created the workbook and its sheets: the Charts
+  /// sheet first when there are `charts` to draw from plan sheet number `chartSheet`.
+  /// - Parameter charts: each entry a chart and what to draw instead when it has nothing to
+  ///   show (`WorkbookChart.firstPlottable`), decided at close from what the sheet holds then.
   init(
-    path: String, temporaryDirectory: String, created: Int64, plan: [RunWorkbook.SheetPlan], zone: ZoneRules
+    path: String, temporaryDirectory: String, created: Int64, plan: [RunWorkbook.SheetPlan],
+    charts: [[WorkbookChart]], chartSheet: Int?, zone: ZoneRules
   ) throws(WorkbookError) {
     let channel = channel
     let thread = Thread {
@@ -37,6 +41,7 @@ final class WorkbookThread {
       let workbook: Workbook
       do throws(WorkbookError) {
         workbook = try Workbook(path: path, temporaryDirectory: temporaryDirectory, created: created)
+        if chartSheet != nil, !charts.isEmpty { try workbook.addChartsSheet() }
         for sheet in plan {
           let added = try workbook.addSheet(
             name: sheet.name, columns: sheet.columns.map(WorkbookTableWriter.workbookColumn))
@@ -54,13 +59,18 @@ final class WorkbookThread {
         case .rows(let sheet, let fields):
           guard failure == nil else { continue }
           do throws(WorkbookError) { try tables[sheet].append(fields) } catch { failure = error }
-        case .close(let charts, let chartSheet):
+        case .close:
           do throws(WorkbookError) {
             if let failure { throw failure }
             if let chartSheet {
-              for chart in charts { try workbook.addChart(chart, of: tables[chartSheet].sheet) }
+              let sheet = tables[chartSheet].sheet
+              for choices in charts {
+                if let chart = WorkbookChart.firstPlottable(of: choices, in: sheet) {
+                  try workbook.addChart(chart, of: sheet)
+                }
+              }
             }
-            channel.reply(.closed(try workbook.close()))
+            channel.reply(.closed(try workbook.close(hidingEmptySheets: true)))
           } catch {
             channel.reply(.failed(error))
           }
@@ -86,8 +96,8 @@ final class WorkbookThread {
   }
 
   /// Asks for the file to be written, without waiting.
-  func startClosing(charts: [WorkbookChart], chartSheet: Int?) {
-    post(.close(charts: charts, chartSheet: chartSheet))
+  func startClosing() {
+    post(.close)
   }
 
   /// Waits for the file started by `startClosing`; the thread has ended when this returns.

@@ -46,6 +46,8 @@ public struct WorkbookColumn: Hashable, Sendable {
     case duration
     /// `[h]:mm:ss`, for durations shorter than a few minutes (a swim length).
     case durationWithSeconds
+    /// `0.0%`: a fraction 0–1 (humidity 0.68) shown as a percentage (68.0%); the cell keeps 0.68.
+    case percent
     /// TRUE / FALSE.
     case boolean
   }
@@ -72,13 +74,14 @@ public struct WorkbookColumn: Hashable, Sendable {
     case .timeOfDay: return "hh:mm"
     case .duration: return "[h]:mm"
     case .durationWithSeconds: return "[h]:mm:ss"
+    case .percent: return "0.0%"
     }
   }
 
   /// Whether a chart can plot the column as values.
   var isNumeric: Bool {
     switch kind {
-    case .number, .integer, .decimal, .duration, .durationWithSeconds: return true
+    case .number, .integer, .decimal, .duration, .durationWithSeconds, .percent: return true
     case .text, .date, .dateTime, .dateTimeMinutes, .timeOfDay, .boolean: return false
     }
   }
@@ -103,6 +106,14 @@ public enum WorkbookCell: Hashable, Sendable {
   case duration(seconds: Double)
   /// `.boolean`.
   case boolean(Bool)
+
+  /// A number or duration other than 0, which a chart shows.
+  var isNonzeroNumber: Bool {
+    switch self {
+    case .number(let value), .duration(seconds: let value): return value != 0 && value.isFinite
+    default: return false
+    }
+  }
 
   var kindName: String {
     switch self {
@@ -202,6 +213,8 @@ public struct WorkbookSummary: Hashable, Sendable {
     public var parts: [Part]
     /// Text cells cut at Excel's 32 767-character limit.
     public var truncatedTexts: Int
+    /// The table had no rows, so its sheet (a header only) was hidden: see `Workbook.close`.
+    public var hidden: Bool = false
     public var dataRows: Int { parts.reduce(0) { $0 + $1.dataRows } }
   }
 
@@ -260,7 +273,7 @@ struct SheetNamer {
     var number = 2
     while used.contains(candidate.lowercased()) {
       let suffix = " (\(number))"
-      candidate = Self.truncate(base, toUTF16: Self.maximumLength - suffix.utf16.count) + suffix
+      candidate = Self.shortened(base, toUTF16: Self.maximumLength - suffix.utf16.count) + suffix
       number += 1
     }
     used.insert(candidate.lowercased())
@@ -270,7 +283,7 @@ struct SheetNamer {
   /// The name for part `part` (2, 3, …) of a table whose first sheet is `first`.
   mutating func claimContinuation(of first: String, part: Int) -> String {
     let suffix = " (\(part))"
-    return claim(Self.truncate(first, toUTF16: Self.maximumLength - suffix.utf16.count) + suffix)
+    return claim(Self.shortened(first, toUTF16: Self.maximumLength - suffix.utf16.count) + suffix)
   }
 
   static func sanitize(_ requested: String) -> String {
@@ -284,10 +297,31 @@ struct SheetNamer {
       default: scalars.append(scalar)
       }
     }
-    var name = truncate(String(scalars), toUTF16: maximumLength)
+    var name = shortened(String(scalars), toUTF16: maximumLength)
     if name.trimmingSpaces.isEmpty { name = "Sheet" }
     if name.lowercased() == "history" { name += "_" }
     return name
+  }
+
+  /// `text` cut to `limit` UTF-16 units at the end of a word, so a tab never reads as a typo
+  /// (`walking-running-distance-per-day` becomes `walking-running-distance-per`, not
+  /// `…-per-da`): the cut goes back to the last space, `-`, `_` or `.` and drops those. A name
+  /// without such a break in its first `limit` units is cut where it reaches the limit.
+  static func shortened(_ text: String, toUTF16 limit: Int) -> String {
+    let scalars = Array(text.unicodeScalars)
+    let cut = truncate(text, toUTF16: limit)
+    var kept = Array(cut.unicodeScalars)
+    guard kept.count < scalars.count else { return text }
+    if !isWordBreak(scalars[kept.count]) {
+      guard let lastBreak = kept.lastIndex(where: isWordBreak) else { return cut }
+      kept.removeSubrange(lastBreak...)
+    }
+    while let last = kept.last, isWordBreak(last) { kept.removeLast() }
+    return kept.isEmpty ? cut : String(String.UnicodeScalarView(kept))
+  }
+
+  static func isWordBreak(_ scalar: Unicode.Scalar) -> Bool {
+    scalar == " " || scalar == "-" || scalar == "_" || scalar == "."
   }
 
   /// The longest prefix of whole Unicode scalars that is at most `limit` UTF-16 units (Excel
