@@ -99,7 +99,9 @@ public final class ExportInput {
     // a download that stopped after a byte) is said to be no zip, not "malformed XML".
     if path.lowercased().hasSuffix(".zip"), !looksLikeXMLStart(head.prefix(max(got, 0))) {
       Glibc.close(fd)
-      let what = info.st_size < 4 ? "it is only \(info.st_size) bytes long" : "it does not start like one"
+      let what =
+        info.st_size < 4
+        ? "it is only \(info.st_size) byte\(info.st_size == 1 ? "" : "s") long" : "it does not start like one"
       throw .notAnExport(
         path: path, reason: "its name ends in .zip, but it is not a zip archive (\(what)); export it again")
     }
