@@ -251,7 +251,8 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
     main_session: dict[str, dict] = {}
     for row in read_csv(out / "sleep_sessions.csv"):
         best = main_session.get(row["date"])
-        if best is None or int(row["asleep_s"]) > int(best["asleep_s"]):
+        # An in-bed-only session has no asleep_s: 0 here, as the report counts it.
+        if best is None or int(row["asleep_s"] or 0) > int(best["asleep_s"] or 0):
             main_session[row["date"]] = row
     nights = defaultdict(list)
     for row in read_csv(out / "sleep_daily.csv"):

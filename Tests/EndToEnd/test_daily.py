@@ -171,5 +171,50 @@ class DailyTableTests(unittest.TestCase):
                     self.assertNotIn("e", value)
 
 
+def real_fixtures() -> Path:
+    """`../shared/fixtures/real` beside the checkout, or the folder `HEALTHETL_REAL_FIXTURES` names."""
+    named = os.environ.get("HEALTHETL_REAL_FIXTURES")
+    return Path(named) if named else REPO.parent / "shared/fixtures/real"
+
+
+class RealNightsWithoutStagesTests(unittest.TestCase):
+    """bwassim's Garmin Connect + iPhone export: sleep without stages, 47 nights of only time in bed."""
+
+    EXPORT = real_fixtures() / "bwassim__Health-Data-Analysis/data/export.zip"
+
+    @classmethod
+    def setUpClass(cls):
+        if not Path(binary()).exists():
+            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
+        if not cls.EXPORT.exists():
+            raise unittest.SkipTest(f"{cls.EXPORT} is absent (real fixtures are not beside this checkout)")
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.out = Path(cls.tmp.name) / "out"
+        subprocess.run([binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"), "--no-workbook",
+                        "--out", str(cls.out), str(cls.EXPORT)],
+                       check=True, capture_output=True, timeout=600)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_no_zero_where_nothing_was_measured(self):
+        nights = {row["date"]: row for row in read(self.out / "sleep_daily.csv")}
+        daily = {row["date"]: row for row in read(self.out / "daily.csv")}
+        self.assertEqual(len(nights), 119)
+        for day, night in nights.items():
+            with self.subTest(date=day):
+                # No source records stages: every stage cell is empty in both files.
+                for column, source in SLEEP.items():
+                    if column not in ("asleep_h", "in_bed_h"):
+                        self.assertEqual((night[source], daily[day][column]), ("", ""))
+                # Asleep is empty exactly on the nights with only time in bed, and never 0.
+                self.assertEqual(night["asleep_s"] == "", night["sources"] == "")
+                self.assertEqual(daily[day]["asleep_h"] == "", night["asleep_s"] == "")
+                self.assertNotIn("0", (night["asleep_s"], daily[day]["asleep_h"]))
+                self.assertTrue(night["in_bed_s"] != "" or night["asleep_s"] != "", "a night of nothing")
+        self.assertEqual(sum(1 for night in nights.values() if night["asleep_s"] == ""), 47)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -23,6 +23,7 @@ import datetime as dt
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -118,6 +119,9 @@ class PipelineWorkbookTests(unittest.TestCase):
         column = header.index("asleep (h:mm)")
         for cells, row in zip(sheet[1:], rows):
             self.assertEqual(cells[0].kind, "date")
+            if row["asleep_s"] == "":  # a night with only time in bed: blank, not 0:00
+                self.assertIsNone(cells[column].kind)
+                continue
             self.assertEqual(cells[column].kind, "time")
             self.assertEqual(cells[column].value, dt.timedelta(seconds=int(row["asleep_s"])))
 
@@ -136,6 +140,24 @@ class PipelineWorkbookTests(unittest.TestCase):
             if row[bedtime]:
                 self.assertEqual(cells[bedtime].kind, "date")
                 self.assertEqual(cells[bedtime].value, dt.datetime.fromisoformat(row[bedtime]))
+
+    def test_libreoffice_default_csv_import_keeps_date_times_as_text(self):
+        # What README.md ("In a spreadsheet") tells LibreOffice users: with "Detect special
+        # numbers" off, as in its default CSV import, `date` is a date but `bedtime` stays text;
+        # ticked (the other tests) it is a date-time.
+        if not shutil.which("soffice"):
+            self.skipTest("LibreOffice (soffice) is not installed")
+        folder = self.root / "lo-default"
+        folder.mkdir(exist_ok=True)
+        ods = convert("soffice", self.out / "daily.csv", folder, libreoffice_csv="44,34,76,1,,1033,false,false")
+        with zipfile.ZipFile(ods) as archive:
+            table = next(iter(read_tables(archive.read("content.xml"), max_rows=400).values()))
+        bedtime = [cell.text for cell in table[0]].index("bedtime")
+        rows = [(cells, row) for cells, row in zip(table[1:], self.daily[1:]) if row[bedtime]]
+        self.assertGreater(len(rows), 10)
+        for cells, row in rows:
+            self.assertEqual(cells[0].kind, "date")
+            self.assertEqual((cells[bedtime].kind, cells[bedtime].text), ("string", row[bedtime]))
 
     def test_no_workbook_and_csv_bom(self):
         out = self.root / "plain"

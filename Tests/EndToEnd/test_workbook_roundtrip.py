@@ -69,7 +69,13 @@ def run(command: list[str], timeout: int, env: dict[str, str] | None = None) -> 
     return output
 
 
-def convert(tool: str, source: Path, folder: Path) -> Path:
+# LibreOffice's CSV import: comma, ", UTF-8, from row 1, English (US), quoted fields not text, and
+# "Detect special numbers" on (also what a shorter option string means) — off, as in its default
+# import, date-times stay text (README.md, "In a spreadsheet").
+LIBREOFFICE_CSV = "44,34,76,1,,1033,false,true"
+
+
+def convert(tool: str, source: Path, folder: Path, libreoffice_csv: str = LIBREOFFICE_CSV) -> Path:
     """`source` (xlsx or csv) as an .ods written by the spreadsheet program."""
     target = folder / (source.stem + "-" + source.suffix.lstrip(".") + ".ods")
     if tool == "ssconvert":
@@ -82,7 +88,7 @@ def convert(tool: str, source: Path, folder: Path) -> Path:
     out = folder / ("lo-" + source.suffix.lstrip("."))
     command = ["soffice", "--headless", f"-env:UserInstallation=file://{folder}/lo-profile"]
     if source.suffix == ".csv":
-        command.append("--infilter=Text - txt - csv (StarCalc):44,34,76,1")  # comma, ", UTF-8, row 1
+        command.append(f"--infilter=Text - txt - csv (StarCalc):{libreoffice_csv}")
     run(command + ["--convert-to", "ods", "--outdir", str(out), str(source)], CONVERT_SECONDS)
     (out / (source.stem + ".ods")).rename(target)
     return target

@@ -76,6 +76,37 @@ import Testing
     #expect(fields.dropFirst().allSatisfy { $0 == .missing })
   }
 
+  @Test func sleepCellsAreEmptyWhereTheNightMeasuredNothing() {
+    // Three nights, as sleep_daily.csv has them:
+    //   03-01 unstaged: "Asleep" 0–25200 s (7 h) and in bed 27000 s → asleep 7, in bed 7.5, no stages;
+    //   03-02 in bed only, 30600 s → in bed 8.5, asleep empty;
+    //   03-03 awake only, 1800 s → asleep 0 (a real zero), awake 0.5, no stages;
+    //   03-04 the Watch: core 3600 s, REM 1800 s, awake 360 s → deep 0 (a real zero).
+    func night(_ day: Int, _ pieces: [(Int64, Int64, SleepStage)], inBed: Int64?) -> SleepNightSummary {
+      let tally = SleepTally(
+        session: pieces.map {
+          SleepPiece(start: Instant(seconds: $0.0), end: Instant(seconds: $0.1), stage: $0.2, group: 0)
+        },
+        inBed: inBed)
+      return SleepNightSummary(date: CivilDate(year: 2024, month: 3, day: day), tally: tally)
+    }
+    let collector = DailyCollector()
+    collector.sleep(night(1, [(0, 25200, .asleepUnspecified)], inBed: 27000))
+    collector.sleep(night(2, [], inBed: 30600))
+    collector.sleep(night(3, [(0, 1800, .awake)], inBed: nil))
+    collector.sleep(night(4, [(0, 3600, .asleepCore), (3600, 3960, .awake), (3960, 5760, .asleepREM)], inBed: nil))
+    let sleepColumns: [DailyMeasure] = [.asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours]
+    let table = collector.table()
+    #expect(
+      table.map { day in sleepColumns.map { day[$0] } } == [
+        [7, 7.5, nil, nil, nil, nil],
+        [nil, 8.5, nil, nil, nil, nil],
+        [0, nil, nil, nil, nil, 0.5],
+        [1.5, nil, 1, 0, 0.5, 0.1],
+      ])
+    #expect(table[1].bedtime == nil && table[2].bedtime == nil && table[3].bedtime == Instant(seconds: 0))
+  }
+
   @Test func activitySummaryRingsConvertKilojoules() {
     let collector = DailyCollector()
     collector.activitySummary(

@@ -24,8 +24,8 @@ import Testing
     SleepTesting.sleep("AsleepCore", "2024-03-05 04:05:00 +0000", "2024-03-05 07:05:00 +0000"),
   ]
   static let watchNightMeasures = M(
-    asleep: 28200, core: 21600, deep: 3000, rem: 3600, awake: 300, sleepStart: "2024-03-04T23:10:00+00:00",
-    sleepEnd: "2024-03-05T07:05:00+00:00", sources: watch)
+    asleep: 28200, core: 21600, deep: 3000, rem: 3600, unspecified: 0, awake: 300,
+    sleepStart: "2024-03-04T23:10:00+00:00", sleepEnd: "2024-03-05T07:05:00+00:00", sources: watch)
 
   @Test func aWatchNightAcrossMidnightBelongsToTheMorning() throws {
     // Written out of time order on purpose: stages arrive in document order, not sorted.
@@ -105,13 +105,13 @@ import Testing
     #expect(
       output.day("2024-03-05")?.measures
         == M(
-          asleep: 30600, core: 24000, deep: 3000, rem: 3600, awake: 300, sleepStart: "2024-03-04T23:10:00+00:00",
-          sleepEnd: "2024-03-05T14:40:00+00:00", sources: Self.watch))
+          asleep: 30600, core: 24000, deep: 3000, rem: 3600, unspecified: 0, awake: 300,
+          sleepStart: "2024-03-04T23:10:00+00:00", sleepEnd: "2024-03-05T14:40:00+00:00", sources: Self.watch))
     #expect(
       output.day("2024-03-06")?.measures
         == M(
-          asleep: 3000, core: 3000, sleepStart: "2024-03-05T17:30:00+00:00", sleepEnd: "2024-03-05T18:20:00+00:00",
-          sources: Self.watch))
+          asleep: 3000, core: 3000, deep: 0, rem: 0, unspecified: 0, awake: 0,
+          sleepStart: "2024-03-05T17:30:00+00:00", sleepEnd: "2024-03-05T18:20:00+00:00", sources: Self.watch))
     // Sessions in start order with their dates.
     #expect(output.sessions.map(\.date) == ["2024-03-05", "2024-03-05", "2024-03-06"])
     #expect(output.sessions.map(\.measures.asleep) == [28200, 2400, 3000])
@@ -135,9 +135,9 @@ import Testing
           sleepEnd: "2024-03-05T06:45:00+00:00", sources: "Mi Fit"))
   }
 
-  @Test func inBedOnlyGivesZerosAndInBedTime() throws {
-    // iPhone in bed 22:00–06:30 = 8 h 30 min = 30600 s, nothing else: a row with zeros, in_bed_s
-    // set, no sleep_start/sleep_end/sources.
+  @Test func inBedOnlyGivesInBedTimeAndEmptyMeasures() throws {
+    // iPhone in bed 22:00–06:30 = 8 h 30 min = 30600 s, nothing else: in_bed_s set, every other
+    // measure empty — nothing says asleep or awake, so asleep is not 0 but not measured.
     let output = try SleepTesting.run([
       SleepTesting.sleep(
         "InBed", "2024-03-04 22:00:00 +0000", "2024-03-05 06:30:00 +0000", source: SleepTesting.phone,
@@ -145,7 +145,60 @@ import Testing
     ])
     #expect(output.days.count == 1)
     #expect(output.days.first?.date == "2024-03-05" && output.days.first?.sessions == 1)
-    #expect(output.days.first?.measures == M(asleep: 0, inBed: 30600))
+    #expect(output.days.first?.measures == M(inBed: 30600))
+    SleepTesting.checkInvariants(output)
+  }
+
+  @Test func aNightWithoutStagesHasEmptyStageColumns() throws {
+    // A Garmin-style night: Connect "Asleep" 23:30–06:30 (25200 s) inside iPhone in bed
+    // 23:00–07:00 (28800 s). Nothing records core, deep, REM or awake: those cells are empty, not
+    // 0, so an average of deep sleep over the nights skips this one.
+    let output = try SleepTesting.run([
+      SleepTesting.sleep(
+        "AsleepUnspecified", "2024-03-04 23:30:00 +0000", "2024-03-05 06:30:00 +0000", source: "Connect",
+        device: nil),
+      SleepTesting.sleep(
+        "InBed", "2024-03-04 23:00:00 +0000", "2024-03-05 07:00:00 +0000", source: SleepTesting.phone,
+        device: SleepTesting.phoneDevice),
+    ])
+    let expected = M(
+      asleep: 25200, unspecified: 25200, inBed: 28800, sleepStart: "2024-03-04T23:30:00+00:00",
+      sleepEnd: "2024-03-05T06:30:00+00:00", sources: "Connect")
+    #expect(output.days.map(\.measures) == [expected])
+    #expect(output.sessions.map(\.measures) == [expected])
+    SleepTesting.checkInvariants(output)
+  }
+
+  @Test func anAwakeOnlyNightSleepsARealZero() throws {
+    // Sleep++ says awake 01:00–02:30 (5400 s) and nothing else: a tracker measured the night and
+    // found no sleep, so asleep and unspecified are 0, awake 5400; no stage tracker was involved,
+    // so core, deep and REM stay empty.
+    let output = try SleepTesting.run([
+      SleepTesting.sleep(
+        "Awake", "2024-03-05 01:00:00 +0000", "2024-03-05 02:30:00 +0000", source: "Sleep++", device: nil)
+    ])
+    #expect(output.days.map(\.measures) == [M(asleep: 0, unspecified: 0, awake: 5400, sources: "Sleep++")])
+    SleepTesting.checkInvariants(output)
+  }
+
+  @Test func aDateSumsAStagedNightAndAnUnstagedNap() throws {
+    // The Watch night (staged) and a Connect nap "Asleep" 13:00–13:30 (1800 s) on 03-05: the date
+    // has stages from the night, so its stage columns are the night's, unspecified 1800; the
+    // nap's own session row leaves them empty.
+    let nap = SleepTesting.sleep(
+      "AsleepUnspecified", "2024-03-05 13:00:00 +0000", "2024-03-05 13:30:00 +0000", source: "Connect", device: nil)
+    let output = try SleepTesting.run(Self.watchNight + [nap])
+    #expect(
+      output.day("2024-03-05")?.measures
+        == M(
+          asleep: 30000, core: 21600, deep: 3000, rem: 3600, unspecified: 1800, awake: 300,
+          sleepStart: "2024-03-04T23:10:00+00:00", sleepEnd: "2024-03-05T13:30:00+00:00",
+          sources: "\(Self.watch);Connect"))
+    #expect(
+      output.sessions.last?.measures
+        == M(
+          asleep: 1800, unspecified: 1800, sleepStart: "2024-03-05T13:00:00+00:00",
+          sleepEnd: "2024-03-05T13:30:00+00:00", sources: "Connect"))
     SleepTesting.checkInvariants(output)
   }
 
@@ -162,8 +215,8 @@ import Testing
     #expect(
       output.day("2024-03-10")?.measures
         == M(
-          asleep: 25200, core: 25200, sleepStart: "2024-03-09T23:00:00-05:00", sleepEnd: "2024-03-10T07:00:00-04:00",
-          sources: Self.watch))
+          asleep: 25200, core: 25200, deep: 0, rem: 0, unspecified: 0, awake: 0,
+          sleepStart: "2024-03-09T23:00:00-05:00", sleepEnd: "2024-03-10T07:00:00-04:00", sources: Self.watch))
   }
 
   @Test func aNightAcrossFallBackIsNineRealHours() throws {
@@ -176,8 +229,8 @@ import Testing
     #expect(
       output.day("2024-11-03")?.measures
         == M(
-          asleep: 32400, core: 32400, sleepStart: "2024-11-02T23:00:00-04:00", sleepEnd: "2024-11-03T07:00:00-05:00",
-          sources: Self.watch))
+          asleep: 32400, core: 32400, deep: 0, rem: 0, unspecified: 0, awake: 0,
+          sleepStart: "2024-11-02T23:00:00-04:00", sleepEnd: "2024-11-03T07:00:00-05:00", sources: Self.watch))
   }
 
   @Test func aTripAbroadIsDatedInTheRunZoneNotTheSamplesOwn() throws {
@@ -195,8 +248,8 @@ import Testing
     #expect(
       output.days.first?.measures
         == M(
-          asleep: 3600, core: 3600, sleepStart: "2024-03-05T11:00:00+01:00", sleepEnd: "2024-03-05T12:00:00+01:00",
-          sources: Self.watch))
+          asleep: 3600, core: 3600, deep: 0, rem: 0, unspecified: 0, awake: 0,
+          sleepStart: "2024-03-05T11:00:00+01:00", sleepEnd: "2024-03-05T12:00:00+01:00", sources: Self.watch))
   }
 
   /// The Watch says awake 02:00–02:30 inside AutoSleep's asleep 01:00–03:00.
@@ -220,7 +273,8 @@ import Testing
 
   @Test func aSourcePriorityOverrideFlipsTheWinner() throws {
     // `sourcePriority: ["autosleep"]` puts AutoSleep first: it covers all of 01:00–03:00, so it
-    // wins every piece: asleep 7200, awake 0; the Watch wins nothing and is not listed.
+    // wins every piece: asleep 7200, awake empty (no awake stretch won, and AutoSleep records no
+    // stages); the Watch wins nothing and is not listed.
     var settings = RunSettings()
     settings.sourcePriority = SourcePriority(overrides: ["autosleep"])
     let output = try SleepTesting.run(Self.awakeVersusAsleep, settings: settings)
@@ -281,9 +335,9 @@ import Testing
   @Test func zeroLengthSamplesJoinSessionsButNeverWin() throws {
     // Core 01:00–02:00 and 03:40–04:00 are 100 min apart; a zero-length Watch awake sample at
     // 02:50 sits 50 min from each, so there is one session 01:00–04:00 (core 3600 + 1200 = 4800)
-    // and the awake sample wins nothing (awake 0).
+    // and the awake sample wins nothing (awake 0: the Watch records stages, so awake is measured).
     // A zero-length core sample alone at 12:00 is a session of its own with nothing in it: the
-    // date still gets it counted (2 sessions), but no time.
+    // date still gets it counted (2 sessions), but no time, and the session's measures are empty.
     let output = try SleepTesting.run([
       SleepTesting.sleep("AsleepCore", "2024-03-05 01:00:00 +0000", "2024-03-05 02:00:00 +0000"),
       SleepTesting.sleep("Awake", "2024-03-05 02:50:00 +0000", "2024-03-05 02:50:00 +0000"),
@@ -293,13 +347,13 @@ import Testing
     #expect(output.sessions.count == 2)
     #expect(output.sessions.first?.start == "2024-03-05T01:00:00+00:00")
     #expect(output.sessions.first?.end == "2024-03-05T04:00:00+00:00")
-    #expect(output.sessions.last?.measures == M(asleep: 0))
+    #expect(output.sessions.last?.measures == M())
     #expect(output.days.count == 1 && output.days[0].sessions == 2)
     #expect(
       output.days[0].measures
         == M(
-          asleep: 4800, core: 4800, sleepStart: "2024-03-05T01:00:00+00:00", sleepEnd: "2024-03-05T04:00:00+00:00",
-          sources: Self.watch))
+          asleep: 4800, core: 4800, deep: 0, rem: 0, unspecified: 0, awake: 0,
+          sleepStart: "2024-03-05T01:00:00+00:00", sleepEnd: "2024-03-05T04:00:00+00:00", sources: Self.watch))
     SleepTesting.checkInvariants(output)
   }
 
@@ -334,10 +388,12 @@ import Testing
     #expect(daily.count == 2)
     #expect(daily[0]["date"] as? String == "2024-03-05")
     #expect(daily[0]["in_bed_s"] as? Int == 30600)
-    #expect(daily[0]["asleep_s"] as? Int == 0)
+    #expect(daily[0]["asleep_s"] is NSNull && daily[0]["core_s"] is NSNull && daily[0]["awake_s"] is NSNull)
     #expect(daily[0]["sleep_start"] is NSNull && daily[0]["sources"] is NSNull)
     #expect(daily[1]["in_bed_s"] is NSNull)
     #expect(daily[1]["core_s"] as? Int == 1800 && daily[1]["sessions"] as? Int == 1)
+    // A staged nap: deep and REM are real zeros.
+    #expect(daily[1]["deep_s"] as? Int == 0 && daily[1]["rem_s"] as? Int == 0)
     #expect(daily[1]["sleep_start"] as? String == "2024-03-06T14:00:00+00:00")
     #expect(daily[1]["sources"] as? String == Self.watch)
     let sessions = try #require(output.sessionsJSON)

@@ -68,23 +68,23 @@ enum SleepTesting {
     func day(_ date: String) -> Day? { days.first { $0.date == date } }
   }
 
-  /// The measures both files share.
+  /// The measures both files share; nil = empty field.
   struct Measures: Equatable {
-    var asleep: Int64
-    var core: Int64
-    var deep: Int64
-    var rem: Int64
-    var unspecified: Int64
-    var awake: Int64
-    /// nil = empty field.
+    var asleep: Int64?
+    var core: Int64?
+    var deep: Int64?
+    var rem: Int64?
+    var unspecified: Int64?
+    var awake: Int64?
     var inBed: Int64?
     var sleepStart: String?
     var sleepEnd: String?
     var sources: String?
 
     init(
-      asleep: Int64, core: Int64 = 0, deep: Int64 = 0, rem: Int64 = 0, unspecified: Int64 = 0, awake: Int64 = 0,
-      inBed: Int64? = nil, sleepStart: String? = nil, sleepEnd: String? = nil, sources: String? = nil
+      asleep: Int64? = nil, core: Int64? = nil, deep: Int64? = nil, rem: Int64? = nil, unspecified: Int64? = nil,
+      awake: Int64? = nil, inBed: Int64? = nil, sleepStart: String? = nil, sleepEnd: String? = nil,
+      sources: String? = nil
     ) {
       self.asleep = asleep
       self.core = core
@@ -99,13 +99,17 @@ enum SleepTesting {
     }
 
     init(_ row: [String: String]) {
-      func number(_ column: String) -> Int64 { Int64(row[column] ?? "") ?? -1 }
       func text(_ column: String) -> String? { row[column].flatMap { $0.isEmpty ? nil : $0 } }
+      // A field that is not an integer reads as -1, which every invariant rejects.
+      func number(_ column: String) -> Int64? { text(column).map { Int64($0) ?? -1 } }
       self.init(
         asleep: number("asleep_s"), core: number("core_s"), deep: number("deep_s"), rem: number("rem_s"),
-        unspecified: number("unspecified_s"), awake: number("awake_s"), inBed: text("in_bed_s").flatMap { Int64($0) },
+        unspecified: number("unspecified_s"), awake: number("awake_s"), inBed: number("in_bed_s"),
         sleepStart: text("sleep_start"), sleepEnd: text("sleep_end"), sources: text("sources"))
     }
+
+    /// Asleep + awake: the time some stage won, an empty field counting as nothing.
+    var staged: Int64 { (asleep ?? 0) + (awake ?? 0) }
   }
 
   struct Day: Equatable {
@@ -172,12 +176,18 @@ enum SleepTesting {
       #expect(day.sessions == sessions.count, "\(day.date): sessions")
       let span = sessions.reduce(Int64(0)) { $0 + epoch($1.end) - epoch($1.start) }
       check(day.measures, span: span, where: day.date)
-      // The date's measures are the sums of its sessions'.
-      #expect(day.measures.core == sessions.reduce(0) { $0 + $1.measures.core }, "\(day.date): core")
-      #expect(day.measures.deep == sessions.reduce(0) { $0 + $1.measures.deep }, "\(day.date): deep")
-      #expect(day.measures.rem == sessions.reduce(0) { $0 + $1.measures.rem }, "\(day.date): rem")
-      #expect(day.measures.unspecified == sessions.reduce(0) { $0 + $1.measures.unspecified })
-      #expect(day.measures.awake == sessions.reduce(0) { $0 + $1.measures.awake }, "\(day.date): awake")
+      // The date's measures are the sums of its sessions', empty only when all of theirs are.
+      func sum(_ measure: KeyPath<Measures, Int64?>) -> Int64? {
+        let values = sessions.compactMap { $0.measures[keyPath: measure] }
+        return values.isEmpty ? nil : values.reduce(0, +)
+      }
+      let summed: [(String, KeyPath<Measures, Int64?>)] = [
+        ("asleep", \.asleep), ("core", \.core), ("deep", \.deep), ("rem", \.rem), ("unspecified", \.unspecified),
+        ("awake", \.awake),
+      ]
+      for (name, measure) in summed {
+        #expect(day.measures[keyPath: measure] == sum(measure), "\(day.date): \(name)")
+      }
       let inBeds = sessions.compactMap(\.measures.inBed)
       #expect(day.measures.inBed == (inBeds.isEmpty ? nil : inBeds.reduce(0, +)), "\(day.date): in bed")
     }
@@ -185,15 +195,23 @@ enum SleepTesting {
   }
 
   private static func check(_ m: Measures, span: Int64, where label: String) {
-    #expect(m.asleep == m.core + m.deep + m.rem + m.unspecified, "\(label): asleep is not the sum of its stages")
-    #expect(m.asleep >= 0 && m.awake >= 0 && m.core >= 0 && m.deep >= 0 && m.rem >= 0 && m.unspecified >= 0)
-    #expect(m.asleep + m.awake <= span, "\(label): asleep + awake \(m.asleep + m.awake) > session span \(span)")
+    let asleep = m.asleep ?? 0
+    let stages = [m.core, m.deep, m.rem, m.unspecified].reduce(Int64(0)) { $0 + ($1 ?? 0) }
+    #expect(asleep == stages, "\(label): asleep is not the sum of its stages")
+    #expect([m.asleep, m.core, m.deep, m.rem, m.unspecified, m.awake].allSatisfy { ($0 ?? 0) >= 0 }, "\(label)")
+    #expect(m.staged <= span, "\(label): asleep + awake \(m.staged) > session span \(span)")
     if let inBed = m.inBed { #expect(inBed >= 0 && inBed <= span, "\(label): in bed \(inBed) > span \(span)") }
     // sleep_start/sleep_end exist exactly when something was asleep, and enclose it.
-    #expect((m.sleepStart != nil) == (m.asleep > 0) && (m.sleepEnd != nil) == (m.asleep > 0), "\(label)")
-    if let start = m.sleepStart, let end = m.sleepEnd { #expect(epoch(end) - epoch(start) >= m.asleep, "\(label)") }
+    #expect((m.sleepStart != nil) == (asleep > 0) && (m.sleepEnd != nil) == (asleep > 0), "\(label)")
+    if let start = m.sleepStart, let end = m.sleepEnd { #expect(epoch(end) - epoch(start) >= asleep, "\(label)") }
     // Someone won a piece exactly when some time was asleep or awake.
-    #expect((m.sources != nil) == (m.asleep + m.awake > 0), "\(label): sources")
+    #expect((m.sources != nil) == (m.staged > 0), "\(label): sources")
+    // Empty, never 0 (Pipelines/README.md, "Sleep jobs" step 7): asleep and unspecified are
+    // measured when a stretch was won; core, deep and REM together; a staged night measures awake.
+    #expect((m.asleep != nil) == (m.sources != nil) && (m.unspecified != nil) == (m.asleep != nil), "\(label)")
+    #expect((m.core != nil) == (m.deep != nil) && (m.core != nil) == (m.rem != nil), "\(label): stages")
+    if m.core != nil { #expect(m.awake != nil, "\(label): a staged night without awake") }
+    if m.awake != nil { #expect(m.asleep != nil, "\(label): awake without asleep") }
   }
 }
 
@@ -244,6 +262,7 @@ final class SleepSampleRecorder: OutputStage {
     var stageIntervals = [[(Int64, Int64)]](repeating: [], count: spans.count)
     var inBedIntervals = [[(Int64, Int64)]](repeating: [], count: spans.count)
     var inBedSeen = [Bool](repeating: false, count: spans.count)
+    var stageValues = [Set<String>](repeating: [], count: spans.count)
     for sample in samples where sample.value == "inBed" || stages.contains(sample.value) {
       // The session whose span holds the sample (spans are sorted and disjoint).
       var low = 0
@@ -261,11 +280,20 @@ final class SleepSampleRecorder: OutputStage {
         inBedSeen[low] = true
       } else {
         stageIntervals[low].append((sample.start, sample.end))
+        stageValues[low].insert(sample.value)
       }
     }
     for (index, session) in output.sessions.enumerated() {
       let m = session.measures
-      #expect(m.asleep + m.awake == Self.unionLength(stageIntervals[index]), "session \(session.start): staged time")
+      #expect(m.staged == Self.unionLength(stageIntervals[index]), "session \(session.start): staged time")
+      // No 0 where nothing was measured: a stage column of a session without a sample of that
+      // stage is empty, and so is asleep when only in-bed samples were recorded.
+      let recorded = stageValues[index]
+      if recorded.isDisjoint(with: ["asleepCore", "asleepDeep", "asleepREM"]) {
+        #expect(m.core == nil && m.deep == nil && m.rem == nil, "session \(session.start): stage 0 without stages")
+        if !recorded.contains("awake") { #expect(m.awake == nil, "session \(session.start): awake 0 unmeasured") }
+      }
+      if recorded.isEmpty { #expect(m.asleep == nil && m.unspecified == nil, "session \(session.start): asleep") }
       #expect(m.inBed == (inBedSeen[index] ? Self.unionLength(inBedIntervals[index]) : nil), "\(session.start)")
     }
   }

@@ -58,8 +58,8 @@ final class DailyCollector {
   func sleep(_ night: SleepNightSummary) {
     let tally = night.tally
     let seconds: [(DailyMeasure, Int64?)] = [
-      (.asleepHours, tally.asleep), (.inBedHours, tally.inBed), (.coreHours, tally.core), (.deepHours, tally.deep),
-      (.remHours, tally.rem), (.awakeHours, tally.awake),
+      (.asleepHours, tally.recorded(.asleep)), (.inBedHours, tally.inBed), (.coreHours, tally.recorded(.core)),
+      (.deepHours, tally.recorded(.deep)), (.remHours, tally.recorded(.rem)), (.awakeHours, tally.recorded(.awake)),
     ]
     for (measure, value) in seconds {
       set(measure, on: night.date, written: value.map(Double.init), precision: .asRecorded)

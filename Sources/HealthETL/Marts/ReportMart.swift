@@ -358,12 +358,13 @@ public final class ReportMart: OutputStage {
     func column(_ value: (SleepTally) -> Int64?) -> ReportJSON { .array(nights.map { Self.hours(value($0.tally)) }) }
     return .object([
       ("date", .array(nights.map { .string($0.date.description) })),
-      ("core_h", column(\.core)),
-      ("deep_h", column(\.deep)),
-      ("rem_h", column(\.rem)),
-      ("awake_h", column(\.awake)),
-      ("unspecified_h", column(\.unspecified)),
-      ("asleep_h", column(\.asleep)),
+      // Empty where `sleep_daily.csv` is: a night without stages has no 0 h of deep sleep.
+      ("core_h", column { $0.recorded(.core) }),
+      ("deep_h", column { $0.recorded(.deep) }),
+      ("rem_h", column { $0.recorded(.rem) }),
+      ("awake_h", column { $0.recorded(.awake) }),
+      ("unspecified_h", column { $0.recorded(.unspecified) }),
+      ("asleep_h", column { $0.recorded(.asleep) }),
       ("in_bed_h", column(\.inBed)),
       ("bedtime", .array(nights.map { Self.minuteText(main[$0.date]?.tally.sleepStart, rules) })),
       ("wake", .array(nights.map { Self.minuteText(main[$0.date]?.tally.sleepEnd, rules) })),

@@ -128,11 +128,8 @@ public final class SleepMart: OutputStage {
 
   /// `asleep_s … sleep_end`, the columns both tables share.
   private static func measures(_ tally: SleepTally) -> [Field] {
-    [
-      .integer(tally.asleep), .integer(tally.core), .integer(tally.deep), .integer(tally.rem),
-      .integer(tally.unspecified), .integer(tally.awake), .integer(tally.inBed), .instant(tally.sleepStart),
-      .instant(tally.sleepEnd),
-    ]
+    SleepTally.Measure.allCases.map { .integer(tally.recorded($0)) }
+      + [.integer(tally.inBed), .instant(tally.sleepStart), .instant(tally.sleepEnd)]
   }
 
   // MARK: - Per record

@@ -3,12 +3,18 @@
 public enum SleepTables {
   /// `asleep_s` … `sleep_end`: the measures the daily and session tables share.
   static let measures: [Column] = [
-    .integer("asleep_s", unit: "s", display: .hoursMinutes, "core + deep + REM + unspecified"),
-    .integer("core_s", unit: "s", display: .hoursMinutes, "asleep, core stage"),
-    .integer("deep_s", unit: "s", display: .hoursMinutes, "asleep, deep stage"),
-    .integer("rem_s", unit: "s", display: .hoursMinutes, "asleep, REM stage"),
-    .integer("unspecified_s", unit: "s", display: .hoursMinutes, "asleep, no stage given (older watches and apps)"),
-    .integer("awake_s", unit: "s", display: .hoursMinutes, "awake within the session"),
+    .integer(
+      "asleep_s", unit: "s", display: .hoursMinutes,
+      "core + deep + REM + unspecified; empty when only in-bed samples were recorded, 0 when awake throughout"),
+    .integer("core_s", unit: "s", display: .hoursMinutes, "asleep, core stage; empty on a night without stages"),
+    .integer("deep_s", unit: "s", display: .hoursMinutes, "asleep, deep stage; empty on a night without stages"),
+    .integer("rem_s", unit: "s", display: .hoursMinutes, "asleep, REM stage; empty on a night without stages"),
+    .integer(
+      "unspecified_s", unit: "s", display: .hoursMinutes,
+      "asleep, no stage given (older watches and apps); empty when `asleep_s` is"),
+    .integer(
+      "awake_s", unit: "s", display: .hoursMinutes,
+      "awake within the session; empty on a night with neither stages nor an awake stretch"),
     .integer(
       "in_bed_s", unit: "s", display: .hoursMinutes,
       "length of the union of all in-bed samples; empty when there are none"),
