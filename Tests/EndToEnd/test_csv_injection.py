@@ -42,7 +42,7 @@ def hostile_export() -> str:
  <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="{source}" sourceVersion="{version}" startDate="2024-03-17 23:00:00 +0100" endDate="{day} 06:30:00 +0100" value="HKCategoryValueSleepAnalysisAsleepCore"/>
  <Record type="HKQuantityTypeIdentifierStepCount" sourceName="{source}" sourceVersion="{version}" device="{device}" unit="count" startDate="{day} 10:00:00 +0100" endDate="{day} 10:05:00 +0100" value="512"/>
  <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="{source}" unit="count/min" startDate="{day} 10:00:00 +0100" endDate="{day} 10:00:00 +0100" value="71"/>
- <Record type="HKQuantityTypeIdentifierHeadphoneAudioExposure" sourceName="{device_name}" unit="dBASPL" startDate="{day} 11:00:00 +0100" endDate="{day} 11:01:00 +0100" value="-1"/>
+ <Record type="HKQuantityTypeIdentifierAppleSleepingWristTemperature" sourceName="{device_name}" unit="degC" startDate="{day} 11:00:00 +0100" endDate="{day} 11:01:00 +0100" value="-1"/>
  <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="{source}" sourceVersion="{version}" device="{device}" startDate="{day} 18:00:00 +0100" endDate="{day} 18:30:00 +0100">
   <MetadataEntry key="HKTimeZone" value="{zone}"/>
   <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="{day} 18:00:00 +0100" endDate="{day} 18:30:00 +0100" sum="5" unit="km"/>
@@ -93,12 +93,12 @@ class CSVInjectionTests(unittest.TestCase):
         names = {name for name, _ in seen}
         # The places the formulas were planted in: sleep, workouts and every sample column.
         for name in ("sleep_daily.csv", "sleep_sessions.csv", "workouts.csv", "StepCount.csv",
-                     "HeadphoneAudioExposure.csv"):
+                     "AppleSleepingWristTemperature.csv"):
             self.assertIn(name, names)
         self.assertEqual({f for _, f in seen}, set(FORMULAS))
 
     def test_numbers_are_untouched(self):
-        with open(self.out / "samples.json/samples/HeadphoneAudioExposure.csv", newline="", encoding="utf-8") as f:
+        with open(self.out / "samples.json/samples/AppleSleepingWristTemperature.csv", newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
         self.assertEqual((rows[0]["value"], rows[0]["raw_value"]), ("-1", "-1"))
         self.assertEqual(rows[0]["source"], "'+1+1")
