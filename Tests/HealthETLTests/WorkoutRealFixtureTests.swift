@@ -269,4 +269,50 @@ struct WorkoutRealFixtureTests {
       #expect(try first.text(file) == second.text(file), "\(file)")
     }
   }
+  /// The workout fragments of one real export (each a `Workout` element, some with its samples).
+  static let workoutFragments = [
+    "workout_cp_calculation.xml", "workout_cycling.xml", "workout_hiking.xml", "workout_running.xml",
+    "workout_running_long_distance.xml", "workout_running_multiple_parts.xml", "workout_running_too_fast.xml",
+    "workout_running_usaint_bolt.xml", "workout_walking.xml",
+  ]
+
+  /// Every split of every run, walk, hike and ride lies inside its workout, moves no faster than
+  /// 100 m/s, and — when the workout has a distance — its kilometres and its miles each add up to
+  /// it (Pipelines/README.md, "Splits"). Returns how many workouts had splits.
+  @discardableResult
+  static func expectSplitsAddUp(_ run: WorkoutFixture.Run, _ name: String) -> Int {
+    var withSplits = 0
+    for row in run.rows {
+      let start = Double(row.start.seconds)
+      let end = Double(row.end.seconds)
+      for unit in ["km", "mi"] {
+        let splits = row.splits.filter { $0.from != "watch" && $0.unit == unit }
+        guard !splits.isEmpty else { continue }
+        if unit == "km" { withSplits += 1 }
+        for split in splits {
+          #expect(split.start >= start && split.end <= end, "\(name) \(row.id) \(unit) \(split.split)")
+          #expect((split.speed ?? 0) <= 100, "\(name) \(row.id) \(unit) \(split.split)")
+        }
+        if let distance = row.distanceMeters {
+          let total = splits.reduce(0) { $0 + ($1.distanceMeters ?? 0) }
+          #expect(abs(total - distance) < 0.001, "\(name) \(row.id) \(unit): \(total) m of splits, \(distance) m run")
+        }
+      }
+    }
+    return withSplits
+  }
+
+  @Test(arguments: exports)
+  func splitsLieInsideTheirWorkoutAndAddUpToItsDistance(_ relative: String) throws {
+    let run = try WorkoutFixture.run(.path(Self.path(relative)))
+    defer { run.result.remove() }
+    Self.expectSplitsAddUp(run, relative)
+  }
+
+  @Test(arguments: workoutFragments)
+  func fragmentSplitsLieInsideTheirWorkoutAndAddUpToItsDistance(_ file: String) throws {
+    let run = try WorkoutFixture.run(try String(contentsOfFile: Self.path(Self.fragments + file), encoding: .utf8))
+    defer { run.result.remove() }
+    Self.expectSplitsAddUp(run, file)
+  }
 }

@@ -77,25 +77,32 @@ final class WorkoutRouteStage {
     problems = reader.problems
     shapes = firstFiles.map { $0.flatMap { reader.shapes[$0] } }
 
+    // The workout's own distance series first; its route where it has none.
     var requests: [WorkoutDistanceSamples.Request] = []
+    var workoutMeters: [Double?] = Array(repeating: nil, count: workouts.count)
     for (index, workout) in workouts.enumerated() where eligible[index] {
+      workoutMeters[index] = WorkoutRowBuilder.distanceMeters(
+        WorkoutRowBuilder.firstStatisticPerType(workout.statistics), workout)
+      requests.append(
+        .init(
+          index: index, stream: SplitEligibility.distanceStream(workout.activityType)!, start: workout.start.seconds,
+          end: workout.end.seconds, sourceName: workout.sourceName, distanceMeters: workoutMeters[index],
+          pauses: pauses[index]))
+    }
+    for (index, fromSamples) in try distances.splits(
+      for: requests, catalog: context.catalog, priority: context.settings.sourcePriority)
+    {
+      splits[index] = fromSamples
+    }
+    for (index, workout) in workouts.enumerated() where eligible[index] && splits[index].isEmpty {
       let (fromRoute, cut) = try routeSplits(
-        reader.chunks[index], steps: reader.stepScratch, workout: workout, pauses: pauses[index])
+        reader.chunks[index], steps: reader.stepScratch, workout: workout, pauses: pauses[index],
+        routeMeters: summaries[index]?.distanceMeters, workoutMeters: workoutMeters[index])
       if cut {
         problems[index].append(Self.cutProblem)
         report?.problems.append(.init(file: "workout \(WorkoutRowBuilder.id(of: workout))", problem: Self.cutProblem))
       }
-      if !fromRoute.isEmpty {
-        splits[index] = fromRoute
-      } else {
-        requests.append(
-          .init(
-            index: index, stream: SplitEligibility.distanceStream(workout.activityType)!, start: workout.start.seconds,
-            end: workout.end.seconds, sourceName: workout.sourceName, pauses: pauses[index]))
-      }
-    }
-    for (index, fromSamples) in try distances.splits(for: requests, catalog: context.catalog) {
-      splits[index] = fromSamples
+      splits[index] = fromRoute
     }
     return written
   }
@@ -107,11 +114,19 @@ final class WorkoutRouteStage {
   /// The route steps of one workout in time order (its stretches sorted by their first time),
   /// cut into kilometres and miles; whether they reached `SplitAccumulator.longestDistance`. A
   /// point kept within the margin before or after the workout counts at its start or end, so no
-  /// split lies outside the workout.
+  /// split lies outside the workout. With the workout's distance, every step is scaled so the
+  /// route adds up to it (`route_scaled` when that changes it by more than
+  /// `WorkoutDistanceSamples.scaledTolerance`).
   private func routeSplits(
     _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, workout: WorkoutElement,
-    pauses: PauseIntervals
+    pauses: PauseIntervals, routeMeters: Double?, workoutMeters: Double?
   ) throws(OutputError) -> (splits: [WorkoutSplit], cut: Bool) {
+    var factor = 1.0
+    var from = "route"
+    if let routeMeters, routeMeters > 0, let workoutMeters, workoutMeters > 0 {
+      factor = workoutMeters / routeMeters
+      if abs(workoutMeters - routeMeters) > WorkoutDistanceSamples.scaledTolerance { from = "route_scaled" }
+    }
     let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
     guard !ordered.isEmpty else { return ([], false) }
     let start = Double(workout.start.seconds)
@@ -128,7 +143,7 @@ final class WorkoutRouteStage {
           let elevation = step.elevation.isNaN ? nil : step.elevation
           let time = min(max(step.time, start), end)
           for index in accumulators.indices {
-            accumulators[index].add(time: time, step: step.step, elevation: elevation)
+            accumulators[index].add(time: time, step: step.step * factor, elevation: elevation)
           }
         }
       }
@@ -136,7 +151,7 @@ final class WorkoutRouteStage {
     var result: [WorkoutSplit] = []
     let cut = accumulators.contains { $0.reachedLongestDistance }
     for (unit, index) in zip(SplitUnit.allCases, accumulators.indices) {
-      result += accumulators[index].finish().map { WorkoutSplit($0, from: "route", unit: unit) }
+      result += accumulators[index].finish().map { WorkoutSplit($0, from: from, unit: unit) }
     }
     return (result, cut)
   }
