@@ -98,6 +98,10 @@ class RoutesEndToEnd(unittest.TestCase):
         run_of_5160 = [s for s in by_unit[("8EBAA60B-7356-5A7D-8D41-4E356E4843A0", "km")]]
         self.assertEqual([s["from"] for s in run_of_5160], ["distance"] * 6)
         self.assertEqual(run_of_5160[-1]["distance_m"], "160.46")
+        # Cut from the distance samples, the kilometres take their elevation from the route.
+        gain = sum(float(s["elevation_gain_m"]) for s in run_of_5160)
+        self.assertAlmostEqual(
+            gain, float(workouts["8EBAA60B-7356-5A7D-8D41-4E356E4843A0"]["route_elevation_gain_m"]), delta=1e-3)
 
     def test_bad_route_files_are_reported_not_fatal(self):
         """A copy of the sample with one route missing, one cut short, one not GPX and one no workout names."""

@@ -185,7 +185,32 @@ import Testing
     let row = try #require(run.rows.first { $0.distanceMeters == 5160.46 })
     let km = row.splits.filter { $0.unit == "km" && $0.from != "watch" }
     #expect(km.count == 6)
+    #expect(km.allSatisfy { $0.from == "distance" })
     #expect(abs(km.reduce(0) { $0 + $1.distanceMeters! } - 5160.46) < 1e-6)
+    // Cut from the distance samples, the kilometres take their elevation from the route: their
+    // rises add up to the route's.
+    let gain = km.reduce(0) { $0 + $1.elevationGainMeters! }
+    #expect(abs(gain - row.routeSummary!.elevationGainMeters!) < 1e-3)
+  }
+
+  /// The route's elevation as a line through its points — (0 s, 10 m), (50 s, 20 m), (150 s, 0 m),
+  /// (300 s, 30 m) — over splits [0, 100), [100, 250), [250, 400), [400, 500). The first rises
+  /// 10 m to 50 s and falls to 10 m at 100 s: gain 10, loss 10, change 0. The second falls 10 m
+  /// to 150 s and rises to 20 m at 250 s: gain 20, loss 10, change 10. The third rises 10 m to the
+  /// last point at 300 s; the fourth lies past the line and has no elevation.
+  @Test func splitElevationFromTheRouteLine() {
+    let splits = [(0.0, 100.0), (100, 250), (250, 400), (400, 500)].enumerated().map { index, span in
+      WorkoutSplit(
+        from: "distance", unit: "km", split: index + 1, start: span.0, end: span.1, distanceMeters: 1000,
+        movingSeconds: span.1 - span.0)
+    }
+    var profile = SplitElevationProfile(splits)
+    for (time, elevation) in [(0.0, 10.0), (50, 20), (150, 0), (120, 99), (300, 30)] {
+      profile.add(time: time, elevation: elevation)
+    }
+    #expect(profile.splits.map(\.elevationGainMeters) == [10, 20, 10, nil])
+    #expect(profile.splits.map(\.elevationLossMeters) == [10, 10, 0, nil])
+    #expect(profile.splits.map(\.elevationChangeMeters) == [0, 10, 10, nil])
   }
 
   /// Two points 0.01° of latitude apart on one meridian: 6371008.8 × 0.01 × π / 180 m.

@@ -94,6 +94,10 @@ final class WorkoutRouteStage {
     {
       splits[index] = fromSamples
     }
+    for (index, workout) in workouts.enumerated() where eligible[index] && !splits[index].isEmpty {
+      splits[index] = try routeElevation(
+        splits[index], reader.chunks[index], steps: reader.stepScratch, workout: workout)
+    }
     for (index, workout) in workouts.enumerated() where eligible[index] && splits[index].isEmpty {
       let (fromRoute, cut) = try routeSplits(
         reader.chunks[index], steps: reader.stepScratch, workout: workout, pauses: pauses[index],
@@ -110,6 +114,33 @@ final class WorkoutRouteStage {
   /// The route problem of a workout whose route splits reached `SplitAccumulator.longestDistance`.
   static let cutProblem =
     "splits: stopped at \(Int(SplitAccumulator.longestDistance / 1000)) km, farther than any one workout goes"
+
+  /// The splits cut from a workout's distance samples, with the elevation of its route
+  /// (`SplitElevationProfile`); unchanged without route points.
+  private func routeElevation(
+    _ splits: [WorkoutSplit], _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>,
+    workout: WorkoutElement
+  ) throws(OutputError) -> [WorkoutSplit] {
+    let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
+    guard !ordered.isEmpty else { return splits }
+    let start = Double(workout.start.seconds)
+    let end = max(start, Double(workout.end.seconds))
+    var profiles = SplitUnit.allCases.map { unit in SplitElevationProfile(splits.filter { $0.unit == unit.rawValue }) }
+    var buffer: [RouteStep] = []
+    for chunk in ordered {
+      var next = chunk.first
+      while next < chunk.first + chunk.count {
+        let count = min(4096, chunk.first + chunk.count - next)
+        try steps.read(first: next, count: count, into: &buffer)
+        next += count
+        for step in buffer where !step.elevation.isNaN {
+          let time = min(max(step.time, start), end)
+          for index in profiles.indices { profiles[index].add(time: time, elevation: step.elevation) }
+        }
+      }
+    }
+    return profiles.flatMap(\.splits) + splits.filter { $0.unit.flatMap(SplitUnit.init(rawValue:)) == nil }
+  }
 
   /// The route steps of one workout in time order (its stretches sorted by their first time),
   /// cut into kilometres and miles; whether they reached `SplitAccumulator.longestDistance`. A
