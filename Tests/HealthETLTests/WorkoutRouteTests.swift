@@ -175,6 +175,25 @@ import Testing
     }
   }
 
+  /// A 10 km run 10:00–11:00 whose only distance sample is an iPhone's 100 m over 10:00:00–10:00:20:
+  /// scaled to the workout's 10 km, those 20 s would run at 500 m/s, faster than a person moves, so
+  /// the run has no splits (it has no route either) rather than ten kilometres in 20 s.
+  @Test func aSeriesScaledBeyondHumanSpeedGivesNoSplits() throws {
+    let body = [
+      Staging.record(
+        "HKQuantityTypeIdentifierDistanceWalkingRunning", source: "iPhone", value: "100", unit: "m",
+        start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 10:00:20 +0000"),
+      F.workout(
+        "Running", duration: "60", start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 11:00:00 +0000",
+        extra: "totalDistance=\"10\" totalDistanceUnit=\"km\""),
+    ]
+    let run = try F.run(body.joined(separator: "\n"))
+    defer { run.result.remove() }
+    let row = try #require(run.rows.first)
+    #expect(row.distanceMeters == 10_000)
+    #expect(row.splits.isEmpty)
+  }
+
   /// The bundled sample: its route splits once added up past the workout's distance (5,699 m of
   /// splits for the 5,160.46 m run of 2024-03-18: the raw GPS track is longer than the Watch's
   /// distance). Now every workout's splits add up to its distance and lie inside it.

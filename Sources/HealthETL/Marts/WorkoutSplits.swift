@@ -166,8 +166,8 @@ struct WorkoutDistanceSamples {
   /// overlapping `[start, end)`, each clipped to it pro rata by time, merged like the statistics'
   /// `sum` — the workout's own source ranked first, then by source priority — and scaled to the
   /// workout's distance when it has one. A sample faster than `RoutePointFilter.fastestSpeed`
-  /// over its span (at least 1 s) takes no part. Two sweeps: the first sums each merged series,
-  /// the second cuts it.
+  /// over its span (at least 1 s) takes no part, and a series that scaling makes that fast gives no
+  /// splits. Two sweeps: the first sums each merged series, the second cuts it.
   func splits(
     for requests: [Request], catalog: SampleCatalog, priority: SourcePriority
   ) throws(OutputError) -> [Int: [WorkoutSplit]] {
@@ -185,20 +185,25 @@ struct WorkoutDistanceSamples {
     let names = groups.map { catalog.sourceName($0.source) }
 
     var totals = [Double](repeating: 0, count: ordered.count)
+    var fastest = [Double](repeating: 0, count: ordered.count)
     var seen = [Bool](repeating: false, count: ordered.count)
-    try sweep(spill, ordered, positions: positions, names: names, again: true) { request, _, _, meters in
+    try sweep(spill, ordered, positions: positions, names: names, again: true) { request, from, to, meters in
       totals[request] += meters
+      fastest[request] = max(fastest[request], meters / max(1, to - from))
       seen[request] = true
     }
     var factors = [Double](repeating: 1, count: ordered.count)
-    var accumulators: [[SplitAccumulator]] = ordered.indices.map { position in
-      seen[position]
-        ? SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: ordered[position].pauses) } : []
-    }
     for (position, request) in ordered.enumerated() {
       if let distance = request.distanceMeters, distance > 0, totals[position] > 0 {
         factors[position] = distance / totals[position]
       }
+      // Scaled up to the workout's distance, a series covering only part of it would move faster
+      // than a person: the workout then takes its splits from its route, or has none.
+      if fastest[position] * factors[position] > RoutePointFilter.fastestSpeed { seen[position] = false }
+    }
+    var accumulators: [[SplitAccumulator]] = ordered.indices.map { position in
+      seen[position]
+        ? SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: ordered[position].pauses) } : []
     }
     try sweep(spill, ordered, positions: positions, names: names, again: false) { request, from, to, meters in
       for index in accumulators[request].indices {
