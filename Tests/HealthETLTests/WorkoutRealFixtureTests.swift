@@ -277,8 +277,9 @@ struct WorkoutRealFixtureTests {
   ]
 
   /// Every split of every run, walk, hike and ride lies inside its workout, moves no faster than
-  /// 100 m/s, and — when the workout has a distance — its kilometres and its miles each add up to
-  /// it (Pipelines/README.md, "Splits"). Returns how many workouts had splits.
+  /// 100 m/s, and its kilometres and its miles each add up to the distance its `from` names: the
+  /// workout's distance, or — an unscaled route, which spans only part of the workout — the
+  /// route's (Pipelines/README.md, "Splits"). Returns how many workouts had splits.
   @discardableResult
   static func expectSplitsAddUp(_ run: WorkoutFixture.Run, _ name: String) -> Int {
     var withSplits = 0
@@ -293,13 +294,29 @@ struct WorkoutRealFixtureTests {
           #expect(split.start >= start && split.end <= end, "\(name) \(row.id) \(unit) \(split.split)")
           #expect((split.speed ?? 0) <= 100, "\(name) \(row.id) \(unit) \(split.split)")
         }
-        if let distance = row.distanceMeters {
+        if splits[0].from == "route", let distance = row.routeSummary?.distanceMeters {
+          let total = splits.reduce(0) { $0 + ($1.distanceMeters ?? 0) }
+          #expect(abs(total - distance) < 0.001, "\(name) \(row.id) \(unit): \(total) m of splits, \(distance) m route")
+        } else if let distance = row.distanceMeters {
           let total = splits.reduce(0) { $0 + ($1.distanceMeters ?? 0) }
           #expect(abs(total - distance) < 0.001, "\(name) \(row.id) \(unit): \(total) m of splits, \(distance) m run")
         }
       }
     }
     return withSplits
+  }
+
+  /// jshrake's walk of 2,256.3 m (09:44–10:18) has a route of 776.7 m over its last 17 minutes only:
+  /// that part's splits are the route's own (`route`), not scaled ×2.9 into a 3.8 m/s walk.
+  @Test func aRouteOfPartOfTheWorkoutIsNotScaled() throws {
+    let run = try WorkoutFixture.run(.path(Self.path("jshrake__healthkit-to-sqlite/example/export.zip")))
+    defer { run.result.remove() }
+    let row = try #require(run.rows.first)
+    #expect(abs(row.distanceMeters! - 2256.3) < 0.01)
+    #expect(abs(row.routeSummary!.distanceMeters! - 776.7) < 0.05)
+    let km = row.splits.filter { $0.unit == "km" && $0.from != "watch" }
+    #expect(km.map(\.from) == ["route"])
+    #expect(km[0].distanceMeters == row.routeSummary!.distanceMeters)
   }
 
   @Test(arguments: exports)

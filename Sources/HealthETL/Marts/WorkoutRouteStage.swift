@@ -142,26 +142,47 @@ final class WorkoutRouteStage {
     return profiles.flatMap(\.splits) + splits.filter { $0.unit.flatMap(SplitUnit.init(rawValue:)) == nil }
   }
 
+  /// Share of the workout's time a route must span for its splits to be scaled to the workout's
+  /// distance: a route of part of the workout is that part's, and scaled it would be wrong.
+  static let spannedShare = 0.9
+
+  /// Whether the route's stretches, from the first one's first point to the latest last point,
+  /// span `spannedShare` of `[start, end]`.
+  private static func spansWorkout(
+    _ ordered: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, start: Double, end: Double
+  ) throws(OutputError) -> Bool {
+    guard end > start else { return true }
+    var last = -Double.infinity
+    var buffer: [RouteStep] = []
+    for chunk in ordered {
+      try steps.read(first: chunk.first + chunk.count - 1, count: 1, into: &buffer)
+      last = max(last, buffer.first?.time ?? last)
+    }
+    return min(last, end) - max(ordered[0].firstTime, start) >= spannedShare * (end - start)
+  }
+
   /// The route steps of one workout in time order (its stretches sorted by their first time),
   /// cut into kilometres and miles; whether they reached `SplitAccumulator.longestDistance`. A
   /// point kept within the margin before or after the workout counts at its start or end, so no
-  /// split lies outside the workout. With the workout's distance, every step is scaled so the
-  /// route adds up to it (`route_scaled` when that changes it by more than
+  /// split lies outside the workout. With the workout's distance, a route spanning the workout
+  /// has every step scaled so it adds up to it (`route_scaled` when that changes it by more than
   /// `WorkoutDistanceSamples.scaledTolerance`).
   private func routeSplits(
     _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, workout: WorkoutElement,
     pauses: PauseIntervals, routeMeters: Double?, workoutMeters: Double?
   ) throws(OutputError) -> (splits: [WorkoutSplit], cut: Bool) {
-    var factor = 1.0
-    var from = "route"
-    if let routeMeters, routeMeters > 0, let workoutMeters, workoutMeters > 0 {
-      factor = workoutMeters / routeMeters
-      if abs(workoutMeters - routeMeters) > WorkoutDistanceSamples.scaledTolerance { from = "route_scaled" }
-    }
     let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
     guard !ordered.isEmpty else { return ([], false) }
     let start = Double(workout.start.seconds)
     let end = max(start, Double(workout.end.seconds))
+    var factor = 1.0
+    var from = "route"
+    if let routeMeters, routeMeters > 0, let workoutMeters, workoutMeters > 0,
+      try Self.spansWorkout(ordered, steps: steps, start: start, end: end)
+    {
+      factor = workoutMeters / routeMeters
+      if abs(workoutMeters - routeMeters) > WorkoutDistanceSamples.scaledTolerance { from = "route_scaled" }
+    }
     var accumulators = SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: pauses) }
     var buffer: [RouteStep] = []
     for chunk in ordered {
