@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import unittest
 import zipfile
+from datetime import datetime
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,22 +72,36 @@ class RoutesEndToEnd(unittest.TestCase):
         self.assertEqual(routes["unreferencedFiles"] + routes["missingFiles"] + routes["brokenFiles"], 0)
         self.assertEqual(len(rows(out / "route_points.csv")), trkpts)
 
-    def test_sample_splits_are_consistent_with_the_route(self):
-        """Each workout's route km splits add up to its GPS distance; pace × distance is the moving time."""
+    def test_sample_splits_lie_inside_their_workout_and_add_up_to_its_distance(self):
+        """Each workout's km and mi splits (not the Watch's) lie inside it and add up to its distance_m —
+        once 5,699 m of route splits for the 5,160.46 m run; pace × distance is the moving time."""
         out = self.tmp / "out"
         run(SAMPLE, out)
         workouts = {w["id"]: w for w in rows(out / "workouts.csv")}
-        by_workout: dict[str, list[dict]] = {}
+        by_unit: dict[tuple[str, str], list[dict]] = {}
         for split in rows(out / "workout_splits.csv"):
-            if split["from"] == "route" and split["unit"] == "km":
-                by_workout.setdefault(split["workout_id"], []).append(split)
-        self.assertGreater(len(by_workout), 0)
-        for workout_id, splits in by_workout.items():
+            if split["from"] != "watch":
+                by_unit.setdefault((split["workout_id"], split["unit"]), []).append(split)
+        self.assertEqual(len({workout_id for workout_id, _ in by_unit}), 11)
+        for (workout_id, unit), splits in by_unit.items():
+            workout = workouts[workout_id]
             total = sum(float(s["distance_m"]) for s in splits)
-            self.assertAlmostEqual(total, float(workouts[workout_id]["route_distance_m"]), delta=1e-3)
-            self.assertTrue(all(float(s["distance_m"]) == 1000 for s in splits[:-1]))
+            self.assertAlmostEqual(total, float(workout["distance_m"]), delta=1e-3, msg=f"{workout_id} {unit}")
+            length = 1000 if unit == "km" else 1609.344
+            self.assertTrue(all(float(s["distance_m"]) == length for s in splits[:-1]))
+            start, end = datetime.fromisoformat(workout["start"]), datetime.fromisoformat(workout["end"])
             for s in splits:
-                self.assertAlmostEqual(float(s["pace_s"]) * float(s["distance_m"]) / 1000, float(s["duration_s"]), delta=1e-3)
+                self.assertTrue(start <= datetime.fromisoformat(s["start"]) <= datetime.fromisoformat(s["end"]) <= end)
+                self.assertLessEqual(float(s["speed_m_s"]), 100)
+                self.assertAlmostEqual(
+                    float(s["pace_s"]) * float(s["distance_m"]) / length, float(s["duration_s"]), delta=1e-3)
+        run_of_5160 = [s for s in by_unit[("8EBAA60B-7356-5A7D-8D41-4E356E4843A0", "km")]]
+        self.assertEqual([s["from"] for s in run_of_5160], ["distance"] * 6)
+        self.assertEqual(run_of_5160[-1]["distance_m"], "160.46")
+        # Cut from the distance samples, the kilometres take their elevation from the route.
+        gain = sum(float(s["elevation_gain_m"]) for s in run_of_5160)
+        self.assertAlmostEqual(
+            gain, float(workouts["8EBAA60B-7356-5A7D-8D41-4E356E4843A0"]["route_elevation_gain_m"]), delta=1e-3)
 
     def test_bad_route_files_are_reported_not_fatal(self):
         """A copy of the sample with one route missing, one cut short, one not GPX and one no workout names."""

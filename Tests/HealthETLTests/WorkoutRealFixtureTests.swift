@@ -269,4 +269,67 @@ struct WorkoutRealFixtureTests {
       #expect(try first.text(file) == second.text(file), "\(file)")
     }
   }
+  /// The workout fragments of one real export (each a `Workout` element, some with its samples).
+  static let workoutFragments = [
+    "workout_cp_calculation.xml", "workout_cycling.xml", "workout_hiking.xml", "workout_running.xml",
+    "workout_running_long_distance.xml", "workout_running_multiple_parts.xml", "workout_running_too_fast.xml",
+    "workout_running_usaint_bolt.xml", "workout_walking.xml",
+  ]
+
+  /// Every split of every run, walk, hike and ride lies inside its workout, moves no faster than
+  /// 100 m/s, and its kilometres and its miles each add up to the distance its `from` names: the
+  /// workout's distance, or — an unscaled route, which spans only part of the workout — the
+  /// route's (Pipelines/README.md, "Splits"). Returns how many workouts had splits.
+  @discardableResult
+  static func expectSplitsAddUp(_ run: WorkoutFixture.Run, _ name: String) -> Int {
+    var withSplits = 0
+    for row in run.rows {
+      let start = Double(row.start.seconds)
+      let end = Double(row.end.seconds)
+      for unit in ["km", "mi"] {
+        let splits = row.splits.filter { $0.from != "watch" && $0.unit == unit }
+        guard !splits.isEmpty else { continue }
+        if unit == "km" { withSplits += 1 }
+        for split in splits {
+          #expect(split.start >= start && split.end <= end, "\(name) \(row.id) \(unit) \(split.split)")
+          #expect((split.speed ?? 0) <= 100, "\(name) \(row.id) \(unit) \(split.split)")
+        }
+        if splits[0].from == "route", let distance = row.routeSummary?.distanceMeters {
+          let total = splits.reduce(0) { $0 + ($1.distanceMeters ?? 0) }
+          #expect(abs(total - distance) < 0.001, "\(name) \(row.id) \(unit): \(total) m of splits, \(distance) m route")
+        } else if let distance = row.distanceMeters {
+          let total = splits.reduce(0) { $0 + ($1.distanceMeters ?? 0) }
+          #expect(abs(total - distance) < 0.001, "\(name) \(row.id) \(unit): \(total) m of splits, \(distance) m run")
+        }
+      }
+    }
+    return withSplits
+  }
+
+  /// jshrake's walk of 2,256.3 m (09:44–10:18) has a route of 776.7 m over its last 17 minutes only:
+  /// that part's splits are the route's own (`route`), not scaled ×2.9 into a 3.8 m/s walk.
+  @Test func aRouteOfPartOfTheWorkoutIsNotScaled() throws {
+    let run = try WorkoutFixture.run(.path(Self.path("jshrake__healthkit-to-sqlite/example/export.zip")))
+    defer { run.result.remove() }
+    let row = try #require(run.rows.first)
+    #expect(abs(row.distanceMeters! - 2256.3) < 0.01)
+    #expect(abs(row.routeSummary!.distanceMeters! - 776.7) < 0.05)
+    let km = row.splits.filter { $0.unit == "km" && $0.from != "watch" }
+    #expect(km.map(\.from) == ["route"])
+    #expect(km[0].distanceMeters == row.routeSummary!.distanceMeters)
+  }
+
+  @Test(arguments: exports)
+  func splitsLieInsideTheirWorkoutAndAddUpToItsDistance(_ relative: String) throws {
+    let run = try WorkoutFixture.run(.path(Self.path(relative)))
+    defer { run.result.remove() }
+    Self.expectSplitsAddUp(run, relative)
+  }
+
+  @Test(arguments: workoutFragments)
+  func fragmentSplitsLieInsideTheirWorkoutAndAddUpToItsDistance(_ file: String) throws {
+    let run = try WorkoutFixture.run(try String(contentsOfFile: Self.path(Self.fragments + file), encoding: .utf8))
+    defer { run.result.remove() }
+    Self.expectSplitsAddUp(run, file)
+  }
 }

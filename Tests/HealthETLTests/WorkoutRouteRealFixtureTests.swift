@@ -92,15 +92,20 @@ struct WorkoutRouteRealFixtureTests {
     for file in files { all += try Self.trackPoints(Self.routesFolder + "/" + file) }
     #expect(report.points == all)
     #expect(try run.text("route_points.csv").split(separator: "\n").count == all + 1)
-    // The first kilometre, by hand: the 382nd step crosses 1000 m; interpolated, the boundary is
-    // at 15:21:11.3246 UTC (1758036071.3245943), 381.32 s after the first point, 2.470 m higher.
-    let first = try #require(row.splits.first { $0.from == "route" && $0.unit == "km" && $0.split == 1 })
+    // The first kilometre, by hand (Python, the same Earth radius): the run has no distance
+    // samples, so the route's 8999.547 m are scaled to its 8955.12 m (its DistanceWalkingRunning
+    // statistic), × 0.995063; the 384th step crosses 1000 m, at 15:21:13.21 UTC (1758036073.2109456),
+    // 383.21 s after the first point, 2.437 m higher. The Watch's own first kilometre lasts 385.3 s;
+    // the raw route's ended at 381.32 s.
+    let first = try #require(row.splits.first { $0.from == "route_scaled" && $0.unit == "km" && $0.split == 1 })
     #expect(first.start == 1_758_035_690)
-    #expect(abs(first.end - 1_758_036_071.3245943) < 1e-3)
-    #expect(abs(first.movingSeconds - 381.3245942592621) < 1e-3)
-    #expect(abs(first.elevationChangeMeters! - 2.4700628620497014) < 1e-6)
-    #expect(row.splits.filter { $0.from == "route" && $0.unit == "km" }.count == 9)
-    #expect(row.splits.filter { $0.from == "route" && $0.unit == "mi" }.count == 6)
+    #expect(abs(first.end - 1_758_036_073.2109456) < 1e-3)
+    #expect(abs(first.movingSeconds - 383.2109456062317) < 1e-3)
+    #expect(abs(first.elevationChangeMeters! - 2.436671700955003) < 1e-6)
+    let km = row.splits.filter { $0.from == "route_scaled" && $0.unit == "km" }
+    #expect(km.count == 9)
+    #expect(abs(km.reduce(0) { $0 + $1.distanceMeters! } - 8955.12) < 1e-6)
+    #expect(row.splits.filter { $0.from == "route_scaled" && $0.unit == "mi" }.count == 6)
     // The Watch's own splits: 15 Segment events, a kilometre chain and a mile chain.
     #expect(row.splits.filter { $0.from == "watch" }.count == 15)
     #expect(row.splits.filter { $0.from == "watch" && $0.unit == "km" }.count == 9)

@@ -103,12 +103,12 @@ import Testing
     #expect(abs(miles.last!.end - 200.0 / 3) < 1e-9)
   }
 
-  /// A run 10:00–10:10 without a route, and its distance samples: 1.5 km over 10:00–10:05
-  /// (5 m/s), 25 km at one instant 10:05 (Garmin Connect's way of writing a whole run: faster than
-  /// 100 m/s, so no part of the splits), and 1.2 km over 10:09–10:19, which is spread over
-  /// 10:09–10:10 where the workout ends. Cumulative: 1000 m at 200 s; 1500 m at 300 s, then from
-  /// 540 s to 600 s up to 2700 m: 2000 m at 540 + 60 × 500 / 1200 = 565 s, and a mile at
-  /// 540 + 60 × 109.344 / 1200 = 545.4672 s.
+  /// A run 10:00–10:10 without a route or a distance of its own, and its distance samples:
+  /// 1.5 km over 10:00–10:05 (5 m/s), 25 km at one instant 10:05 (Garmin Connect's way of writing
+  /// a whole run: faster than 100 m/s, so no part of the splits), and 1.2 km over 10:09–10:19,
+  /// clipped to its minute inside the workout: 1200 × 60 / 600 = 120 m over 10:09–10:10 (it once
+  /// put all 1.2 km there). Cumulative: 1000 m at 200 s; 1500 m at 300 s, then 2 m/s from 540 s
+  /// to 600 s, up to 1620 m; a mile at 540 + 109.344 / 2 = 594.672 s.
   @Test func distanceSplitsStayInTheWorkoutAndSkipImpossibleSamples() throws {
     func distance(_ km: String, _ start: String, _ end: String) -> String {
       Staging.record(
@@ -125,13 +125,111 @@ import Testing
     let splits = try #require(run.rows.first).splits
     let start = 1_710_928_800.0
     let km = splits.filter { $0.from == "distance" && $0.unit == "km" }
-    #expect(km.map { $0.end - start } == [200, 565, 600])
-    #expect(km.map(\.distanceMeters) == [1000, 1000, 700])
+    #expect(km.map { $0.end - start } == [200, 600])
+    #expect(km.map(\.distanceMeters) == [1000, 620])
     let miles = splits.filter { $0.from == "distance" && $0.unit == "mi" }
     #expect(miles.count == 2)
-    #expect(abs(miles[0].end - start - 545.4672) < 1e-6)
+    #expect(abs(miles[0].end - start - 594.672) < 1e-6)
     #expect(miles[1].end - start == 600)
-    #expect(abs(miles[1].distanceMeters! - 1090.656) < 1e-9)
+    #expect(abs(miles[1].distanceMeters! - 10.656) < 1e-9)
+  }
+
+  /// A third-party run 10:00–10:30 of 4.2 km (`totalDistance`) whose app wrote its distance
+  /// twice, overlapping: 4 km over 10:00–10:30 and 4 km over 10:00–10:20; an iPhone's 3 km over the
+  /// same half hour ranks below the workout's own source and gives nothing. Merged as the
+  /// statistics' sum: 4000 × 1200 / 1800 + 4000 = 6666.67 m in the first 1200 s, 1333.33 m in the
+  /// last 600 s, 8000 m in all — scaled by 4200 / 8000 = 0.525 to the workout's distance: 3500 m
+  /// at 2.916 667 m/s, then 700 m at 1.166 667 m/s. Kilometres end at 1000 / 2.916 667 = 342.857 s,
+  /// 685.714 s, 1028.571 s and 1200 + 500 / 1.166 667 = 1628.571 s; the last 200 m at 1800 s. It
+  /// once laid the samples end to end: 12 km of splits, the last ending after the workout.
+  @Test func overlappingDistanceSamplesMergeAndAddUpToTheWorkout() throws {
+    func distance(_ source: String, _ km: String, _ start: String, _ end: String) -> String {
+      Staging.record(
+        "HKQuantityTypeIdentifierDistanceWalkingRunning", source: source, value: km, unit: "km",
+        start: "2024-03-20 \(start) +0000", end: "2024-03-20 \(end) +0000")
+    }
+    let body = [
+      distance("RunApp", "4", "10:00:00", "10:30:00"), distance("RunApp", "4", "10:00:00", "10:20:00"),
+      distance("iPhone", "3", "10:00:00", "10:30:00"),
+      F.workout(
+        "Running", source: "RunApp", device: nil, duration: "30", start: "2024-03-20 10:00:00 +0000",
+        end: "2024-03-20 10:30:00 +0000", extra: "totalDistance=\"4.2\" totalDistanceUnit=\"km\""),
+    ]
+    let run = try F.run(body.joined(separator: "\n"))
+    defer { run.result.remove() }
+    let row = try #require(run.rows.first)
+    #expect(row.distanceMeters == 4200)
+    let start = 1_710_928_800.0
+    let km = row.splits.filter { $0.unit == "km" }
+    #expect(km.allSatisfy { $0.from == "distance_scaled" })
+    let ends = [342.857_142_857, 685.714_285_714, 1028.571_428_571, 1628.571_428_571, 1800]
+    #expect(km.count == ends.count)
+    for (split, end) in zip(km, ends) { #expect(abs(split.end - start - end) < 1e-6) }
+    #expect(abs(km.last!.distanceMeters! - 200) < 1e-6)
+    let miles = row.splits.filter { $0.unit == "mi" }
+    #expect(miles.count == 3)
+    #expect(abs(miles[0].end - start - 1609.344 / (3500.0 / 1200)) < 1e-6)
+    for unit in [km, miles] {
+      #expect(abs(unit.reduce(0) { $0 + $1.distanceMeters! } - 4200) < 1e-6)
+      #expect(unit.allSatisfy { $0.start >= start && $0.end <= start + 1800 })
+    }
+  }
+
+  /// A 10 km run 10:00–11:00 whose only distance sample is an iPhone's 100 m over 10:00:00–10:00:20:
+  /// scaled to the workout's 10 km, those 20 s would run at 500 m/s, faster than a person moves, so
+  /// the run has no splits (it has no route either) rather than ten kilometres in 20 s.
+  @Test func aSeriesScaledBeyondHumanSpeedGivesNoSplits() throws {
+    let body = [
+      Staging.record(
+        "HKQuantityTypeIdentifierDistanceWalkingRunning", source: "iPhone", value: "100", unit: "m",
+        start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 10:00:20 +0000"),
+      F.workout(
+        "Running", duration: "60", start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 11:00:00 +0000",
+        extra: "totalDistance=\"10\" totalDistanceUnit=\"km\""),
+    ]
+    let run = try F.run(body.joined(separator: "\n"))
+    defer { run.result.remove() }
+    let row = try #require(run.rows.first)
+    #expect(row.distanceMeters == 10_000)
+    #expect(row.splits.isEmpty)
+  }
+
+  /// The bundled sample: its route splits once added up past the workout's distance (5,699 m of
+  /// splits for the 5,160.46 m run of 2024-03-18: the raw GPS track is longer than the Watch's
+  /// distance). Now every workout's splits add up to its distance and lie inside it.
+  @Test func sampleSplitsAddUpToEachWorkout() throws {
+    let run = try F.run(.path(StageHarness.sampleExport))
+    defer { run.result.remove() }
+    #expect(WorkoutRealFixtureTests.expectSplitsAddUp(run, "SampleData/export.zip") == 11)
+    let row = try #require(run.rows.first { $0.distanceMeters == 5160.46 })
+    let km = row.splits.filter { $0.unit == "km" && $0.from != "watch" }
+    #expect(km.count == 6)
+    #expect(km.allSatisfy { $0.from == "distance" })
+    #expect(abs(km.reduce(0) { $0 + $1.distanceMeters! } - 5160.46) < 1e-6)
+    // Cut from the distance samples, the kilometres take their elevation from the route: their
+    // rises add up to the route's.
+    let gain = km.reduce(0) { $0 + $1.elevationGainMeters! }
+    #expect(abs(gain - row.routeSummary!.elevationGainMeters!) < 1e-3)
+  }
+
+  /// The route's elevation as a line through its points — (0 s, 10 m), (50 s, 20 m), (150 s, 0 m),
+  /// (300 s, 30 m) — over splits [0, 100), [100, 250), [250, 400), [400, 500). The first rises
+  /// 10 m to 50 s and falls to 10 m at 100 s: gain 10, loss 10, change 0. The second falls 10 m
+  /// to 150 s and rises to 20 m at 250 s: gain 20, loss 10, change 10. The third rises 10 m to the
+  /// last point at 300 s; the fourth lies past the line and has no elevation.
+  @Test func splitElevationFromTheRouteLine() {
+    let splits = [(0.0, 100.0), (100, 250), (250, 400), (400, 500)].enumerated().map { index, span in
+      WorkoutSplit(
+        from: "distance", unit: "km", split: index + 1, start: span.0, end: span.1, distanceMeters: 1000,
+        movingSeconds: span.1 - span.0)
+    }
+    var profile = SplitElevationProfile(splits)
+    for (time, elevation) in [(0.0, 10.0), (50, 20), (150, 0), (120, 99), (300, 30)] {
+      profile.add(time: time, elevation: elevation)
+    }
+    #expect(profile.splits.map(\.elevationGainMeters) == [10, 20, 10, nil])
+    #expect(profile.splits.map(\.elevationLossMeters) == [10, 10, 0, nil])
+    #expect(profile.splits.map(\.elevationChangeMeters) == [0, 10, 10, nil])
   }
 
   /// Two points 0.01° of latitude apart on one meridian: 6371008.8 × 0.01 × π / 180 m.

@@ -104,8 +104,9 @@ final class SampleSpill {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  /// All records in `SpillRecord.precedes` order. Call once, after the last `append`.
-  func merged() throws(OutputError) -> SpillMerge {
+  /// All records in `SpillRecord.precedes` order. Call once, after the last `append` — or, with
+  /// `again`, keep the records for another pass (the unwritten buffer stays in memory).
+  func merged(again: Bool = false) throws(OutputError) -> SpillMerge {
     if let failure { throw failure }
     buffer.sort(by: SpillRecord.precedes)
     var reader: SpillReader?
@@ -114,7 +115,7 @@ final class SampleSpill {
       reader = try SpillReader(path: scratch.path)
     }
     let tail = buffer
-    buffer = []
+    if !again { buffer = [] }
     return try SpillMerge(reader: reader, runs: runs, tail: tail)
   }
 }

@@ -12,7 +12,8 @@ extension WorkoutRowBuilder {
   /// when it has them, else the event's. A stroke sample that no event matches is a length of its
   /// own — nothing read is dropped — and so is every stroke sample of a swim without Lap events.
   /// A length without stroke samples (kickboard lengths never have any) has no strokes. Distance:
-  /// the overlapping distance samples, else the pool length.
+  /// the pool length, as the Fitness app counts a pool swim (lengths × pool length); without one
+  /// (open water), the overlapping distance samples.
   static func laps(
     events: [LapEvent], lengths: [WorkoutSampleIndex.StrokeSample], distances: [WorkoutSampleIndex.DistanceSample],
     poolLength: Double?
@@ -49,12 +50,12 @@ extension WorkoutRowBuilder {
     }
     for index in laps.indices {
       laps[index].lap = index + 1
-      if let meters = distance(from: laps[index].start.seconds, to: laps[index].end.seconds, distances) {
-        laps[index].distanceMeters = meters
-        laps[index].distanceFrom = "samples"
-      } else if let poolLength {
+      if let poolLength {
         laps[index].distanceMeters = poolLength
         laps[index].distanceFrom = "pool_length"
+      } else if let meters = distance(from: laps[index].start.seconds, to: laps[index].end.seconds, distances) {
+        laps[index].distanceMeters = meters
+        laps[index].distanceFrom = "samples"
       }
     }
     return laps

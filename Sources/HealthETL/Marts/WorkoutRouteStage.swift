@@ -77,25 +77,36 @@ final class WorkoutRouteStage {
     problems = reader.problems
     shapes = firstFiles.map { $0.flatMap { reader.shapes[$0] } }
 
+    // The workout's own distance series first; its route where it has none.
     var requests: [WorkoutDistanceSamples.Request] = []
+    var workoutMeters: [Double?] = Array(repeating: nil, count: workouts.count)
     for (index, workout) in workouts.enumerated() where eligible[index] {
+      workoutMeters[index] = WorkoutRowBuilder.distanceMeters(
+        WorkoutRowBuilder.firstStatisticPerType(workout.statistics), workout)
+      requests.append(
+        .init(
+          index: index, stream: SplitEligibility.distanceStream(workout.activityType)!, start: workout.start.seconds,
+          end: workout.end.seconds, sourceName: workout.sourceName, distanceMeters: workoutMeters[index],
+          pauses: pauses[index]))
+    }
+    for (index, fromSamples) in try distances.splits(
+      for: requests, catalog: context.catalog, priority: context.settings.sourcePriority)
+    {
+      splits[index] = fromSamples
+    }
+    for (index, workout) in workouts.enumerated() where eligible[index] && !splits[index].isEmpty {
+      splits[index] = try routeElevation(
+        splits[index], reader.chunks[index], steps: reader.stepScratch, workout: workout)
+    }
+    for (index, workout) in workouts.enumerated() where eligible[index] && splits[index].isEmpty {
       let (fromRoute, cut) = try routeSplits(
-        reader.chunks[index], steps: reader.stepScratch, workout: workout, pauses: pauses[index])
+        reader.chunks[index], steps: reader.stepScratch, workout: workout, pauses: pauses[index],
+        routeMeters: summaries[index]?.distanceMeters, workoutMeters: workoutMeters[index])
       if cut {
         problems[index].append(Self.cutProblem)
         report?.problems.append(.init(file: "workout \(WorkoutRowBuilder.id(of: workout))", problem: Self.cutProblem))
       }
-      if !fromRoute.isEmpty {
-        splits[index] = fromRoute
-      } else {
-        requests.append(
-          .init(
-            index: index, stream: SplitEligibility.distanceStream(workout.activityType)!, start: workout.start.seconds,
-            end: workout.end.seconds, sourceName: workout.sourceName, pauses: pauses[index]))
-      }
-    }
-    for (index, fromSamples) in try distances.splits(for: requests, catalog: context.catalog) {
-      splits[index] = fromSamples
+      splits[index] = fromRoute
     }
     return written
   }
@@ -104,18 +115,74 @@ final class WorkoutRouteStage {
   static let cutProblem =
     "splits: stopped at \(Int(SplitAccumulator.longestDistance / 1000)) km, farther than any one workout goes"
 
+  /// The splits cut from a workout's distance samples, with the elevation of its route
+  /// (`SplitElevationProfile`); unchanged without route points.
+  private func routeElevation(
+    _ splits: [WorkoutSplit], _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>,
+    workout: WorkoutElement
+  ) throws(OutputError) -> [WorkoutSplit] {
+    let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
+    guard !ordered.isEmpty else { return splits }
+    let start = Double(workout.start.seconds)
+    let end = max(start, Double(workout.end.seconds))
+    var profiles = SplitUnit.allCases.map { unit in SplitElevationProfile(splits.filter { $0.unit == unit.rawValue }) }
+    var buffer: [RouteStep] = []
+    for chunk in ordered {
+      var next = chunk.first
+      while next < chunk.first + chunk.count {
+        let count = min(4096, chunk.first + chunk.count - next)
+        try steps.read(first: next, count: count, into: &buffer)
+        next += count
+        for step in buffer where !step.elevation.isNaN {
+          let time = min(max(step.time, start), end)
+          for index in profiles.indices { profiles[index].add(time: time, elevation: step.elevation) }
+        }
+      }
+    }
+    return profiles.flatMap(\.splits) + splits.filter { $0.unit.flatMap(SplitUnit.init(rawValue:)) == nil }
+  }
+
+  /// Share of the workout's time a route must span for its splits to be scaled to the workout's
+  /// distance: a route of part of the workout is that part's, and scaled it would be wrong.
+  static let spannedShare = 0.9
+
+  /// Whether the route's stretches, from the first one's first point to the latest last point,
+  /// span `spannedShare` of `[start, end]`.
+  private static func spansWorkout(
+    _ ordered: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, start: Double, end: Double
+  ) throws(OutputError) -> Bool {
+    guard end > start else { return true }
+    var last = -Double.infinity
+    var buffer: [RouteStep] = []
+    for chunk in ordered {
+      try steps.read(first: chunk.first + chunk.count - 1, count: 1, into: &buffer)
+      last = max(last, buffer.first?.time ?? last)
+    }
+    return min(last, end) - max(ordered[0].firstTime, start) >= spannedShare * (end - start)
+  }
+
   /// The route steps of one workout in time order (its stretches sorted by their first time),
   /// cut into kilometres and miles; whether they reached `SplitAccumulator.longestDistance`. A
   /// point kept within the margin before or after the workout counts at its start or end, so no
-  /// split lies outside the workout.
+  /// split lies outside the workout. With the workout's distance, a route spanning the workout
+  /// has every step scaled so it adds up to it (`route_scaled` when that changes it by more than
+  /// `WorkoutDistanceSamples.scaledTolerance`).
   private func routeSplits(
     _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, workout: WorkoutElement,
-    pauses: PauseIntervals
+    pauses: PauseIntervals, routeMeters: Double?, workoutMeters: Double?
   ) throws(OutputError) -> (splits: [WorkoutSplit], cut: Bool) {
     let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
     guard !ordered.isEmpty else { return ([], false) }
     let start = Double(workout.start.seconds)
     let end = max(start, Double(workout.end.seconds))
+    var factor = 1.0
+    var from = "route"
+    if let routeMeters, routeMeters > 0, let workoutMeters, workoutMeters > 0,
+      try Self.spansWorkout(ordered, steps: steps, start: start, end: end)
+    {
+      factor = workoutMeters / routeMeters
+      if abs(workoutMeters - routeMeters) > WorkoutDistanceSamples.scaledTolerance { from = "route_scaled" }
+    }
     var accumulators = SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: pauses) }
     var buffer: [RouteStep] = []
     for chunk in ordered {
@@ -128,7 +195,7 @@ final class WorkoutRouteStage {
           let elevation = step.elevation.isNaN ? nil : step.elevation
           let time = min(max(step.time, start), end)
           for index in accumulators.indices {
-            accumulators[index].add(time: time, step: step.step, elevation: elevation)
+            accumulators[index].add(time: time, step: step.step * factor, elevation: elevation)
           }
         }
       }
@@ -136,7 +203,7 @@ final class WorkoutRouteStage {
     var result: [WorkoutSplit] = []
     let cut = accumulators.contains { $0.reachedLongestDistance }
     for (unit, index) in zip(SplitUnit.allCases, accumulators.indices) {
-      result += accumulators[index].finish().map { WorkoutSplit($0, from: "route", unit: unit) }
+      result += accumulators[index].finish().map { WorkoutSplit($0, from: from, unit: unit) }
     }
     return (result, cut)
   }

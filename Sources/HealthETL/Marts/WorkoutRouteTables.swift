@@ -33,7 +33,9 @@ extension WorkoutTables {
   /// Appended to `laps`.
   static let lapOriginColumns: [Column] = [
     .text("from", "`event` (a Lap event) or `stroke_sample` (a stroke sample no Lap event matches)"),
-    .text("distance_from", "`samples` or `pool_length`: where `distance_m` came from; empty without it"),
+    .text(
+      "distance_from",
+      "`pool_length` (a length of a pool) or `samples` (distance samples, without a pool length); empty without either"),
   ]
 
   /// `route_points.csv`: every point of every route, as read.
@@ -66,7 +68,10 @@ extension WorkoutTables {
     columns: [
       .localTime("`start` on the local clock, `YYYY-MM-DD HH:MM:SS`"),
       .text("workout_id", "the workout's `id`"),
-      .text("from", "`route` (GPS), `distance` (distance samples) or `watch` (the Watch's Segment events)"),
+      .text(
+        "from",
+        "`distance` (the workout's distance samples), `route` (GPS, when it has none), `distance_scaled` or"
+          + " `route_scaled` (scaled to the workout's distance), or `watch` (the Watch's Segment events)"),
       .text("unit", "`km` or `mi`; empty for a Segment chain of neither length"),
       .integer("split", "1-based, in time order"),
       .instant("start", "where the split starts (to the second)"),

@@ -175,7 +175,7 @@ struct WorkoutRowBuilder {
         ExactDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
       },
       elapsedSeconds: workout.end - workout.start,
-      distanceMeters: Self.distance(statistics) ?? Self.legacy(workout.totalDistance, .length),
+      distanceMeters: Self.distanceMeters(statistics, workout),
       energyKilocalories: Self.energy(statistics) ?? Self.legacy(workout.totalEnergyBurned, .energy),
       heartRateAverage: Self.heartRate(heartRateStatistic, \.average) ?? fallback?.average,
       heartRateMinimum: Self.heartRate(heartRateStatistic, \.minimum) ?? fallback?.minimum,
@@ -215,6 +215,11 @@ struct WorkoutRowBuilder {
     var first: [String: WorkoutElement.Statistics] = [:]
     for statistic in statistics where first[statistic.type] == nil { first[statistic.type] = statistic }
     return first
+  }
+
+  /// The workout's `distance_m`: its `Distance*` statistics, else its `totalDistance`.
+  static func distanceMeters(_ statistics: [String: WorkoutElement.Statistics], _ workout: WorkoutElement) -> Double? {
+    distance(statistics) ?? legacy(workout.totalDistance, .length)
   }
 
   /// Sum of the `Distance*` statistics, in m; nil when none has a sum in a length unit.

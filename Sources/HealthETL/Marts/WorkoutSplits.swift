@@ -2,7 +2,7 @@ import HealthModel
 
 /// One row of `workout_splits.csv` (Pipelines/README.md, "Splits").
 public struct WorkoutSplit: Sendable, Equatable {
-  /// `route`, `distance` or `watch`.
+  /// `distance`, `distance_scaled`, `route`, `route_scaled` or `watch`.
   public var from: String
   /// `km` or `mi`; nil for a Segment chain of neither length.
   public var unit: String?
@@ -87,12 +87,23 @@ enum SplitEligibility {
 }
 
 /// The distance samples splits need, kept while the export streams: `DistanceWalkingRunning`
-/// and `DistanceCycling` spill to disk as sorted runs (like the heart-rate samples) and are
-/// swept once at the end against the workouts that have no route.
+/// and `DistanceCycling` spill to disk as sorted runs (like the statistics' samples) and are
+/// swept at the end against the workouts that want splits.
 struct WorkoutDistanceSamples {
   private let spill: SampleSpill?
   /// Per interned type: -2 not looked at yet, -1 not a distance type, else the stream.
   private var streams: [Int32] = []
+  /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
+  private var groupSlots: [Int32] = []
+  private var groups: [Group] = []
+
+  /// A group as the statistics rank it (Pipelines/README.md, "Source priority").
+  private struct Group {
+    var source: Int32
+    var userEntered: Bool
+    /// The first device with a model among the group's samples, -1 while none.
+    var device: Int32
+  }
 
   static let buffer = 65_536
 
@@ -119,7 +130,24 @@ struct WorkoutDistanceSamples {
     spill.append(
       SpillRecord(
         start: sample.start.seconds, end: max(sample.start.seconds, sample.end.seconds), value: sample.value,
-        created: SpillRecord.missingCreation, stream: stream, group: sample.source))
+        created: SpillRecord.missingCreation, stream: stream, group: group(of: sample, catalog: catalog)))
+  }
+
+  private mutating func group(of sample: borrowing Sample, catalog: SampleCatalog) -> Int32 {
+    let slot = Int(sample.source) * 2 + (sample.userEntered ? 1 : 0)
+    if slot >= groupSlots.count { groupSlots.append(contentsOf: repeatElement(-1, count: slot + 1 - groupSlots.count)) }
+    var group = groupSlots[slot]
+    if group < 0 {
+      group = Int32(groups.count)
+      groupSlots[slot] = group
+      groups.append(Group(source: sample.source, userEntered: sample.userEntered, device: -1))
+    }
+    if groups[Int(group)].device < 0, sample.device >= 0, let model = catalog.device(sample.device)?.model,
+      !model.isEmpty
+    {
+      groups[Int(group)].device = sample.device
+    }
+    return group
   }
 
   /// One workout that wants splits from distance samples.
@@ -129,82 +157,155 @@ struct WorkoutDistanceSamples {
     var start: Int64
     var end: Int64
     var sourceName: String
+    /// The workout's own distance (`distance_m`), which the splits add up to.
+    var distanceMeters: Double?
     var pauses: PauseIntervals
   }
 
-  /// The splits of each request: from the samples starting in `[start, end)` of the workout's own
-  /// source, else of the source with the most distance there (ties: the first name in byte
-  /// order). One sample is spread evenly over its span, cut at the workout's end; a sample faster
-  /// than `RoutePointFilter.fastestSpeed` over its span (at least 1 s) takes no part.
-  func splits(for requests: [Request], catalog: SampleCatalog) throws(OutputError) -> [Int: [WorkoutSplit]] {
+  /// The splits of each request (Pipelines/README.md, "Splits"): the distance samples
+  /// overlapping `[start, end)`, each clipped to it pro rata by time, merged like the statistics'
+  /// `sum` — the workout's own source ranked first, then by source priority — and scaled to the
+  /// workout's distance when it has one. A sample faster than `RoutePointFilter.fastestSpeed`
+  /// over its span (at least 1 s) takes no part, and a series that scaling makes that fast gives no
+  /// splits. Two sweeps: the first sums each merged series, the second cuts it.
+  func splits(
+    for requests: [Request], catalog: SampleCatalog, priority: SourcePriority
+  ) throws(OutputError) -> [Int: [WorkoutSplit]] {
     guard let spill, !requests.isEmpty else { return [:] }
     let ordered = requests.sorted { ($0.stream, $0.start, $0.index) < ($1.stream, $1.start, $1.index) }
-    struct Source {
-      var accumulators: [SplitAccumulator]
-      var meters = 0.0
+    let ranks = groups.map { group in
+      priority.rank(
+        sourceName: catalog.sourceName(group.source), deviceModel: catalog.device(group.device)?.model,
+        userEntered: group.userEntered)
     }
-    var open: [(request: Int, sources: [Int32: Source])] = []
-    var next = 0
-    var result: [Int: [WorkoutSplit]] = [:]
+    var positions = [Int32](repeating: 0, count: groups.count)
+    for (position, index) in groups.indices.sorted(by: { ranks[$0] < ranks[$1] }).enumerated() {
+      positions[index] = Int32(position)
+    }
+    let names = groups.map { catalog.sourceName($0.source) }
 
-    func close(_ entry: (request: Int, sources: [Int32: Source])) {
-      let request = ordered[entry.request]
-      let candidates = entry.sources.map { (name: catalog.sourceName($0.key), source: $0.value) }
-      let own = candidates.first { $0.name == request.sourceName }
-      let chosen =
-        own
-        ?? candidates.min { a, b in
-          a.source.meters != b.source.meters
-            ? a.source.meters > b.source.meters : Array(a.name.utf8).lexicographicallyPrecedes(Array(b.name.utf8))
-        }
-      guard var accumulators = chosen?.source.accumulators else { return }
+    var totals = [Double](repeating: 0, count: ordered.count)
+    var fastest = [Double](repeating: 0, count: ordered.count)
+    var seen = [Bool](repeating: false, count: ordered.count)
+    try sweep(spill, ordered, positions: positions, names: names, again: true) { request, from, to, meters in
+      totals[request] += meters
+      fastest[request] = max(fastest[request], meters / max(1, to - from))
+      seen[request] = true
+    }
+    var factors = [Double](repeating: 1, count: ordered.count)
+    for (position, request) in ordered.enumerated() {
+      if let distance = request.distanceMeters, distance > 0, totals[position] > 0 {
+        factors[position] = distance / totals[position]
+      }
+      // Scaled up to the workout's distance, a series covering only part of it would move faster
+      // than a person: the workout then takes its splits from its route, or has none.
+      if fastest[position] * factors[position] > RoutePointFilter.fastestSpeed { seen[position] = false }
+    }
+    var accumulators: [[SplitAccumulator]] = ordered.indices.map { position in
+      seen[position]
+        ? SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: ordered[position].pauses) } : []
+    }
+    try sweep(spill, ordered, positions: positions, names: names, again: false) { request, from, to, meters in
+      for index in accumulators[request].indices {
+        accumulators[request][index].add(time: from, step: 0, elevation: nil)
+        accumulators[request][index].add(time: to, step: meters * factors[request], elevation: nil)
+      }
+    }
+    var result: [Int: [WorkoutSplit]] = [:]
+    for (position, request) in ordered.enumerated() where seen[position] {
+      let scaled = request.distanceMeters.map { abs($0 - totals[position]) > Self.scaledTolerance } ?? false
       var splits: [WorkoutSplit] = []
-      for (unit, index) in zip(SplitUnit.allCases, accumulators.indices) {
-        for measure in accumulators[index].finish() {
-          splits.append(WorkoutSplit(measure, from: "distance", unit: unit))
+      for (unit, index) in zip(SplitUnit.allCases, accumulators[position].indices) {
+        for measure in accumulators[position][index].finish() {
+          splits.append(WorkoutSplit(measure, from: scaled ? "distance_scaled" : "distance", unit: unit))
         }
       }
       if !splits.isEmpty { result[request.index] = splits }
     }
+    return result
+  }
 
-    let merge = try spill.merged()
+  /// A series that differs from the workout's distance by more than this (m) says it was scaled.
+  static let scaledTolerance = 1.0
+
+  /// One pass over the spilled samples, handing each request's merged series to `visit` in time
+  /// order: `(request position, from, to, metres)`, the metres spread evenly over `[from, to]`
+  /// (`from == to`: a sample at one instant, counted whole).
+  private func sweep(
+    _ spill: SampleSpill, _ ordered: [Request], positions: [Int32], names: [String], again: Bool,
+    visit: (Int, Double, Double, Double) -> Void
+  ) throws(OutputError) {
+    struct Open {
+      var request: Int
+      var merge = PrioritySumSweep()
+    }
+    // The winning samples of one piece are handed out together: one after the other, the second
+    // would add its metres at the piece's end.
+    func advance(_ entry: inout Open, to limit: Int64) {
+      let request = entry.request
+      var piece: (from: Int64, to: Int64, meters: Double)?
+      entry.merge.advance(to: limit) { from, to, sample in
+        let meters = sample.value * Double(to - from) / Double(sample.end - sample.start)
+        if let open = piece, open.from == from, open.to == to {
+          piece!.meters += meters
+          return
+        }
+        if let done = piece { visit(request, Double(done.from), Double(done.to), done.meters) }
+        piece = (from, to, meters)
+      }
+      if let done = piece { visit(request, Double(done.from), Double(done.to), done.meters) }
+    }
+    var open: [Open] = []
+    var next = 0
+    let merge = try spill.merged(again: again)
     while let record = try merge.next() {
       // Requests of an earlier stream, or that ended before this sample, are complete.
-      var kept: [(request: Int, sources: [Int32: Source])] = []
-      for entry in open {
+      var kept: [Open] = []
+      for var entry in open {
         let request = ordered[entry.request]
-        if request.stream != record.stream || request.end <= record.start { close(entry) } else { kept.append(entry) }
+        if request.stream != record.stream || request.end <= record.start {
+          advance(&entry, to: .max)
+        } else {
+          kept.append(entry)
+        }
       }
       open = kept
+      // Requests this sample reaches open (a sample that started earlier may overlap them).
       while next < ordered.count
         && (ordered[next].stream < record.stream
-          || (ordered[next].stream == record.stream && ordered[next].start <= record.start))
+          || (ordered[next].stream == record.stream
+            && (ordered[next].start < record.end || ordered[next].start <= record.start)))
       {
         if ordered[next].stream == record.stream && ordered[next].end > record.start {
-          open.append((next, [:]))
+          open.append(Open(request: next))
         }
         next += 1
       }
       if open.isEmpty && next == ordered.count { break }
+      guard record.value <= RoutePointFilter.fastestSpeed * Double(max(1, record.end - record.start)) else {
+        continue
+      }
       for position in open.indices {
         let request = ordered[open[position].request]
-        guard record.start >= request.start, record.start < request.end,
-          record.value <= RoutePointFilter.fastestSpeed * Double(max(1, record.end - record.start))
-        else { continue }
-        var source =
-          open[position].sources[record.group]
-          ?? Source(accumulators: SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: request.pauses) })
-        for index in source.accumulators.indices {
-          source.accumulators[index].add(time: Double(record.start), step: 0, elevation: nil)
-          source.accumulators[index].add(
-            time: Double(min(record.end, request.end)), step: record.value, elevation: nil)
+        // The workout's own series ranks ahead of every other source's.
+        let own = names[Int(record.group)] == request.sourceName
+        let rank = positions[Int(record.group)] + (own ? 0 : Int32(positions.count))
+        if record.end > record.start {
+          let start = max(record.start, request.start)
+          let end = min(record.end, request.end)
+          guard end > start else { continue }
+          advance(&open[position], to: start)
+          open[position].merge.add(
+            start: start, end: end, value: record.value * Double(end - start) / Double(record.end - record.start),
+            rank: rank)
+        } else {
+          guard record.start >= request.start, record.start < request.end else { continue }
+          advance(&open[position], to: record.start)
+          visit(open[position].request, Double(record.start), Double(record.start), record.value)
         }
-        source.meters += record.value
-        open[position].sources[record.group] = source
       }
     }
-    for entry in open { close(entry) }
-    return result
+    for var entry in open { advance(&entry, to: .max) }
   }
 }
 

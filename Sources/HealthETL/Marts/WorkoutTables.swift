@@ -68,7 +68,7 @@ public enum WorkoutTables {
         "style", "`HKSwimmingStrokeStyle`: unknown, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard"),
       .measure(
         "distance_m", unit: "m", sum: true,
-        "the overlapping `DistanceSwimming` samples, pro rata by time, else the pool length"),
+        "the pool length; without one, the overlapping `DistanceSwimming` samples, pro rata by time"),
       .number(
         "swolf", precision: .decimals(2), display: .decimals(1),
         "`HKSWOLFScore` of the stroke sample, else of the Lap event"),
