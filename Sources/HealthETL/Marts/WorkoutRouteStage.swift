@@ -126,6 +126,19 @@ final class WorkoutRouteStage {
     let start = Double(workout.start.seconds)
     let end = max(start, Double(workout.end.seconds))
     var profiles = SplitUnit.allCases.map { unit in SplitElevationProfile(splits.filter { $0.unit == unit.rawValue }) }
+    try Self.forEachStep(of: ordered, in: steps) { step in
+      guard !step.elevation.isNaN else { return }
+      let time = min(max(step.time, start), end)
+      for index in profiles.indices { profiles[index].add(time: time, elevation: step.elevation) }
+    }
+    return profiles.flatMap(\.splits) + splits.filter { $0.unit.flatMap(SplitUnit.init(rawValue:)) == nil }
+  }
+
+  /// Calls `body` with every kept point of the route's stretches `ordered`, read from `steps` a
+  /// few thousand at a time so that a long route is never held whole.
+  private static func forEachStep(
+    of ordered: [WorkoutRouteReader.Chunk], in steps: RecordScratch<RouteStep>, _ body: (RouteStep) -> Void
+  ) throws(OutputError) {
     var buffer: [RouteStep] = []
     for chunk in ordered {
       var next = chunk.first
@@ -133,13 +146,9 @@ final class WorkoutRouteStage {
         let count = min(4096, chunk.first + chunk.count - next)
         try steps.read(first: next, count: count, into: &buffer)
         next += count
-        for step in buffer where !step.elevation.isNaN {
-          let time = min(max(step.time, start), end)
-          for index in profiles.indices { profiles[index].add(time: time, elevation: step.elevation) }
-        }
+        for step in buffer { body(step) }
       }
     }
-    return profiles.flatMap(\.splits) + splits.filter { $0.unit.flatMap(SplitUnit.init(rawValue:)) == nil }
   }
 
   /// Share of the workout's time a route must span for its splits to be scaled to the workout's
@@ -184,20 +193,11 @@ final class WorkoutRouteStage {
       if abs(workoutMeters - routeMeters) > WorkoutDistanceSamples.scaledTolerance { from = "route_scaled" }
     }
     var accumulators = SplitUnit.allCases.map { SplitAccumulator(unit: $0.meters, pauses: pauses) }
-    var buffer: [RouteStep] = []
-    for chunk in ordered {
-      var next = chunk.first
-      while next < chunk.first + chunk.count {
-        let count = min(4096, chunk.first + chunk.count - next)
-        try steps.read(first: next, count: count, into: &buffer)
-        next += count
-        for step in buffer {
-          let elevation = step.elevation.isNaN ? nil : step.elevation
-          let time = min(max(step.time, start), end)
-          for index in accumulators.indices {
-            accumulators[index].add(time: time, step: step.step * factor, elevation: elevation)
-          }
-        }
+    try Self.forEachStep(of: ordered, in: steps) { step in
+      let elevation = step.elevation.isNaN ? nil : step.elevation
+      let time = min(max(step.time, start), end)
+      for index in accumulators.indices {
+        accumulators[index].add(time: time, step: step.step * factor, elevation: elevation)
       }
     }
     var result: [WorkoutSplit] = []
