@@ -589,9 +589,11 @@ def real_shapes() -> dict:
         asleep = 7.99 if k % 2 else 8
         nights["unspecified_h"][k] = nights["asleep_h"][k] = asleep
         nights["in_bed_h"][k] = 8.5
-    # Two nights with time in bed only (an app that logs in bed, nothing asleep).
-    for k in (3, 10):
-        nights["unspecified_h"][k] = nights["asleep_h"][k] = nights["bedtime"][k] = nights["wake"][k] = None
+    # Two nights with time in bed only (an app that logs in bed, nothing asleep): one without an
+    # asleep value, one with 0 as sleep_daily.csv writes it for bwassim's 47 such nights.
+    for k, asleep in ((3, None), (10, 0)):
+        nights["unspecified_h"][k] = nights["asleep_h"][k] = asleep
+        nights["bedtime"][k] = nights["wake"][k] = None
         nights["in_bed_h"][k] = 6.25
     if len(nights["date"]) % 2:
         raise AssertionError("the sleep mean below needs an even number of nights")
@@ -665,11 +667,13 @@ class RealShapesReportTests(unittest.TestCase):
             .map(d => [d.dataset.summary, [d.dataset.value, d.querySelector('.big').textContent, d.querySelector('.over').textContent]])"""))
         # 13 nights of 8 h and 13 of 7.99 h (two are in bed only): mean 7.995 h = 479.7 min → 8 h 00 min.
         self.assertAlmostEqual(float(figures["asleep_h"][0]), 7.995, places=9)
-        self.assertEqual(figures["asleep_h"][1:], ["8 h 00 min", "over 26 nights"])
+        self.assertEqual(figures["asleep_h"][1:], ["8 h 00 min", "over 26 nights with sleep"])
         steps = [v for v in self.data["days"]["steps"] if v is not None]
         self.assertAlmostEqual(float(figures["steps"][0]), sum(steps) / len(steps), places=6)
         self.assertEqual(figures["steps"][2], f"over {len(steps)} days")
-        self.assertEqual(figures["workouts"][:2], [str(len(self.data["workouts"]["id"])), f"{len(self.data['workouts']['id'])} workouts"])
+        # The example's 17 workouts, the last one made 35:59: their durations summed, in minutes.
+        minutes = round(sum(self.data["workouts"]["duration_s"]) / 60)
+        self.assertEqual(figures["workouts"], ["17", "17", f"{minutes // 60} h {minutes % 60:02d} min in all"])
         self.assertEqual(figures["resting_hr"][2], "over 28 days")
 
     def test_pace_is_rounded_once(self):
