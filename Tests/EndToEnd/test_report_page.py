@@ -649,6 +649,9 @@ class RealShapesReportTests(unittest.TestCase):
             labels = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"sleep-stages\"]'))"
                                         ".data.datasets.map(d => d.label)")
             self.assertEqual(labels, ["Asleep (no stages)", "In bed, no asleep time", "In bed"])
+            legend = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"sleep-stages\"]'))"
+                                        ".legend.legendItems.map(i => i.text)")
+            self.assertEqual(legend, labels)  # the markers are drawn last, yet listed in their place
             # 26 nights asleep, 2 in bed only, and the 28 in-bed markers.
             self.assertEqual(painted["values"], 26 + 2 + 28)
             self.assertEqual(painted["missed"], [])
