@@ -141,7 +141,8 @@ def synthetic(
 
     days = {k: [] for k in (
         "date", "steps", "active_kcal", "move_kcal", "move_goal_kcal", "exercise_min", "exercise_goal_min",
-        "stand_h", "stand_goal_h", "resting_hr", "hrv_sdnn_ms", "walking_hr",
+        "stand_h", "stand_goal_h", "resting_hr", "hrv_sdnn_ms", "walking_hr", "hr_min", "hr_avg", "hr_max",
+        "body_mass_kg", "vo2max",
     )}
     nights = {k: [] for k in (
         "date", "core_h", "deep_h", "rem_h", "awake_h", "unspecified_h", "asleep_h", "in_bed_h", "bedtime", "wake",
@@ -162,6 +163,13 @@ def synthetic(
         days["date"].append(_iso_day(day))
         days["steps"].append(r(steps, 0))
         days["active_kcal"].append(None if kcal is None else r(kcal, 1))
+        # Heart rate and body measures follow the resting rate and the day number, drawing nothing
+        # from `rng`, so every other column is what it was before they were added.
+        days["hr_min"].append(r(resting - 9, 1))
+        days["hr_avg"].append(r(resting + 14 + (i % 7), 1))
+        days["hr_max"].append(r(resting + 70 + (i % 40), 1))
+        days["body_mass_kg"].append(r(80 - 6 * i / n_days + (i % 5) / 10, 2) if i % 7 == 0 else None)
+        days["vo2max"].append(r(44 + (i % 60) / 20, 1) if watch and i % 9 == 0 else None)
         if watch:
             move = kcal if kcal is not None else rng.uniform(200, 700)
             days["move_kcal"].append(r(move, 1))

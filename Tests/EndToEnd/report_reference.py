@@ -224,6 +224,9 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
     rhr = stats(out, "resting-heart-rate-per-day", "avg")
     hrv = stats(out, "hrv-per-day", "avg")
     walk = stats(out, "walking-heart-rate-per-day", "avg")
+    heart = {option: stats(out, "heart-rate-per-day", option) for option in ("min", "avg", "max")}
+    mass = stats(out, "body-mass-per-day", "mostRecent")
+    vo2 = stats(out, "vo2max-per-day", "mostRecent")
     rings = {}
     for row in read_csv(out / "elements" / "ActivitySummary.csv"):
         factor = Decimal(1) / Decimal("4.184") if row.get("activeEnergyBurnedUnit") == "kJ" else Decimal(1)
@@ -236,7 +239,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
             "stand_h": rnd(row.get("appleStandHours"), 0),
             "stand_goal_h": rnd(row.get("appleStandHoursGoal"), 0),
         }
-    dates = sorted(set(steps) | set(kcal) | set(rhr) | set(hrv) | set(walk) | set(rings))
+    dates = sorted(set(steps) | set(kcal) | set(rhr) | set(hrv) | set(walk) | set(rings) | set(heart["avg"]) | set(mass) | set(vo2))
     days = {"date": dates}
     days["steps"] = [rnd(steps.get(d), 0) for d in dates]
     days["active_kcal"] = [rnd(kcal.get(d), 1) for d in dates]
@@ -245,6 +248,10 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
     days["resting_hr"] = [rnd(rhr.get(d), 1) for d in dates]
     days["hrv_sdnn_ms"] = [rnd(hrv.get(d), 1) for d in dates]
     days["walking_hr"] = [rnd(walk.get(d), 1) for d in dates]
+    for option in ("min", "avg", "max"):
+        days[f"hr_{option}"] = [rnd(heart[option].get(d), 1) for d in dates]
+    days["body_mass_kg"] = [rnd(mass.get(d), 2) for d in dates]
+    days["vo2max"] = [rnd(vo2.get(d), 1) for d in dates]
 
     # Bedtime and wake-up are the main sleep's: the date's session with the most time asleep
     # (the first of equals), so a nap does not stretch the night into the afternoon.

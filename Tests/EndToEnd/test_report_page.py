@@ -258,6 +258,17 @@ class ReportPageChecks:
             self.page.emulate()
             self.page.wait_for("document.documentElement.dataset.scheme === 'light'")
 
+    def test_every_value_given_to_a_chart_is_painted(self):
+        try:
+            for range_name in ("90", "all"):
+                self.page.evaluate(f"document.querySelector('[data-range=\"{range_name}\"]').click()")
+                for chart in charts_painted(self.page):
+                    with self.subTest(range=range_name, chart=chart["id"]):
+                        self.assertGreater(chart["values"], 0)
+                        self.assertEqual(chart["missed"], [])
+        finally:
+            self.page.evaluate("document.querySelector('[data-range=\"90\"]').click()")
+
     def check_days_and_nights(self, dates: list[str]):
         """For each chosen date, the tables show the data JSON's values exactly."""
         days, nights = self.data["days"], self.data["nights"]
@@ -285,7 +296,7 @@ class ReportPageChecks:
 
 
 class ExampleReportTests(ReportPageChecks, unittest.TestCase):
-    expected_charts = 12  # no rejected records in the sample: that chart says so instead
+    expected_charts = 14  # no rejected records nor VO2 max in the sample: the rejected chart says so instead
 
     @classmethod
     def setUpClass(cls):
@@ -331,7 +342,7 @@ class ExampleReportTests(ReportPageChecks, unittest.TestCase):
         day = self.data["heart_rate"]["days"][-1]
         points = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"heart-minute\"]'))"
                                     ".data.datasets[0].data.map(p => [p.x, p.y])")
-        gaps = sum(1 for a, b in zip(day["minute"], day["minute"][1:]) if b != a + 1)
+        gaps = sum(1 for a, b in zip(day["minute"], day["minute"][1:]) if b - a > 5)  # DATA.md: bridged up to 5
         self.assertGreater(gaps, 0)
         self.assertEqual(sum(1 for _, y in points if y is None), gaps)
         self.assertEqual([(x, y) for x, y in points if y is not None], list(zip(day["minute"], day["bpm_max"])))
@@ -345,6 +356,31 @@ class ExampleReportTests(ReportPageChecks, unittest.TestCase):
             self.assertEqual(page.evaluate("+document.documentElement.dataset.chartsDrawn"), self.expected_charts)
             self.assertGreater(png_summary(page.screenshot())["foreground_share"], 0.15)
             self.assertEqual(page.console_errors(), [])
+        finally:
+            page.close()
+
+    def test_phone_width_legends_and_tables_fit_their_cards(self):
+        # At 390 px the rings legend was cut ("Move: 687 of 520 kcal (1"), the source table's
+        # numbers were cut and the workout table showed 2 of its 9 columns.
+        page = self.browser.open(self.html, width=390, height=844)
+        try:
+            page.wait_for(RENDERED)
+            legend = page.evaluate("""(() => { const c = Chart.getChart(document.querySelector('canvas[data-chart="rings-day"]'));
+                return { position: c.options.plugins.legend.position, width: c.width,
+                         boxes: c.legend.legendHitBoxes.map(b => [b.left, b.left + b.width]) }; })()""")
+            self.assertEqual(legend["position"], "bottom")
+            self.assertEqual(len(legend["boxes"]), 3)
+            for left, right in legend["boxes"]:
+                self.assertGreaterEqual(left, 0)
+                self.assertLessEqual(right, legend["width"])
+            sources = page.evaluate("""(() => { const w = document.getElementById('quality-sources');
+                return [w.scrollWidth, w.clientWidth]; })()""")
+            self.assertLessEqual(sources[0], sources[1], "the source table fits its card")
+            # The workout table scrolls inside its card; the first five columns are in view.
+            visible = page.evaluate("""(() => { const w = document.getElementById('workout-table-wrap').getBoundingClientRect();
+                return [...document.querySelectorAll('#workout-table th')].filter(th => th.getBoundingClientRect().right <= w.right + 0.5).length; })()""")
+            self.assertGreaterEqual(visible, 5)
+            self.assertEqual(page.evaluate("getComputedStyle(document.getElementById('workout-table-wrap')).overflowX"), "auto")
         finally:
             page.close()
 
@@ -365,7 +401,7 @@ class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
     day, night, workout and per-minute series of the example. Chart.js's own tick formatter threw
     "minimumFractionDigits value is out of range" on such an axis and the page drew nothing."""
 
-    expected_charts = 12
+    expected_charts = 14
     EXTREMES = [1e308, -1e308, 1.7976931348623157e308, 5e-324, -5e-324]
 
     @classmethod
@@ -399,6 +435,9 @@ class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
         cls.browser.close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
+    def test_every_value_given_to_a_chart_is_painted(self):
+        self.skipTest("±1e308 next to 5e-324 puts the ordinary values on one pixel row and the extremes off the canvas")
+
     def test_every_range_draws_with_the_extremes_in_its_tables(self):
         for range_name in ("30", "90", "365", "all"):
             self.page.evaluate(f"document.querySelector('[data-range=\"{range_name}\"]').click()")
@@ -411,7 +450,7 @@ class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
 
 
 class TenYearReportTests(ReportPageChecks, unittest.TestCase):
-    expected_charts = 13
+    expected_charts = 15
 
     @classmethod
     def setUpClass(cls):
@@ -450,12 +489,15 @@ class TenYearReportTests(ReportPageChecks, unittest.TestCase):
         self.assertLess(since_navigation, 4000)
         self.assertLess(all_ms, 3000)
 
-    def test_all_years_are_drawn_as_weekly_means(self):
+    def test_all_years_are_drawn_as_monthly_means(self):
+        # 522 weekly bars in a 558-pixel chart were a moiré: beyond three years a bar is a month.
         try:
             self.page.evaluate("document.querySelector('[data-range=\"all\"]').click()")
             labels = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"steps\"]')).data.labels")
-            self.assertEqual(len(labels), 522)  # 3,650 days from a Monday-aligned start: 521 weeks and a bit
-            self.assertEqual(labels[0], "2014-03-31")  # the Monday of the first day's week
+            self.assertEqual(len(labels), 121)  # 2014-03-31 … 2024-03-27: March 2014 to March 2024
+            self.assertEqual((labels[0], labels[1], labels[-1]), ("2014-03", "2014-04", "2024-03"))
+            width = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"steps\"]')).chartArea.width")
+            self.assertGreater(width / len(labels), 3)
             self.assertEqual(int(self.page.evaluate("document.documentElement.dataset.chartsDrawn")), self.expected_charts)
             self.assertEqual(self.page.console_errors(), [])
         finally:
@@ -481,6 +523,227 @@ class TenYearReportTests(ReportPageChecks, unittest.TestCase):
             self.assertEqual(self.page.console_errors(), [])
         finally:
             self.page.evaluate("document.querySelector('details[data-table-for=\"quality-rejected\"]').open = false")
+
+
+# Per element of a chart's visible datasets that holds a value, whether the canvas shows a colour
+# of the chart's series there (its own, or one drawn over it): within 2 device pixels of a line's
+# or point's position (4 for a dashed line), or anywhere on a bar's span. A bar shorter than a pixel cannot show and is
+# not counted. Counts what Chart.js was given against what was painted.
+PAINTED = """(id => {
+  const chart = Chart.getChart(document.querySelector('canvas[data-chart="' + id + '"]'));
+  if (!chart) return null;
+  const colours = chart.data.datasets.flatMap(d => [d.borderColor, d.backgroundColor].flat()).map(c => rgb(c)).filter(Boolean);
+  const W = chart.canvas.width, H = chart.canvas.height, ratio = chart.currentDevicePixelRatio;
+  const img = chart.canvas.getContext('2d').getImageData(0, 0, W, H).data;
+  function rgb(c) { const m = /^#([0-9a-f]{6})/i.exec(String(c)); return m ? [0, 2, 4].map(k => parseInt(m[1].slice(k, k + 2), 16)) : null; }
+  const near = (px, py, r) => {
+    const cx = Math.round(px * ratio), cy = Math.round(py * ratio);
+    for (let y = Math.max(0, cy - r); y <= Math.min(H - 1, cy + r); y++)
+      for (let x = Math.max(0, cx - r); x <= Math.min(W - 1, cx + r); x++) {
+        const o = (y * W + x) * 4;
+        if (img[o + 3] > 40 && colours.some(col => Math.abs(img[o] - col[0]) + Math.abs(img[o + 1] - col[1]) + Math.abs(img[o + 2] - col[2]) < 60)) return true;
+      }
+    return false;
+  };
+  let values = 0;
+  const missed = [];
+  chart.data.datasets.forEach((d, k) => {
+    if (!chart.isDatasetVisible(k)) return;
+    const meta = chart.getDatasetMeta(k), bar = meta.type === 'bar';
+    meta.data.forEach((e, i) => {
+      const raw = d.data[i], v = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw.y : raw;
+      if (v === null || v === undefined || (bar && Math.abs(e.y - e.base) < 1)) return;
+      values += 1;
+      let ok = false;
+      if (bar) for (let y = Math.min(e.y, e.base); y <= Math.max(e.y, e.base) && !ok; y += 1 / ratio) ok = near(e.x, y, 1);
+      else ok = near(e.x, e.y, d.borderDash ? 4 : 2);  // a dashed line's gap is 3 pixels
+      if (!ok) missed.push(d.label + ' #' + i);
+    });
+  });
+  return { values, missed };
+})"""
+
+
+def charts_painted(page) -> list[dict]:
+    """PAINTED for every drawn chart but the rings doughnut (its arcs are not points)."""
+    ids = page.evaluate("""[...document.querySelectorAll('canvas[data-chart][data-drawn="1"]')]
+        .filter(c => Chart.getChart(c).config.type !== 'doughnut').map(c => c.dataset.chart)""")
+    return [dict(page.evaluate(PAINTED + f"('{i}')"), id=i) for i in ids]
+
+
+def real_shapes() -> dict:
+    """The example data reshaped the way real exports are (bwassim's Garmin + iPhone export and
+    older iPhones): heart rate every 2 minutes, nights without stages and nights with only time
+    in bed, a pace on a rounding edge, a source name with a no-break space, a single type."""
+    data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+    day = data["heart_rate"]["days"][-1]
+    # Garmin: every second minute from 06:00 to 21:58, and one minute alone at 23:30.
+    day["minute"] = list(range(360, 1320, 2)) + [1410]
+    day["bpm_max"] = [60 + (m % 50) for m in range(360, 1320, 2)] + [71]
+    day["utc_offsets"] = [[0, 120]]
+    nights = data["nights"]
+    for k, date in enumerate(nights["date"]):
+        for stage in ("core_h", "deep_h", "rem_h", "awake_h"):
+            nights[stage][k] = None
+        # Alternate 7.99 h and 8 h asleep: the mean, 7.995 h = 479.7 min, shows as 8 h 00 min.
+        asleep = 7.99 if k % 2 else 8
+        nights["unspecified_h"][k] = nights["asleep_h"][k] = asleep
+        nights["in_bed_h"][k] = 8.5
+    # Two nights with time in bed only (an app that logs in bed, nothing asleep): one without an
+    # asleep value, one with 0 as sleep_daily.csv writes it for bwassim's 47 such nights.
+    for k, asleep in ((3, None), (10, 0)):
+        nights["unspecified_h"][k] = nights["asleep_h"][k] = asleep
+        nights["bedtime"][k] = nights["wake"][k] = None
+        nights["in_bed_h"][k] = 6.25
+    if len(nights["date"]) % 2:
+        raise AssertionError("the sleep mean below needs an even number of nights")
+    w = data["workouts"]
+    w["type"][-1], w["duration_s"][-1], w["distance_m"][-1] = "Running", 2159, 6000  # 35:59 over 6.00 km
+    data["export"]["sources"] = ["Apple Watch", "Apple\u00a0Watch", " iPhone "]
+    data["quality"]["types"] = data["quality"]["types"][:1]
+    return data
+
+
+class RealShapesReportTests(unittest.TestCase):
+    """What bwassim's export and older iPhones showed wrong: an empty minute chart, an empty sleep
+    chart, no range summary, "5:60 /km", "7 h 60 min", a duplicated source, "1 largest types"."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools()
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-real-shapes-"))
+        cls.data = real_shapes()
+        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
+        cls.browser = Browser()
+        try:
+            cls.page = cls.browser.open(cls.html)
+            cls.page.wait_for(RENDERED)
+        except BaseException:
+            cls.browser.close()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_every_measured_minute_every_2_minutes_is_painted(self):
+        painted = self.page.evaluate(PAINTED + "('heart-minute')")
+        self.assertEqual(painted["values"], 481)  # 480 minutes every 2 from 06:00, and 23:30
+        self.assertEqual(painted["missed"], [])
+        points = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"heart-minute\"]'))"
+                                    ".data.datasets[0].data.map(p => [p.x, p.y])")
+        # One break: 21:58 → 23:30 is longer than the 5-minute bridge.
+        self.assertEqual([x for x, y in points if y is None], [1319])
+        sub = self.page.evaluate("document.querySelector('[data-figure=\"heart-minute\"] [data-sub]').textContent")
+        self.assertIn("481 minutes with data", sub)
+        day = self.data["heart_rate"]["days"][-1]["date"]
+        k = self.data["days"]["date"].index(day)
+        low, high = self.data["days"]["hr_min"][k], self.data["days"]["hr_max"][k]
+        self.assertIn(f"the day {low:g}–{high:g} bpm", sub)
+
+    def test_nights_without_stages_and_in_bed_only_are_painted(self):
+        self.page.evaluate("document.querySelector('[data-range=\"all\"]').click()")
+        try:
+            painted = self.page.evaluate(PAINTED + "('sleep-stages')")
+            labels = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"sleep-stages\"]'))"
+                                        ".data.datasets.map(d => d.label)")
+            self.assertEqual(labels, ["Asleep (no stages)", "In bed, no asleep time", "In bed"])
+            legend = self.page.evaluate("Chart.getChart(document.querySelector('canvas[data-chart=\"sleep-stages\"]'))"
+                                        ".legend.legendItems.map(i => i.text)")
+            self.assertEqual(legend, labels)  # the markers are drawn last, yet listed in their place
+            # 26 nights asleep, 2 in bed only, and the 28 in-bed markers.
+            self.assertEqual(painted["values"], 26 + 2 + 28)
+            self.assertEqual(painted["missed"], [])
+        finally:
+            self.page.evaluate("document.querySelector('[data-range=\"90\"]').click()")
+
+    def test_heart_per_day_and_body_mass_are_painted(self):
+        for chart, values in (("heart-daily", 2 * 28), ("body", 10)):
+            with self.subTest(chart=chart):
+                painted = self.page.evaluate(PAINTED + f"('{chart}')")
+                self.assertEqual(painted["values"], values)
+                self.assertEqual(painted["missed"], [])
+
+    def test_summary_of_the_range(self):
+        figures = dict(self.page.evaluate("""[...document.querySelectorAll('#summary-figures [data-summary]')]
+            .map(d => [d.dataset.summary, [d.dataset.value, d.querySelector('.big').textContent, d.querySelector('.over').textContent]])"""))
+        # 13 nights of 8 h and 13 of 7.99 h (two are in bed only): mean 7.995 h = 479.7 min → 8 h 00 min.
+        self.assertAlmostEqual(float(figures["asleep_h"][0]), 7.995, places=9)
+        self.assertEqual(figures["asleep_h"][1:], ["8 h 00 min", "over 26 nights with sleep"])
+        steps = [v for v in self.data["days"]["steps"] if v is not None]
+        self.assertAlmostEqual(float(figures["steps"][0]), sum(steps) / len(steps), places=6)
+        self.assertEqual(figures["steps"][2], f"over {len(steps)} days")
+        # The example's 17 workouts, the last one made 35:59: their durations summed, in minutes.
+        minutes = round(sum(self.data["workouts"]["duration_s"]) / 60)
+        self.assertEqual(figures["workouts"], ["17", "17", f"{minutes // 60} h {minutes % 60:02d} min in all"])
+        self.assertEqual(figures["resting_hr"][2], "over 28 days")
+
+    def test_pace_is_rounded_once(self):
+        # 2159 s / 6 km = 359.83 s/km → 360 s → 6:00 (was "5:60"); the duration 2159 s is 35:59.
+        last = self.data["workouts"]["id"][-1]
+        cells = dict(self.page.evaluate(f"""[...document.querySelectorAll('#workout-table tr[data-id="{last}"] td')]
+            .map((td, k) => [document.querySelectorAll('#workout-table th')[k].textContent, td.textContent])"""))
+        self.assertEqual((cells["duration"], cells["distance"], cells["pace / speed"]), ("35:59", "6.00 km", "6:00 /km"))
+
+    def test_sources_differing_in_white_space_are_listed_once(self):
+        text = self.page.evaluate("document.querySelector('[data-fact=\"sources\"] dd').textContent")
+        self.assertEqual(text, "Apple Watch, iPhone")
+
+    def test_one_type_is_not_called_largest_types(self):
+        sub = self.page.evaluate("document.querySelector('[data-figure=\"quality-overlap\"] [data-sub]').textContent")
+        self.assertEqual(sub, "share of each type's records, the only type")
+
+    def test_no_console_errors(self):
+        self.assertEqual(self.page.console_errors(), [])
+
+
+class EmptyRangeReportTests(unittest.TestCase):
+    """A range with nothing of a kind says so instead of drawing an empty 0–1 axis: the example
+    with one more workout 200 days after its last day, so the last 90 days hold only that."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools()
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-empty-range-"))
+        data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        w = data["workouts"]
+        for key in w:
+            w[key].append(w[key][0])
+        w["id"][-1], w["start"][-1], w["route"][-1], w["laps"][-1] = "LATE", "2024-11-01 08:00", None, None
+        cls.html = report_fixture.render_file(data, cls.dir / "report.html")
+        cls.browser = Browser()
+        try:
+            cls.page = cls.browser.open(cls.html)
+            cls.page.wait_for(RENDERED)
+        except BaseException:
+            cls.browser.close()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_charts_without_data_in_the_range_say_so(self):
+        empty = self.page.evaluate("[...document.querySelectorAll('p[data-empty-range]')].map(p => [p.dataset.emptyRange, p.textContent])")
+        ids = sorted(i for i, _ in empty)
+        self.assertEqual(ids, sorted(["sleep-stages", "sleep-window", "steps", "energy", "rings", "rings-day",
+                                      "heart-trends", "heart-daily", "body"]))
+        self.assertEqual(dict(empty)["steps"], "No data of this kind from 2024-08-04 to 2024-11-01. Choose a longer range to see it.")
+        hidden = self.page.evaluate("[...document.querySelectorAll('canvas[data-empty-range=\"1\"]')].every(c => c.parentElement.hidden)")
+        self.assertTrue(hidden)
+        drawn, empty_count, canvases = self.page.evaluate("""[+document.documentElement.dataset.chartsDrawn,
+            +document.documentElement.dataset.chartsEmptyInRange, document.querySelectorAll('canvas[data-chart]').length]""")
+        self.assertEqual((empty_count, drawn + empty_count), (9, canvases))
+        summary = self.page.evaluate("document.querySelector('[data-summary=\"steps\"] .over').textContent")
+        self.assertEqual(summary, "nothing recorded in this range")
+        # All: every chart is drawn again and the notes are gone.
+        self.page.evaluate("document.querySelector('[data-range=\"all\"]').click()")
+        self.assertEqual(self.page.evaluate("document.querySelectorAll('p[data-empty-range]').length"), 0)
+        self.assertEqual(self.page.evaluate("document.querySelectorAll('canvas[data-chart][data-drawn=\"1\"]').length"),
+                         self.page.evaluate("document.querySelectorAll('canvas[data-chart]').length"))
+        self.assertEqual(self.page.console_errors(), [])
 
 
 def healthetl_binary() -> Path | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -32,9 +33,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import report_fixture  # noqa: E402
 import report_reference  # noqa: E402
 from chromium import Browser, png_summary  # noqa: E402
-from test_report_page import OPEN_ALL_TABLES, RENDERED, cell, healthetl_binary, js_text, require_tools  # noqa: E402
+from test_report_page import (  # noqa: E402
+    OPEN_ALL_TABLES, RENDERED, cell, charts_painted, healthetl_binary, js_text, require_tools)
 
 REPO = report_fixture.REPO
+REAL = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real"
+BWASSIM = Path(os.environ.get("HEALTHETL_REAL_FIXTURES", REAL)) / "bwassim__Health-Data-Analysis" / "data" / "export.zip"
 DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 # Decimal places per column (DATA.md); a number may differ by half a unit in the last place.
 PLACES = {
@@ -124,6 +128,9 @@ class ProductReport:
         run_json = json.loads((self.product / "run.json").read_text(encoding="utf-8"))
         self.assertIn({"path": "report.html", "rows": 1, "bytes": len(page)}, run_json["outputs"])
 
+    def test_every_chart_with_data_paints_it_at_both_widths(self):
+        check_painted(self, self.product / "report.html")
+
     def test_in_a_browser_every_chart_is_drawn_without_errors_or_requests(self):
         require_tools()
         browser = Browser()
@@ -168,6 +175,67 @@ class ProductReport:
             self.assertEqual(page.network_requests, [page.url])
         finally:
             browser.close()
+
+
+def check_painted(test: unittest.TestCase, html: Path) -> dict[str, int]:
+    """Desktop and phone width, 90 days and all: every value of every drawn chart is painted.
+    Returns the values per chart at desktop width and 90 days."""
+    require_tools()
+    first: dict[str, int] = {}
+    with Browser() as browser:
+        for width in (1280, 390):
+            page = browser.open(html, width=width, height=900)
+            page.wait_for(RENDERED)
+            for range_name in ("90", "all"):
+                page.evaluate(f"document.querySelector('[data-range=\"{range_name}\"]').click()")
+                for chart in charts_painted(page):
+                    with test.subTest(width=width, range=range_name, chart=chart["id"]):
+                        test.assertGreater(chart["values"], 0)
+                        test.assertEqual(chart["missed"], [])
+                    if (width, range_name) == (1280, "90"):
+                        first[chart["id"]] = chart["values"]
+            test.assertEqual(page.console_errors(), [])
+            page.close()
+    return first
+
+
+class RealExportReportTests(unittest.TestCase):
+    """bwassim's Garmin + iPhone export (three years, heart rate every 2 minutes, sleep without
+    stages, no resting heart rate): before, the minute chart drew nothing over "496 minutes with
+    data" and the Heart section had one "No data" card."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not BWASSIM.is_file():
+            raise unittest.SkipTest(f"the real fixture {BWASSIM} is absent (set HEALTHETL_REAL_FIXTURES to its folder)")
+        binary = healthetl_binary()
+        if binary is None:
+            raise unittest.SkipTest("needs a built healthetl (make release, or HEALTHETL_BIN)")
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-product-bwassim-"))
+        run(binary, BWASSIM, cls.dir / "out", extra=False)
+        cls.html = cls.dir / "out" / "report.html"
+        cls.data = embedded_data(cls.html)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_data_holds_what_the_export_has(self):
+        last = self.data["heart_rate"]["days"][-1]
+        self.assertEqual((last["date"], len(last["minute"])), ("2021-01-24", 496))
+        self.assertEqual(sorted({b - a for a, b in zip(last["minute"], last["minute"][1:])})[0], 2)  # every 2 minutes
+        nights = self.data["nights"]
+        self.assertEqual(sum(1 for v in nights["unspecified_h"] if v), 72)
+        self.assertEqual(sum(1 for v in nights["core_h"] if v), 0)
+        days = self.data["days"]
+        self.assertEqual(sum(1 for v in days["hr_avg"] if v is not None), 92)
+        self.assertEqual(sum(1 for v in days["body_mass_kg"] if v is not None), 1)
+
+    def test_every_chart_with_data_paints_it_at_both_widths(self):
+        values = check_painted(self, self.html)
+        self.assertEqual(values["heart-minute"], 496)
+        for chart in ("sleep-stages", "heart-daily", "body", "steps"):
+            self.assertIn(chart, values)
 
 
 class SampleProductReportTests(ProductReport, unittest.TestCase):

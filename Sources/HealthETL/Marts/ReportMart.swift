@@ -43,6 +43,11 @@ public final class ReportMart: OutputStage {
     ("resting_hr", "RestingHeartRate", .avg, 1),
     ("hrv_sdnn_ms", "HeartRateVariabilitySDNN", .avg, 1),
     ("walking_hr", "WalkingHeartRateAverage", .avg, 1),
+    ("hr_min", "HeartRate", .min, 1),
+    ("hr_avg", "HeartRate", .avg, 1),
+    ("hr_max", "HeartRate", .max, 1),
+    ("body_mass_kg", "BodyMass", .mostRecent, 2),
+    ("vo2max", "VO2Max", .mostRecent, 1),
   ]
   /// Heart rate per minute: its `max`.
   public static let heartRateStatistic = (type: "HeartRate", option: StatisticsOption.max)

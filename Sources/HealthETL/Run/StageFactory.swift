@@ -72,7 +72,8 @@ enum StageFactory {
         // Built from constants that are valid, so this cannot fail.
         queries.append(
           try! StatisticsQuery(
-            name: "report-\(type)-\(interval)", type: type, interval: interval, options: [option.rawValue],
+            name: "report-\(type)-\(interval)-\(option.rawValue)", type: type, interval: interval,
+            options: [option.rawValue],
             destinations: []))
         return queries.count - 1
       }
