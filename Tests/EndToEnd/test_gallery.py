@@ -99,6 +99,7 @@ SHOW_ALL = """(() => { const b = document.querySelector('[data-range="all"]'); i
 SLEEP_DAILY_CSV = (("asleep_h", "in_bed_h"), ("core_h", "deep_h", "rem_h"), "awake_h")
 SLEEP_SLEEP_DAILY = (("asleep_s", "in_bed_s"), ("core_s", "deep_s", "rem_s"), "awake_s")
 ON_FOOT = {"Running", "Walking", "Hiking"}
+UNIT_METERS = {"km": 1000.0, "mi": 1609.344}
 # Faster than anyone runs a split (Bolt's 100 m average is 10.4 m/s).
 FASTEST_ON_FOOT_M_S = 12.5
 SHEET_NS = {"s": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
@@ -228,16 +229,23 @@ def split_problems(outputs: Path) -> list[str]:
             if workout["activity_type"] in ON_FOOT and speed and speed > FASTEST_ON_FOOT_M_S:
                 problems.append(f"{label}: {split['unit']} {split['split']} at {speed} m/s")
         distance = number(workout.get("distance_m"))
-        # Each source of splits (route, distance samples, the Watch) in each unit covers the
-        # workout once; the Watch's segments of no known unit cover what the Watch says.
+        # Each series of splits in each unit covers what it stands for once (Pipelines/README.md,
+        # "Splits"): distance samples and a scaled route the workout's distance; a route of part
+        # of the workout (`route`, unscaled) that route's distance; the Watch's Segment chain the
+        # workout's distance, less the last part of a unit when the Watch wrote no segment for it.
         for source, unit in sorted({(split["from"], split["unit"]) for split in splits}):
             if not unit:
                 continue
             total = sum(number(split["distance_m"]) or 0 for split in splits
                         if (split["from"], split["unit"]) == (source, unit))
-            if distance and abs(total - distance) > max(10.0, 0.01 * distance):
+            whole = number(workout.get("route_distance_m")) if source == "route" else distance
+            if not whole:
+                continue
+            tolerance = max(10.0, 0.01 * whole)
+            short_by = UNIT_METERS[unit] if source == "watch" else 0.0
+            if not whole - short_by - tolerance <= total <= whole + tolerance:
                 problems.append(f"{label}: {source} {unit} splits add up to {total:.0f} m, "
-                                f"the workout to {distance:.0f} m")
+                                f"{'its route' if source == 'route' else 'the workout'} to {whole:.0f} m")
     return problems
 
 
