@@ -370,9 +370,11 @@ public final class ExportInput {
       found = try nextExportMember(
         scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: false)
       // Errors past the export (a cut-short archive) are left to the read itself, which names the
-      // line where the data ends.
+      // line where the data ends. Without its central directory the reader cannot skip a member,
+      // so looking past the export would inflate it whole a second time: a cut zip is not searched
+      // for a second export (what follows the cut cannot be trusted anyway).
       second =
-        found == nil
+        found == nil || cutShort
         ? nil
         : try? nextExportMember(
           scan, path: path, index: &index, seen: &seen, encrypted: &encrypted, onlyXMLNames: true)

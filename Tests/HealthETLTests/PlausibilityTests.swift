@@ -23,13 +23,16 @@ import Testing
       // Exports write fractions with the unit `%`: 0.97 is kept, 97 (9,700 %) is not.
       Staging.record("HKQuantityTypeIdentifierOxygenSaturation", value: "0.97", unit: "%"),
       Staging.record("HKQuantityTypeIdentifierOxygenSaturation", value: "97", unit: "%"),
-      // A unit HealthETL does not convert: any magnitude up to 1e15.
+      // Units kept as written have their ranges too: running power of -3 W is not a measurement.
+      Staging.record("HKQuantityTypeIdentifierRunningPower", value: "-3", unit: "W"),
+      Staging.record("HKQuantityTypeIdentifierVO2Max", value: "48.2", unit: "mL/min·kg"),
+      // A unit HealthETL does not know: any magnitude up to 1e15.
       Staging.record("HKQuantityTypeIdentifierFutureThing", value: "-1e14", unit: "zorks"),
       Staging.record("HKQuantityTypeIdentifierFutureThing", value: "2e15", unit: "zorks"),
     ].joined(separator: "\n")
     let (normalizer, stage) = try Staging.run(body)
-    #expect(stage.rows.map(\.value) == [400, -1.5, 0.97, -1e14])
-    #expect(normalizer.rejections.counts == ["implausible value": 7])
+    #expect(stage.rows.map(\.value) == [400, -1.5, 0.97, 48.2, -1e14])
+    #expect(normalizer.rejections.counts == ["implausible value": 8])
     let examples = try #require(normalizer.rejections.examples["implausible value"])
     #expect(examples.map(\.line) == [3, 4, 5, 7, 8])
     #expect(examples.allSatisfy { $0.element == "Record" })

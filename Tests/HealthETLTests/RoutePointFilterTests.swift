@@ -51,6 +51,27 @@ import Testing
     #expect(out.filter { $0.reason == nil }.map(\.time) == [0, 9, 10])
   }
 
+  /// A ride loses its fix for 10 minutes and comes back 6.6 km on (11 m/s). Capped at a minute,
+  /// that step would be 110 m/s, a jump; after a gap of more than a minute it starts a new segment
+  /// instead, and no point is dropped. 0.06° of longitude at 52.5° N is 4.06 km, 0.1° 6.77 km.
+  @Test func aLongGapStartsASegmentInsteadOfDroppingWhatFollows() {
+    var filter = RoutePointFilter(workoutStart: 0, workoutEnd: 1200)
+    let points = [
+      Self.point(0, 52.5, 13.4), Self.point(1, 52.5, 13.40001), Self.point(601, 52.5, 13.5),
+      Self.point(602, 52.5, 13.50001), Self.point(603, 52.5, 13.50002),
+    ]
+    var decided: [RoutePointFilter.Decided] = []
+    for (index, point) in points.enumerated() {
+      #expect(filter.add(point, at: index + 1) == nil)
+    }
+    while let next = filter.next(flushing: true) { decided.append(next) }
+    #expect(decided.map(\.reason) == [nil, nil, nil, nil, nil])
+    #expect(decided.map(\.point.startsSegment) == [false, false, true, false, false])
+    // Within a minute a step is judged by its speed: 4,060 m in 59 s is 69 m/s, 6,770 m is 115 m/s.
+    #expect(!RoutePointFilter.isJump(meters: 4_060, seconds: 59))
+    #expect(RoutePointFilter.isJump(meters: 6_770, seconds: 59))
+  }
+
   /// The workout runs 0…600 s; a minute either side is its margin.
   @Test func pointsMoreThanAMinuteOutsideTheWorkoutAreDropped() {
     let out = Self.run([

@@ -138,9 +138,16 @@ struct RoutePointFilter {
         meters: RouteAggregate.distance(last.latitude, last.longitude, point.latitude!, point.longitude!),
         seconds: time - last.time)
     {
-      jumps += 1
-      guard jumps >= Self.jumpsBeforeRestart else { return .jump }
-      point.startsSegment = true
+      if time - last.time > Self.longestGap {
+        // After more than a minute without a fix (a tunnel, a lost signal) the straight line says
+        // nothing about speed: the track goes on as a new segment, the gap not counted as
+        // distance, instead of dropping the real points after it as jumps.
+        point.startsSegment = true
+      } else {
+        jumps += 1
+        guard jumps >= Self.jumpsBeforeRestart else { return .jump }
+        point.startsSegment = true
+      }
     }
     jumps = 0
     lastTime = time

@@ -227,8 +227,10 @@ public enum WorkoutDelivery {
     case .success(let success): response = success
     }
     let status = response.status
-    let body = excerpt(response.body, cutShort: response.bodyCutShort, token: token)
-    let said = body.isEmpty ? "" : ": \(body)"
+    // Only a refusal or a rejection keeps what the server said, so only those pay for the
+    // redaction (three passes over up to 64 KiB).
+    var body: String { excerpt(response.body, cutShort: response.bodyCutShort, token: token) }
+    var said: String { body.isEmpty ? "" : ": \(body)" }
     switch status {
     case 200...299: return .acknowledged(status)
     case 408, 429, 500...599:

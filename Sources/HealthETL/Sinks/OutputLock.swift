@@ -28,11 +28,11 @@ public final class OutputLock {
     var inode: UInt64
   }
 
-  /// Every folder locked for one lock: the one it opened and each replacement a commit put at its
-  /// name. The descriptors are closed on release.
+  /// The folders locked for one lock: the one it opened (its identity is the lock's key, so its
+  /// descriptor stays open and the inode cannot be reused), the one at the name now and, just
+  /// before a commit, the replacement. Closed on release.
   private struct HeldFolders {
-    var identities: Set<FolderIdentity>
-    var descriptors: [Int32]
+    var folders: [(identity: FolderIdentity, descriptor: Int32)]
   }
 
   /// Per lock, keyed by the identity of the folder it opened.
@@ -85,7 +85,7 @@ public final class OutputLock {
       throw .ioError(path: directory, reason: reason)
     }
     let identity = FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-    Self.heldFolders.withLock { $0[identity] = HeldFolders(identities: [identity], descriptors: [folderDescriptor]) }
+    Self.heldFolders.withLock { $0[identity] = HeldFolders(folders: [(identity, folderDescriptor)]) }
     lockedFolder = identity
     self.token = token
   }
@@ -97,7 +97,9 @@ public final class OutputLock {
     guard stat(directory, &info) == 0 else { return }
     let identity = FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     heldFolders.withLock { held in
-      guard let key = held.first(where: { $0.value.identities.contains(identity) })?.key else { return }
+      guard let key = held.first(where: { $0.value.folders.contains { $0.identity == identity } })?.key else {
+        return
+      }
       let descriptor = open(replacement, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       var replaced = stat()
       guard descriptor >= 0, fstat(descriptor, &replaced) == 0 else {
@@ -106,8 +108,15 @@ public final class OutputLock {
       }
       // Nobody else knows the staging folder, so the lock is free.
       flock(descriptor, LOCK_EX | LOCK_NB)
-      held[key]!.identities.insert(FolderIdentity(device: UInt64(replaced.st_dev), inode: UInt64(replaced.st_ino)))
-      held[key]!.descriptors.append(descriptor)
+      // Folders replaced by earlier commits are deleted: their descriptors go, so a night of a
+      // thousand commits under one lock holds three, not a thousand.
+      var folders = held[key]!.folders
+      for index in folders.indices.reversed() where index > 0 && folders[index].identity != identity {
+        Glibc.close(folders[index].descriptor)
+        folders.remove(at: index)
+      }
+      folders.append((FolderIdentity(device: UInt64(replaced.st_dev), inode: UInt64(replaced.st_ino)), descriptor))
+      held[key]!.folders = folders
     }
   }
 
@@ -119,8 +128,8 @@ public final class OutputLock {
     Glibc.close(descriptor)
     descriptor = -1
     if let lockedFolder {
-      for held in Self.heldFolders.withLock({ $0.removeValue(forKey: lockedFolder) })?.descriptors ?? [] {
-        Glibc.close(held)
+      for held in Self.heldFolders.withLock({ $0.removeValue(forKey: lockedFolder) })?.folders ?? [] {
+        Glibc.close(held.descriptor)
       }
     }
   }

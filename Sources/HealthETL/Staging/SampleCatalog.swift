@@ -72,9 +72,8 @@ public final class SampleCatalog {
       unitConversions.append(conversion)
       unitFactors.append(conversion.factor)
       unitOffsets.append(conversion.offset)
-      unitRanges.append(
-        (conversion.isKnown ? Plausibility.range(ofCanonicalUnit: conversion.canonicalUnit) : nil)
-          ?? Self.unconvertedRange)
+      // A unit HealthETL keeps as written (W, mL/min·kg, …) has its symbol as its canonical unit.
+      unitRanges.append(Plausibility.range(ofCanonicalUnit: conversion.canonicalUnit) ?? Self.unconvertedRange)
     }
     return id
   }
