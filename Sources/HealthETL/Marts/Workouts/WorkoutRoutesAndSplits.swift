@@ -5,7 +5,7 @@ import HealthModel
 /// "Routes", "Splits"): it keeps inline `Location`s and distance samples in scratch while the
 /// export streams, reads every route file after the parse, and hands each workout row its route
 /// totals and splits.
-final class WorkoutRouteStage {
+final class WorkoutRoutesAndSplits {
   private let transaction: OutputTransaction
   private let routePointOutputs: [WorkoutMart.Output]
   /// Whether any output needs the routes: `workouts` (route columns), `route_points`, `splits`.

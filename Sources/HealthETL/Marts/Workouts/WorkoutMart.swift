@@ -38,7 +38,7 @@ public final class WorkoutMart: OutputStage {
   private let outputs: [Output]
   private var workouts: [WorkoutElement] = []
   private var samples: WorkoutSampleIndex
-  private let routes: WorkoutRouteStage
+  private let routes: WorkoutRoutesAndSplits
 
   /// What reading the routes found, for `run.json`; nil when no output needed the routes.
   public var routeReport: RouteReport? { routes.report }
@@ -68,7 +68,7 @@ public final class WorkoutMart: OutputStage {
     self.codes = codes
     self.outputs = outputs
     samples = WorkoutSampleIndex(transaction: transaction)
-    routes = WorkoutRouteStage(transaction: transaction, outputs: outputs)
+    routes = WorkoutRoutesAndSplits(transaction: transaction, outputs: outputs)
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
