@@ -16,7 +16,7 @@ import Testing
   @Test func everyShippedStatisticsJobIsValid() throws {
     for file in ["default.json", "heart-rate.json", "swimming.json", "stats.json"] {
       let definition = try PipelineDecoder.load(Self.pipelines.appendingPathComponent(file).path)
-      for job in definition.jobs where job.kind == .statistics {
+      for job in definition.jobs where job.kind is StatisticsJobKind {
         #expect(throws: Never.self, "\(file) \(job.name)") { try StatisticsQuery(pipelineJob: job) }
       }
     }

@@ -77,18 +77,7 @@ public enum PipelineDecoder {
     return parameters
   }
 
-  static func jobKeys(_ kind: PipelineDefinition.Kind) -> [String] {
-    var allowed = ["name", "kind", "outputs"]
-    switch kind {
-    case .samples: allowed.append("types")
-    case .sleep, .daily: break
-    case .workouts: allowed.append("codes")
-    case .statistics: allowed += ["type", "interval", "anchor", "options", "separateBySource"]
-    case .elements: allowed.append("names")
-    case .report: allowed += ["template", "chartLibrary"]
-    }
-    return allowed
-  }
+  static func jobKeys(_ kind: any JobKind) -> [String] { ["name", "kind", "outputs"] + kind.keys }
 
   static func job(_ node: ConfigNode) throws(ConfigFileError) -> PipelineDefinition.Job {
     // The kind decides which keys are allowed, so it is read first.
@@ -96,11 +85,11 @@ public enum PipelineDecoder {
       throw ConfigFileError(file: node.file, line: node.line, keyPath: node.keyPath + ".kind", message: "is required")
     }
     let kindText = try kindNode.string()
-    guard let kind = PipelineDefinition.Kind(rawValue: kindText) else {
-      let known = PipelineDefinition.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let kind = JobKinds.named(kindText) else {
+      let known = JobKinds.all.map(\.name).joined(separator: ", ")
       throw kindNode.error("unknown job kind '\(ConfigNode.excerpt(kindText))'; known: \(known)")
     }
-    let required = kind == .statistics ? ["name", "type", "interval", "options"] : ["name"]
+    let required = ["name"] + kind.requiredKeys
     let object = try node.object(allowed: jobKeys(kind), required: required)
     let nameNode = try object.required("name")
     let name = try nameNode.string()
@@ -126,7 +115,7 @@ public enum PipelineDecoder {
     return job
   }
 
-  static func output(_ node: ConfigNode, kind: PipelineDefinition.Kind) throws(ConfigFileError)
+  static func output(_ node: ConfigNode, kind: any JobKind) throws(ConfigFileError)
     -> PipelineDefinition.Output
   {
     let object = try node.object(allowed: ["table", "file", "format"], required: ["file"])
@@ -136,7 +125,7 @@ public enum PipelineDecoder {
       table = try tableNode.string()
       guard tables.contains(table) else {
         throw tableNode.error(
-          "unknown table '\(ConfigNode.excerpt(table))' for a \(kind.rawValue) job; known: "
+          "unknown table '\(ConfigNode.excerpt(table))' for a \(kind.name) job; known: "
             + tables.joined(separator: ", "))
       }
     }

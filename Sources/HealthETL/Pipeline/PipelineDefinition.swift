@@ -1,6 +1,6 @@
 /// A pipeline file (`Pipelines/*.json`), decoded strictly: what a run computes and writes.
 /// `Pipelines/README.md` documents every field.
-public struct PipelineDefinition: Sendable, Equatable {
+public struct PipelineDefinition: Sendable {
   public static let supportedVersion = 1
 
   /// Where it was read from (for messages).
@@ -21,30 +21,13 @@ public struct PipelineDefinition: Sendable, Equatable {
     public var dayBoundaryMinutes: Int?
   }
 
-  public enum Kind: String, Sendable, CaseIterable {
-    case samples, sleep, workouts, statistics, elements, daily, report
-
-    /// The tables a job of this kind can write, as their marts declare them; the first is the
-    /// table an output names when it names none.
-    public var tables: [TableSchema] {
-      switch self {
-      case .samples: return SampleTables.all
-      case .sleep: return SleepTables.all
-      case .workouts: return WorkoutTables.all
-      case .statistics: return StatisticsTables.all
-      case .elements: return ElementTables.all
-      case .daily: return DailyTables.all
-      case .report: return ReportTables.all
-      }
-    }
-  }
-
-  public struct Job: Sendable, Equatable {
+  public struct Job: Sendable {
     /// `jobs[3]`: where the job is in its file, and the line it starts on, for messages.
     public var keyPath = ""
     public var line: Int?
     public var name: String
-    public var kind: Kind
+    /// What the job is (`JobKinds`).
+    public var kind: any JobKind
     public var outputs: [Output]
     /// `samples`: short type names to keep (all when nil).
     public var types: [String]?

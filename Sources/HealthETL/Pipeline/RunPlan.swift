@@ -14,27 +14,15 @@ public struct RunPlan: Sendable {
   public var outputFiles: [String] { jobs.flatMap { $0.outputs.map(\.file) } }
 }
 
-/// A job of the plan with everything its stage needs worked out: output paths normalized, the
-/// statistics query validated, the code table loaded. Building its stage cannot fail.
+/// A job of the plan with everything its marts need worked out by its kind: output paths
+/// normalized, the statistics query validated, the code table loaded.
 public struct PlannedJob: Sendable {
   public var definition: PipelineDefinition.Job
-  public var work: Work
-
-  /// What the job's stage is given.
-  public enum Work: Sendable {
-    case samples(types: Set<String>?)
-    case sleep
-    case workouts(codes: WorkoutCodeTable)
-    case statistics(StatisticsQuery)
-    case elements(names: Set<String>?)
-    case daily
-    /// The page template's path (resolved) and the chart library's; both are read when the
-    /// run's stages are built, before the export is read.
-    case report(template: String, chartLibrary: String)
-  }
+  /// What the job's marts are given, and what its kind says about its tables.
+  public var work: any JobWork
 
   public var name: String { definition.name }
-  public var kind: PipelineDefinition.Kind { definition.kind }
+  public var kind: any JobKind { definition.kind }
   public var outputs: [PipelineDefinition.Output] { definition.outputs }
 }
 
@@ -132,59 +120,12 @@ public enum RunPlanner {
     }
   }
 
-  /// Checks what the job asks for, normalizes its output paths and works out its stage's input.
+  /// Checks what the job asks for, normalizes its output paths and works out its marts' input.
   static func resolve(_ job: inout PipelineDefinition.Job, pipeline: PipelineDefinition) throws(ConfigFileError)
-    -> PlannedJob.Work
+    -> any JobWork
   {
-    func fail(_ keyPath: String, _ message: String) -> ConfigFileError {
-      ConfigFileError(file: pipeline.path, line: job.line, keyPath: keyPath, message: message)
-    }
     try checkOutputs(&job, file: pipeline.path)
-    switch job.kind {
-    case .samples:
-      for (index, name) in (job.types ?? []).enumerated() where !SampleTypeInfo.isKnown(shortName: name) {
-        throw fail(
-          "\(job.keyPath).types[\(index)]",
-          "unknown sample type '\(ConfigNode.excerpt(name))' (use short names such as StepCount, HeartRate, SleepAnalysis)"
-        )
-      }
-      return .samples(types: job.types.map(Set.init))
-    case .sleep:
-      return .sleep
-    case .daily:
-      return .daily
-    case .elements:
-      return .elements(names: job.names.map(Set.init))
-    case .report:
-      // Beside the pipeline file like a code table, so a changed page ships with its pipelines.
-      var template = job.template ?? ReportTables.defaultTemplate
-      if !template.hasPrefix("/") {
-        template = (URL(fileURLWithPath: pipeline.path).deletingLastPathComponent().path as NSString)
-          .appendingPathComponent(template)
-      }
-      job.template = template
-      return .report(template: template, chartLibrary: job.chartLibrary ?? ReportTables.debianChartLibrary)
-    case .workouts:
-      // A job without `codes` gets the built-in copy of the shipped table.
-      guard var path = job.codes else { return .workouts(codes: .shipped) }
-      if !path.hasPrefix("/") {
-        path = (URL(fileURLWithPath: pipeline.path).deletingLastPathComponent().path as NSString)
-          .appendingPathComponent(path)
-      }
-      job.codes = path
-      return .workouts(codes: try WorkoutCodeTable.load(path: path))
-    case .statistics:
-      do { return .statistics(try StatisticsQuery(pipelineJob: job)) } catch {
-        var field = error.field
-        // Point at the offending option itself: `jobs[2].options[1]`.
-        switch error {
-        case .unknownOption(_, let option), .duplicateOption(_, let option), .optionNotApplicable(_, _, let option, _):
-          if let index = (job.options ?? []).lastIndex(of: option) { field = "options[\(index)]" }
-        default: break
-        }
-        throw fail(job.keyPath + "." + field, error.description)
-      }
-    }
+    return try job.kind.resolve(&job, in: pipeline)
   }
 
   /// Normalizes every output path of `job`, refusing what no run could write.
@@ -201,24 +142,14 @@ public enum RunPlanner {
       case .failure(let problem):
         throw fail(keyPath + ".file", "'\(ConfigNode.excerpt(output.file))' \(problem.message)")
       }
-      if job.kind == .samples && output.format != .csv && output.file.contains("{type}") {
-        throw fail(
-          keyPath + ".file", "{type} (one file per type) is for csv; json and ndjson write one file for all types")
-      }
-      if job.kind == .workouts && output.table == WorkoutTables.records.name && output.format != .json {
-        throw fail(keyPath + ".format", "workout server records are a JSON array; use json")
-      }
+      if let problem = job.kind.check(job.outputs[index]) { throw fail(keyPath + "." + problem.key, problem.message) }
     }
   }
 
   /// The column names a job's table gets, as its mart declares them.
   static func columns(of job: PlannedJob, table: String) -> [String] {
-    if case .statistics(let query) = job.work { return StatisticsTables.columns(of: query).map(\.name) }
     guard let schema = job.kind.tables.first(where: { $0.name == table }) else { return [] }
-    if let variable = schema.variableColumns, job.kind == .elements {
-      return [schema.columnNames.first!, "(\(variable))", schema.columnNames.last!]
-    }
-    return schema.columnNames
+    return job.work.columnNames(of: schema)
   }
 
   /// The text `healthetl pipelines explain` prints.
@@ -237,24 +168,7 @@ public enum RunPlanner {
         + " belongs to the next date")
     lines.append("One parse of the export feeds \(plan.jobs.count) jobs:")
     for job in plan.jobs {
-      var detail = job.kind.rawValue
-      switch job.work {
-      case .statistics(let query):
-        detail += " of \(query.type.shortName) per \(query.interval): "
-        detail += query.options.map(\.rawValue).joined(separator: ", ")
-        if query.separateBySource { detail += ", by source" }
-        if let anchor = job.definition.anchor { detail += ", anchored at \(anchor)" }
-      case .samples:
-        if let types = job.definition.types { detail += " of \(types.joined(separator: ", "))" }
-      case .elements:
-        if let names = job.definition.names { detail += " of \(names.joined(separator: ", "))" }
-      case .workouts:
-        if let codes = job.definition.codes { detail += ", server codes from \(codes)" }
-      case .report(let template, let chartLibrary):
-        detail += " from \(template), chart library \(chartLibrary)"
-      case .sleep, .daily:
-        break
-      }
+      let detail = job.kind.name + job.work.explanation
       lines.append("  \(job.name): \(detail)")
       for output in job.outputs {
         lines.append("    → \(output.file) (\(output.table), \(output.format.rawValue))")

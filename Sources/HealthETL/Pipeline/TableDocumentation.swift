@@ -6,7 +6,7 @@ import HealthModel
 public enum TableDocumentation {
   /// Every table of every job kind, in kind order: (`sleep.daily`, its declaration).
   public static var all: [(id: String, schema: TableSchema)] {
-    PipelineDefinition.Kind.allCases.flatMap { kind in kind.tables.map { ("\(kind.rawValue).\($0.name)", $0) } }
+    JobKinds.all.flatMap { kind in kind.tables.map { ("\(kind.name).\($0.name)", $0) } }
   }
 
   /// The marker lines around a generated block in the README.

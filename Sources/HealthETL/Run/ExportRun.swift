@@ -58,7 +58,7 @@ public enum ExportRun {
     defer { if !committed { transaction.abandon() } }
 
     let stages: [any OutputStage]
-    do { stages = try StageFactory.stages(for: options.plan, transaction: transaction) } catch {
+    do { stages = try MartGraph.stages(for: options.plan, transaction: transaction) } catch {
       throw .pipeline(error)
     }
     let normalizer = RecordNormalizer(stages: stages)
@@ -89,9 +89,9 @@ public enum ExportRun {
     let context = StageContext(
       zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
-      if options.workbook, options.plan.jobs.contains(where: { $0.kind == .daily }) {
+      if options.workbook, let dailyJob = options.plan.jobs.first(where: { $0.kind is DailyJobKind }) {
         let sheets = Self.workbookSheets(options.plan)
-        let dailyFile = options.plan.jobs.first { $0.kind == .daily }?.outputs.first?.file ?? ""
+        let dailyFile = dailyJob.outputs.first?.file ?? ""
         transaction.workbook = try RunWorkbook(
           transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
           created: normalizer.facts.exportDate, charts: Self.dailyCharts, chartsFrom: dailyFile)
@@ -161,28 +161,14 @@ public enum ExportRun {
         guard let schema = job.kind.tables.first(where: { $0.name == output.table }), schema.inWorkbook,
           seen.insert(job.name + "." + output.table).inserted
         else { continue }
-        var columns = schema.columns
-        var name = job.name
-        switch job.work {
-        case .statistics(let query):
-          guard StatisticsTables.rowsAreDays(query.interval) else {
-            left.append((output.file, "rows are parts of a day; years of them fill several sheets"))
-            continue
-          }
-          columns = StatisticsTables.columns(of: query)
-        default:
-          name = Self.sheetNames[job.kind.rawValue + "." + output.table] ?? job.name
+        switch job.work.sheet(of: schema, job: job.name) {
+        case .sheet(let name, let columns): sheets.append(.init(file: output.file, name: name, columns: columns))
+        case .leftToFile(let reason): left.append((output.file, reason))
         }
-        sheets.append(.init(file: output.file, name: name, columns: columns))
       }
     }
     return (sheets, left)
   }
-
-  static let sheetNames = [
-    "daily.daily": "Daily", "sleep.daily": "Sleep", "workouts.workouts": "Workouts",
-    "workouts.records": "Workout records", "workouts.laps": "Swim laps",
-  ]
 
   /// The Charts sheet, from the Daily sheet: steps per day; sleep per night by stage, or asleep
   /// and in bed when no night has stages (sleep apps and older watches); resting heart rate, or

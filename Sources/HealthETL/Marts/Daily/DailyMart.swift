@@ -121,7 +121,7 @@ final class DailyCollector {
 public final class DailyMart: OutputStage {
   public typealias Destination = TableDestination<Table>
 
-  public enum Table: String, Sendable, CaseIterable {
+  public enum Table: String, MartTable {
     case daily
     public var schema: TableSchema { DailyTables.daily }
   }

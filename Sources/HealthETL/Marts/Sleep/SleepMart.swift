@@ -11,7 +11,7 @@ import HealthModel
 /// O(n log n) in them (`SleepNightCalculator`).
 public final class SleepMart: OutputStage {
   /// The stage's tables (pipeline `outputs[].table`).
-  public enum Table: String, Sendable, CaseIterable {
+  public enum Table: String, MartTable {
     case daily, sessions
 
     public var schema: TableSchema {

@@ -10,7 +10,7 @@ import HealthModel
 /// zone is known.
 public final class WorkoutMart: OutputStage {
   /// The tables of a workouts job (the pipeline's `table` names).
-  public enum Table: String, Sendable, CaseIterable {
+  public enum Table: String, MartTable {
     case workouts, records, laps
     case routePoints = "route_points", splits
 

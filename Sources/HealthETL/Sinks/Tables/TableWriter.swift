@@ -86,3 +86,9 @@ public struct TableDestination<Table: Sendable & Equatable>: Sendable, Equatable
     self.format = format
   }
 }
+
+/// A stage's own enumeration of its tables (a `TableDestination`'s `Table`), each with its
+/// declaration; outputs are matched to it by the declaration's name.
+public protocol MartTable: Sendable, Equatable, CaseIterable {
+  var schema: TableSchema { get }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// The job-kind registry: what a pipeline's `kind` means, one file per kind.
+///
+/// A job kind is one value conforming to `JobKind`, in a file of its own in this folder
+/// (`SleepJobKind.swift` …), and listed once in `JobKinds.all`. Everything the rest of HealthETL
+/// asks about a kind goes through it, never through a `switch` on kinds:
+///
+/// - `name`: the `kind` value of a pipeline job;
+/// - `tables`: the tables a job of the kind can write (the first is what an output naming no
+///   table writes); `pipelines tables`, the decoder and the planner read them from here;
+/// - `keys`, `requiredKeys`: the job keys it takes besides `name`, `kind` and `outputs`;
+/// - `check(_:)`: what one of its outputs may not be (a format a table cannot take);
+/// - `resolve(_:in:)`: checks a job and turns it into its `JobWork`, which is Sendable and
+///   whatever the kind needs (a statistics query, a loaded code table, the outputs as the mart's
+///   own tables). An output naming a table the mart does not write is an error here, with its
+///   key path (`resolveDestinations`), never a silent drop.
+///
+/// A `JobWork` then answers for its job: the words `pipelines explain` prints, the columns of
+/// each table, whether and how a table becomes a sheet of `health.xlsx`, and, in `addStages`,
+/// which marts the job adds to the run's `MartGraph`.
+///
+/// A new table of an existing kind touches its declaration (`…Tables.swift`), its mart (a case
+/// of the mart's `Table` and the rows), and the generated tables of Pipelines/README.md. A new
+/// kind adds a file here and a line in `JobKinds.all`.
+public protocol JobKind: Sendable {
+  /// The `kind` value of a pipeline job.
+  var name: String { get }
+  /// The tables a job of this kind can write, as the mart declares them; the first is the table
+  /// of an output that names none.
+  var tables: [TableSchema] { get }
+  /// The job keys this kind takes besides `name`, `kind` and `outputs`.
+  var keys: [String] { get }
+  /// Those of `keys` a job must have.
+  var requiredKeys: [String] { get }
+  /// Why `output` cannot be written as asked: the key under the output and the message; nil when
+  /// it can. Its file name is already normalized.
+  func check(_ output: PipelineDefinition.Output) -> (key: String, message: String)?
+  /// Checks what the job asks for and works out what its marts need. May rewrite the job's
+  /// relative paths (a code table, a template) to paths from the pipeline file's folder.
+  func resolve(_ job: inout PipelineDefinition.Job, in pipeline: PipelineDefinition) throws(ConfigFileError)
+    -> any JobWork
+}
+
+extension JobKind {
+  public var requiredKeys: [String] { [] }
+  public func check(_ output: PipelineDefinition.Output) -> (key: String, message: String)? { nil }
+}
+
+/// A job worked out by its kind: everything its marts are given. Building them cannot fail
+/// except for a file read then (a report's page).
+public protocol JobWork: Sendable {
+  /// What `pipelines explain` prints after the kind (`" of HeartRate per 1d: avg"`), or "".
+  var explanation: String { get }
+  /// The columns `table` gets for this job (a statistics job's depend on its options).
+  func columns(of table: TableSchema) -> [Column]
+  /// The column names `pipelines explain` lists.
+  func columnNames(of table: TableSchema) -> [String]
+  /// How `table` shows in `health.xlsx` when it can be a sheet (`TableSchema.inWorkbook`).
+  func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice
+  /// Adds the job's marts, or its part of a shared one, to the run.
+  func addStages(for job: PlannedJob, to graph: inout MartGraph) throws(ConfigFileError)
+}
+
+extension JobWork {
+  public var explanation: String { "" }
+  public func columns(of table: TableSchema) -> [Column] { table.columns }
+  public func columnNames(of table: TableSchema) -> [String] { columns(of: table).map(\.name) }
+  public func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice {
+    .sheet(name: job, columns: columns(of: table))
+  }
+}
+
+/// Whether a table becomes a sheet of `health.xlsx`.
+public enum WorkbookSheetChoice: Sendable {
+  case sheet(name: String, columns: [Column])
+  /// Left to its files, for the reason given (in run.json).
+  case leftToFile(reason: String)
+}
+
+extension PipelineDefinition.Job {
+  /// The job's outputs as the mart's own tables. An output whose table the mart does not write
+  /// is an error at `outputs[i].table` (the decoder checks names against the kind's tables, so
+  /// this catches a kind whose `tables` and mart disagree, and jobs built in code).
+  func resolveDestinations<Table: MartTable>(_: Table.Type, file: String) throws(ConfigFileError)
+    -> [TableDestination<Table>]
+  {
+    var destinations: [TableDestination<Table>] = []
+    for output in outputs {
+      guard let table = Table.allCases.first(where: { $0.schema.name == output.table }) else {
+        let known = Table.allCases.map(\.schema.name).joined(separator: ", ")
+        throw ConfigFileError(
+          file: file, line: output.line ?? line,
+          keyPath: (output.keyPath.isEmpty ? keyPath + ".outputs" : output.keyPath) + ".table",
+          message: "unknown table '\(ConfigNode.excerpt(output.table))' for a \(kind.name) job; known: \(known)")
+      }
+      destinations.append(TableDestination(table: table, file: output.file, format: output.format))
+    }
+    return destinations
+  }
+
+  /// A path the job names, from the pipeline file's folder when relative.
+  static func path(_ path: String, besides pipeline: PipelineDefinition) -> String {
+    guard !path.hasPrefix("/") else { return path }
+    return (URL(fileURLWithPath: pipeline.path).deletingLastPathComponent().path as NSString)
+      .appendingPathComponent(path)
+  }
+}
