@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// A run must not end while the thread still reads: exiting the process under a running thread
 /// can crash in teardown. So every run either `wait()`s for the hash or `cancel()`s it, which
-/// also waits, for at most one 4 MiB chunk.
+/// also waits, for at most one 1 MiB chunk.
 final class InputDigest: Sendable {
   private let result = Mutex<String?>(nil)
   private let cancelled = Atomic<Bool>(false)
@@ -23,17 +23,45 @@ final class InputDigest: Sendable {
       defer { group.leave() }
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-      guard let handle = FileHandle(forReadingAtPath: path) else { return }
-      defer { try? handle.close() }
-      let digest = Digest.SHA256Stream()
-      while !cancelled.load(ordering: .relaxed), let chunk = try? handle.read(upToCount: 1 << 22), !chunk.isEmpty {
-        chunk.withUnsafeBytes { digest.update($0) }
+      let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+      guard descriptor >= 0 else { return }
+      defer { close(descriptor) }
+      guard let hex = try? Self.sha256(reading: descriptor, unless: { cancelled.load(ordering: .relaxed) }) else {
+        return
       }
-      guard !cancelled.load(ordering: .relaxed) else { return }
-      let hex = digest.finalizeHex()
       result.withLock { $0 = hex }
     }
     thread.start()
+  }
+
+  /// Why a file could not be hashed: the `errno` of the failed read.
+  struct ReadFailure: Error {
+    var code: Int32
+    var reason: String { String(cString: strerror(code)) }
+  }
+
+  /// Bytes per `read(2)`: few system calls, and one buffer that stays in the cache.
+  static let chunkSize = 1 << 20
+
+  /// SHA-256 (lower-case hex) of what `descriptor` reads to its end; nil once `cancelled()` says
+  /// so. Plain `read(2)` into one reused buffer: `FileHandle.read(upToCount:)` read 4 KB per
+  /// system call into a fresh 4 MiB `Data` per chunk, 35,563 calls for a 145 MB export (now 140).
+  static func sha256(
+    reading descriptor: Int32, unless cancelled: () -> Bool = { false }
+  ) throws(ReadFailure) -> String? {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 64)
+    defer { buffer.deallocate() }
+    let digest = Digest.SHA256Stream()
+    while !cancelled() {
+      let count = read(descriptor, buffer.baseAddress, chunkSize)
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw ReadFailure(code: errno)
+      }
+      if count == 0 { return digest.finalizeHex() }
+      digest.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+    }
+    return nil
   }
 
   /// Waits for the hash; nil when the file could not be read or the hash was cancelled.

@@ -293,16 +293,8 @@ public enum NightlyBatch {
     }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     defer { close(fd) }
-    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-    let digest = Digest.SHA256Stream()
-    while true {
-      let chunk: Data
-      do { chunk = try handle.read(upToCount: 1 << 22) ?? Data() } catch {
-        throw .extract(.unreadable(path: path, reason: error.localizedDescription))
-      }
-      if chunk.isEmpty { break }
-      chunk.withUnsafeBytes { digest.update($0) }
+    do { return try InputDigest.sha256(reading: fd) ?? "" } catch {
+      throw .extract(.unreadable(path: path, reason: error.reason))
     }
-    return digest.finalizeHex()
   }
 }
