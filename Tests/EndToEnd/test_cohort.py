@@ -954,7 +954,8 @@ class SlurmExecutorTests(CohortCase):
         self.assertEqual(len(lines), 1, result.stderr[-3000:])
         self.assertRegex(
             lines[0],
-            r"^cohort: Slurm job \d+ has waited 1\d s in the queue \(reason: \S+\), longer than the pending limit "
+            r"^cohort: Slurm job \d+ has waited 1\d s in the queue \(reason: Nodes required for job are DOWN, DRAINED[^)]*\), "
+            r"longer than the pending limit "
             r"of 12 s; the run is stopped and its jobs cancelled\.",
         )
         self.assertEqual(self.our_jobs(), [])
