@@ -1,12 +1,15 @@
-"""The cohort merge: every participant's tables into one Parquet file per table, published at once.
+"""The cohort merge: every participant's tables into one Hive-partitioned Parquet dataset.
 
-Reads the status file of every current participant, merges the outputs of those whose status is
-`ok` (per table: every file a glob of the config names, among the files the participant's own
-`run.json` lists, so leftovers of an older pipeline never sneak in; `bad_input` and `timed_out`
-participants are reported and left out), adds a leading
-`participant` column, and writes `cohort/run.json` with every participant's status and the
-totals. The new dataset is built in `.cohort/merged/<version>/`; `cohort` is a symbolic link
-that is replaced in one rename, so a reader sees the old dataset or the new one, never a mix.
+Reads the status file of every current participant and includes those whose status is `ok`
+(`bad_input`, `timed_out` and `cancelled` participants are reported and left out). Per table, the
+files a glob of the config names, among the files the participant's own `run.json` lists (so
+leftovers of an older pipeline never sneak in), become `<table>/participant=<id>/data_0.parquet`.
+Only participants that are new or changed since the published version are read; the others'
+partition files are hard links to those of the previous version, unless the table's columns
+changed (a new column, a wider type), when they are rewritten from their Parquet to match. Every
+file of a table has one schema, recorded in `run.json` with every participant's status and the
+totals. The new version is built in `.cohort/merged/<version>.tmp/`; `cohort` is a symbolic link
+that is replaced in one rename, so a reader that resolves it sees the old night or the new one.
 """
 
 from __future__ import annotations

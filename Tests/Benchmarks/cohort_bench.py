@@ -229,7 +229,8 @@ def scale_run(cohort: Path, out: Path, executor: str, wrapper: Path, log: Path, 
     log.write_text("")
     command = [sys.executable, str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--executor", executor,
                "--jobs", "2", "--healthetl", str(wrapper), *extra]  # fmt: skip
-    wall, cpu, _ = timed(["timeout", "-s", "KILL", "7200", *command])
+    with open(out.parent / f"{out.name}-snakemake.log", "a") as messages:
+        wall, cpu, _ = timed(["timeout", "-s", "KILL", "7200", *command], stderr=messages)
     healthetl_cpu = sum(float(u) + float(s) for u, s in (line.split() for line in log.read_text().splitlines() if line))
     summary = json.loads((out / "cohort" / "run.json").read_text())
     ran = summary["totals"]["ok"]
