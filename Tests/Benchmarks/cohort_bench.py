@@ -122,10 +122,10 @@ def small(args) -> None:
                 print(f"Slurm skipped: {reason}")
             else:
                 with SlurmCluster() as cluster:
+                    # As `make cohort` runs it: the profile's status intervals, nothing passed by hand.
                     slurm = ["--slurm-account", "root", "--slurm-partition", cluster.partition, "--"]
-                    slurm += ["--slurm-init-seconds-before-status-checks", "1"]
                     for jobs, threads in ((1, 2), (2, 2), (2, 1)):
-                        extra = slurm + (["--set-threads", f"participant={threads}"] if threads != 2 else [])
+                        extra = slurm + (["--set-threads", f"batch={threads}"] if threads != 2 else [])
                         result = workflow(cohort, work / f"slurm-{jobs}-{threads}", "slurm", jobs, extra)
                         rows.append((f"workflow, Slurm, {jobs} job(s), {threads} CPU(s) each", result["wall"], result))
         for label, wall, detail in rows:
