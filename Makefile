@@ -11,6 +11,7 @@
 #   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
 #   make gallery                                           screenshots of the report of every sample profile and real export
 #   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n] [CONFIG="key=value ..."]
+#                 [PENDING_TIMEOUT=minutes] [SNAKEMAKE="--any-snakemake-or-profile-option ..."]
 #   make fuzz     [FUZZ_SECONDS=60] [FUZZ_HARNESSES="xml …"]  libFuzzer + ASan on every reader of input
 #   make fuzz-smoke                                        replay the fuzz corpus and fuzz briefly (CI)
 
@@ -143,7 +144,8 @@ cohort: release cohort-venv
 	@test "$(origin OUT)" = "command line" || test "$(origin OUT)" = environment || \
 	  { echo "make cohort: set OUT=folder (the output of many participants, not ./out)"; exit 64; }
 	$(COHORT_VENV)/bin/python Pipelines/cohort/launch.py --cohort "$(COHORT)" --out "$(OUT)" \
-	  --executor $(EXECUTOR) --jobs $(JOBS) $(if $(CONFIG),--config $(CONFIG))
+	  --executor $(EXECUTOR) --jobs $(JOBS) $(if $(PENDING_TIMEOUT),--pending-timeout-min $(PENDING_TIMEOUT)) \
+	  $(if $(CONFIG),--config $(CONFIG)) $(if $(SNAKEMAKE),-- $(SNAKEMAKE))
 
 # Slurm and munge for the cohort test's one-node cluster, only where no Slurm is configured.
 slurm-packages:

@@ -317,47 +317,50 @@ def time_limit_seconds(xml_bytes: int, settings: dict) -> int:
     return max(1, int(min(wanted, settings["time_limit_s_max"])))
 
 
+# Statuses after which every run tries the participant again: a slow node or a lost job is no
+# verdict on the export.
+CANCELLED = "cancelled"  # its job was stopped (scancel, node failure, Slurm's limit) on every try
+RETRIED_STATUSES = (TIMED_OUT, CANCELLED)
+
+
 @dataclass
-class KeyRefresh:
-    hashed: list[str]  # participants whose export had to be read (new stat, no memo)
-    changed: list[str]  # participants whose key file now asks for a rerun
-    retried: list[str]  # participants stopped at their time limit last time, run again
+class Check:
+    stale: list[str]  # participants to run now, in id order
+    changed: list[str]  # their export's content differs from what their last run read
+    retried: list[str]  # stopped at their time limit, or cancelled, last time
+    statuses: dict[str, dict]  # the status files read (participants that have one)
 
 
-def refresh_keys(participants: dict[str, str], state: str | os.PathLike = STATE_DIR) -> KeyRefresh:
-    """Bring `<state>/keys/<id>.key` up to date; the participant rule's only Snakemake input.
+def check_participants(
+    participants: dict[str, str], run_key: str, state: str | os.PathLike = STATE_DIR
+) -> Check:
+    """Which participants must run: no status file (new, or its last job failed or was killed),
+    `timed_out` or `cancelled` last time, another `run_key` (pipelines, tz, include_me, binary),
+    or an export whose content differs from what the last run read.
 
-    A key file is rewritten (new content and mtime, so Snakemake's mtime-then-checksum check
-    reruns the job) only when the export's content differs from the content the participant's
-    last job read, as recorded in its status file. Whether the content differs is decided by
-    stat first: an export whose size, mtime, ctime and inode equal those the job saw is
-    unchanged without reading a byte; otherwise its SHA-256 is computed here (and remembered in
-    `<state>/fingerprints.json` against the new stat), so a `touch` costs one read and no
-    rerun, while a replaced export reruns even when its mtime is older than the outputs.
-    A participant whose last job was stopped at its time limit is run again by every run: a
-    timeout says the machine was slow or the export never ended, not what the export holds.
+    Whether the content differs is decided by stat first: an export whose size, mtime, ctime and
+    inode equal those the job saw is unchanged without reading a byte; otherwise its SHA-256 is
+    computed here (and remembered in `<state>/fingerprints.json` against the new stat), so a
+    `touch` costs one read and no rerun, while a replaced export reruns even when its mtime is
+    older than the outputs.
     """
     state = Path(state)
-    keys = state / "keys"
-    keys.mkdir(parents=True, exist_ok=True)
     memo_path = state / "fingerprints.json"
     memo = load_json(memo_path) or {}
     memo_dirty = False
-    result = KeyRefresh(hashed=[], changed=[], retried=[])
+    result = Check(stale=[], changed=[], retried=[], statuses={})
     for pid, export in participants.items():
-        key_path = keys / f"{pid}.key"
         status = load_json(state / "status" / f"{pid}.json")
-        current_key = key_path.read_text() if key_path.exists() else None
         if status is None:
-            # Never finished: the missing status file makes Snakemake run it anyway.
-            if current_key is None:
-                write_atomic(key_path, "new\n")
+            result.stale.append(pid)
             continue
-        if status.get("status") == TIMED_OUT:
-            retry = f"retry {status.get('token')}\n"  # the job's token: one rewrite per timed-out job
-            if current_key != retry:
-                write_atomic(key_path, retry)
-                result.retried.append(pid)
+        result.statuses[pid] = status
+        if status.get("status") in RETRIED_STATUSES:
+            result.stale.append(pid)
+            result.retried.append(pid)
+            continue
+        if status.get("run_key") != run_key:
+            result.stale.append(pid)
             continue
         signature = stat_signature(export)
         if status.get("stat") == signature and status.get("sha256"):
@@ -368,13 +371,9 @@ def refresh_keys(participants: dict[str, str], state: str | os.PathLike = STATE_
             sha = content_sha256(export)
             memo[pid] = {"stat": signature, "sha256": sha}
             memo_dirty = True
-            result.hashed.append(pid)
         if sha != status.get("sha256"):
-            if current_key != sha + "\n":
-                write_atomic(key_path, sha + "\n")
-                result.changed.append(pid)
-        elif current_key is None:
-            write_atomic(key_path, sha + "\n")
+            result.stale.append(pid)
+            result.changed.append(pid)
     stale = [pid for pid in memo if pid not in participants]
     for pid in stale:
         del memo[pid]
@@ -382,6 +381,59 @@ def refresh_keys(participants: dict[str, str], state: str | os.PathLike = STATE_
     if memo_dirty:
         write_atomic(memo_path, json.dumps(memo, indent=1, sort_keys=True) + "\n")
     return result
+
+
+# ---- jobs: participants grouped -----------------------------------------------------------------
+
+
+def participant_threads(xml_bytes: int, settings: dict) -> int:
+    """CPUs one participant's `healthetl run` asks for: 1 below `one_cpu_below_mb` of XML (a small
+    export's run is over before a second thread pays), else `threads`."""
+    return 1 if xml_bytes < settings["one_cpu_below_mb"] * 1e6 else int(settings["threads"])
+
+
+def participant_mem_mb(xml_bytes: int, settings: dict) -> int:
+    return int(settings["mem_mb_base"] + settings["mem_mb_per_gb"] * xml_bytes / 1e9 + 0.999)
+
+
+def group_size(count: int, per_job: int, parallel: int) -> int:
+    """Participants per job: `per_job`, but no more than spreads `count` participants over
+    `parallel` concurrent jobs (0: no limit known), so a small cohort still fills every slot."""
+    size = max(1, per_job)
+    if parallel > 0 and count > 0:
+        size = min(size, -(-count // parallel))
+    return size
+
+
+def plan_jobs(stale: list[str], sizes: dict[str, int], settings: dict, *, per_job: int, xml_mb_per_job: float,
+              parallel: int) -> list[list[str]]:
+    """The stale participants in groups, one job each: in id order, those of one CPU class
+    together, a group closed at `group_size` participants or `xml_mb_per_job` MB of XML."""
+    size = group_size(len(stale), per_job, parallel)
+    groups: list[list[str]] = []
+    by_class: dict[int, list[str]] = {}
+    for pid in stale:
+        by_class.setdefault(participant_threads(sizes[pid], settings), []).append(pid)
+    for _, members in sorted(by_class.items()):
+        current: list[str] = []
+        current_bytes = 0
+        for pid in members:
+            if current and (len(current) >= size or current_bytes + sizes[pid] > xml_mb_per_job * 1e6):
+                groups.append(current)
+                current, current_bytes = [], 0
+            current.append(pid)
+            current_bytes += sizes[pid]
+        if current:
+            groups.append(current)
+    return groups
+
+
+def is_published(published: dict | None, participants: dict[str, str], statuses: dict[str, dict]) -> bool:
+    """Whether the published `cohort/run.json` is the merge of exactly these participants' statuses."""
+    if not published:
+        return False
+    tokens = {p.get("participant"): p.get("token") for p in published.get("participants", [])}
+    return tokens == {pid: (statuses.get(pid) or {}).get("token") for pid in participants}
 
 
 # ---- small file helpers ------------------------------------------------------------------------

@@ -1,12 +1,15 @@
-"""The cohort merge: every participant's tables into one Parquet file per table, published at once.
+"""The cohort merge: every participant's tables into one Hive-partitioned Parquet dataset.
 
-Reads the status file of every current participant, merges the outputs of those whose status is
-`ok` (per table: every file a glob of the config names, among the files the participant's own
-`run.json` lists, so leftovers of an older pipeline never sneak in; `bad_input` and `timed_out`
-participants are reported and left out), adds a leading
-`participant` column, and writes `cohort/run.json` with every participant's status and the
-totals. The new dataset is built in `.cohort/merged/<version>/`; `cohort` is a symbolic link
-that is replaced in one rename, so a reader sees the old dataset or the new one, never a mix.
+Reads the status file of every current participant and includes those whose status is `ok`
+(`bad_input`, `timed_out` and `cancelled` participants are reported and left out). Per table, the
+files a glob of the config names, among the files the participant's own `run.json` lists (so
+leftovers of an older pipeline never sneak in), become `<table>/participant=<id>/data_0.parquet`.
+Only participants that are new or changed since the published version are read; the others'
+partition files are hard links to those of the previous version, unless the table's columns
+changed (a new column, a wider type), when they are rewritten from their Parquet to match. Every
+file of a table has one schema, recorded in `run.json` with every participant's status and the
+totals. The new version is built in `.cohort/merged/<version>.tmp/`; `cohort` is a symbolic link
+that is replaced in one rename, so a reader that resolves it sees the old night or the new one.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import cohortlib  # noqa: E402
 CSV_TYPES = ["BOOLEAN", "BIGINT", "DOUBLE", "DATE", "TIME", "TIMESTAMP", "VARCHAR"]
 FILE_COLUMN = "__healthetl_cohort_file"
 KEEP_VERSIONS = 2  # the current dataset and the one before it, for readers still holding it
+LAYOUT = "hive-participant-1"  # how a version's files are laid out; another layout is never reused
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,11 +69,21 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
     for leftover in versions.glob("*.tmp"):
         shutil.rmtree(leftover, ignore_errors=True)  # a merge killed before publishing
 
-    previous = cohortlib.load_json(root / "cohort" / "run.json") or {}
+    previous_dir = (root / "cohort").resolve() if (root / "cohort").is_symlink() else None
+    previous = cohortlib.load_json(previous_dir / "run.json") if previous_dir else None
+    previous = previous or {}
     previous_tokens = {p["participant"]: p.get("token") for p in previous.get("participants", [])}
+    # Partitions of the previous version can be taken over only when they were written the same way.
+    reusable = previous.get("layout") == LAYOUT and previous.get("table_globs") == tables
+    previous_rows = {
+        p["participant"]: p.get("rows", {})
+        for p in previous.get("participants", [])
+        if reusable and p.get("status") in ("ok", "unchanged")
+    }
 
     entries = []
     included: list[str] = []
+    fresh: list[str] = []  # included participants whose files are read tonight
     for pid in ids:
         status = cohortlib.load_json(state / "status" / f"{pid}.json")
         if status is None:
@@ -83,6 +97,7 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
             "sha256": status["sha256"],
             "processed": status["finished"],
             "seconds": status["seconds"],
+            "tries": status.get("tries", 1),
             "token": status["token"],
         }
         if status["status"] == "ok":
@@ -94,9 +109,12 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
             entry["first"] = run.get("first")
             entry["last"] = run.get("last")
             included.append(pid)
+            if entry["changed"] or pid not in previous_rows:
+                fresh.append(pid)
         entries.append(entry)
+    kept = [pid for pid in included if pid not in fresh]  # their partitions come from the previous version
 
-    files_by_table = match_tables(root, included, tables)
+    files_by_table = match_tables(root, fresh, tables)
 
     version = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
     staging = versions / f"{version}.tmp"
@@ -107,39 +125,62 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
     # Leave room for Python and the Parquet writer's buffers inside the job's memory request.
     con.execute(f"SET memory_limit = '{max(256, int(memory_mb * 0.7))}MB'")
     con.execute(f"SET temp_directory = '{sql_text(str(spill))}'")
-    con.execute("SET preserve_insertion_order = true")  # rows stay in participant, then file order
+    con.execute("SET preserve_insertion_order = true")  # rows stay in the order of each file
 
     prefix = str(root / "participants") + "/"
+    participant = f"split_part(substr({FILE_COLUMN}, {len(prefix) + 1}), '/', 1)"
     table_info = {}
     rows_by_participant: dict[str, dict[str, int]] = {pid: {} for pid in included}
-    for table, files in files_by_table.items():
-        target = staging / f"{table}.parquet"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        paths = [path for _, path in files]
-        participant = f"split_part(substr({FILE_COLUMN}, {len(prefix) + 1}), '/', 1)"
-        # Every file is sniffed whole: DuckDB casts '0.5' to a BIGINT column as 1 without an
-        # error, so a column typed from a sample could silently round values past the sample.
-        source = read_source(con, paths, table)
-        if source is None:
-            table_info[table] = {"file": None, "rows": 0, "participants": 0, "columns": []}
-            continue
-        con.execute(
-            f"COPY (SELECT {participant} AS participant, * EXCLUDE ({FILE_COLUMN}) FROM {source}) "
-            f"TO '{sql_text(str(target))}' (FORMAT parquet, COMPRESSION zstd)"
-        )
-        counts = dict(
+    old_tables = previous.get("tables", {}) if reusable else {}
+    for table in sorted(set(files_by_table) | {t for t in old_tables if any(t in previous_rows[p] for p in kept)}):
+        target = staging / table
+        old = old_tables.get(table) or {}
+        old_columns = [tuple(c) for c in old.get("columns", [])]
+        old_nulls = set(old.get("null_columns", []))
+        carried = [pid for pid in kept if previous_rows[pid].get(table)]
+        if not carried:
+            old_columns, old_nulls = [], set()
+        new_columns: list[tuple[str, str]] = []
+        new_nulls: set[str] = set()
+        new_counts: dict[str, int] = {}
+        source = read_source(con, [path for _, path in files_by_table[table]], table) if table in files_by_table else None
+        if source is not None:
             con.execute(
-                f"SELECT participant, count(*) FROM read_parquet('{sql_text(str(target))}') GROUP BY participant"
-            ).fetchall()
-        )
+                f"CREATE OR REPLACE TEMP TABLE fresh AS SELECT {participant} AS participant, "
+                f"* EXCLUDE ({FILE_COLUMN}) FROM {source}"
+            )
+            described = con.execute("DESCRIBE fresh").fetchall()
+            new_columns = [(name, kind) for name, kind, *_ in described if name != "participant"]
+            if new_columns:
+                counts = con.execute(
+                    "SELECT " + ", ".join(f"count({quote(name)})" for name, _ in new_columns) + " FROM fresh"
+                ).fetchone()
+                new_nulls = {name for (name, _), count in zip(new_columns, counts) if count == 0}
+            new_counts = dict(con.execute("SELECT participant, count(*) FROM fresh GROUP BY 1").fetchall())
+        columns, nulls = unite(old_columns, old_nulls, new_columns, new_nulls)
+        if not columns or (not new_counts and not carried):
+            table_info[table] = {"path": None, "rows": 0, "participants": 0, "columns": [], "null_columns": []}
+            continue
+        target.mkdir(parents=True)
+        if carried and columns == old_columns:
+            for pid in carried:  # unchanged: the same file, one more name for it
+                link_partition(previous_dir / table, target, pid)
+        elif carried:
+            # A column is new or wider than before: the carried partitions are rewritten to match.
+            paths = "[" + ", ".join(f"'{sql_text(str(previous_dir / table / partition_name(p)))}/*.parquet'" for p in carried) + "]"
+            old_source = f"read_parquet({paths}, hive_partitioning = true, hive_types = {{'participant': VARCHAR}}, union_by_name = true)"
+            write_partitions(con, old_source, dict(old_columns), columns, target, staging)
+        if new_counts:
+            write_partitions(con, "fresh", dict(new_columns), columns, target, staging)
+        counts = {pid: previous_rows[pid][table] for pid in carried} | new_counts
         for pid, count in counts.items():
             rows_by_participant[pid][table] = count
-        columns = con.execute(f"DESCRIBE SELECT * FROM read_parquet('{sql_text(str(target))}')").fetchall()
         table_info[table] = {
-            "file": f"{table}.parquet",
+            "path": f"{table}/",
             "rows": sum(counts.values()),
             "participants": len(counts),
-            "columns": [[name, kind] for name, kind, *_ in columns],
+            "columns": [list(c) for c in columns],
+            "null_columns": sorted(nulls),
         }
     con.close()
     shutil.rmtree(spill, ignore_errors=True)
@@ -154,19 +195,84 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
         "unchanged": sum(1 for e in entries if e["status"] == "unchanged"),
         "bad_input": sum(1 for e in entries if e["status"] == "bad_input"),
         "timed_out": sum(1 for e in entries if e["status"] == cohortlib.TIMED_OUT),
+        "cancelled": sum(1 for e in entries if e["status"] == cohortlib.CANCELLED),
         "rows": {table: info["rows"] for table, info in sorted(table_info.items())},
     }
     summary = {
         "version": version,
+        "layout": LAYOUT,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "totals": totals,
+        "table_globs": tables,
         "tables": dict(sorted(table_info.items())),
         "participants": entries,
+        "written": {"participants_read": len(fresh), "participants_linked": len(kept)},
         "seconds": round(time.monotonic() - started, 3),
     }
     cohortlib.write_atomic(staging / "run.json", json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
     publish(root, versions, staging, version)
-    return {"version": version, "totals": totals, "seconds": summary["seconds"]}
+    return {"version": version, "totals": totals, "seconds": summary["seconds"], "written": summary["written"]}
+
+
+def unite(old: list[tuple[str, str]], old_nulls: set[str], new: list[tuple[str, str]], new_nulls: set[str]):
+    """One table's columns after tonight: the previous ones in their order, then new ones in the
+    order they appear; each column's type the narrowest that holds both sides' values (a column
+    empty on one side takes the other's type). Returns the columns and those empty everywhere."""
+    united = dict(old)
+    nulls = set(old_nulls) | {name for name, _ in new if name in new_nulls and name not in united}
+    for name, kind in new:
+        if name in new_nulls:
+            united.setdefault(name, kind)
+            continue
+        if name not in united or name in nulls:
+            united[name] = kind
+            nulls.discard(name)
+        else:
+            united[name] = wider(united[name], kind)
+    return list(united.items()), {n for n in nulls if n in united}
+
+
+def wider(a: str, b: str) -> str:
+    if a == b:
+        return a
+    if {a, b} == {"BIGINT", "DOUBLE"}:
+        return "DOUBLE"
+    if {a, b} == {"DATE", "TIMESTAMP"}:
+        return "TIMESTAMP"
+    return "VARCHAR"
+
+
+def write_partitions(con, source: str, have: dict[str, str], columns: list[tuple[str, str]], target: Path, staging: Path) -> None:
+    """Writes `source`'s rows as `target/participant=<id>/data_0.parquet`, cast to `columns`."""
+    select = ", ".join(
+        (quote(name) if have.get(name) == kind else f"CAST({quote(name)} AS {kind}) AS {quote(name)}")
+        if name in have
+        else f"CAST(NULL AS {kind}) AS {quote(name)}"
+        for name, kind in columns
+    )
+    scratch = staging / f".write-{uuid.uuid4().hex[:8]}"
+    con.execute(
+        f"COPY (SELECT participant, {select} FROM {source}) TO '{sql_text(str(scratch))}' "
+        "(FORMAT parquet, COMPRESSION zstd, PARTITION_BY (participant))"
+    )
+    for folder in scratch.iterdir():
+        os.rename(folder, target / folder.name)
+    scratch.rmdir()
+
+
+def partition_name(pid: str) -> str:
+    return f"participant={pid}"
+
+
+def link_partition(old_table: Path, target: Path, pid: str) -> None:
+    folder = target / partition_name(pid)
+    folder.mkdir()
+    for file in (old_table / partition_name(pid)).iterdir():
+        os.link(file, folder / file.name)
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def match_tables(root: Path, included: list[str], tables: dict[str, str]) -> dict[str, list[tuple[str, str]]]:

@@ -3,6 +3,7 @@
     .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py small [--exports 8] [--mb 100] [--slurm | --slurm-only]
     .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py big --export FILE [--copies 4]
     .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py dag [--participants 1000]
+    .build/cohort-venv/bin/python Tests/Benchmarks/cohort_bench.py scale [--participants 1000] [--slurm-participants 200]
 
 `small`: N generated exports (cached in .build/bench/cohort/), each run by a bare `healthetl run`
 one at a time and two at a time, then by the workflow with 1 and 2 concurrent jobs, locally and
@@ -10,6 +11,12 @@ one at a time and two at a time, then by the workflow with 1 and 2 concurrent jo
 `big`: one large export for per-GB figures: a bare run's wall, CPU and peak memory, then the
 workflow over N links to it and the merge alone, with its CPU and peak memory.
 `dag`: the time the submitting process needs to plan N participants (a dry run).
+`scale`: N small synthetic participants (two days each, cached) through `launch.py` as `make cohort`
+runs it, locally with 2 jobs, then M of them on a one-node Slurm (as root on a machine without
+Slurm) with JOBS=2; each a first run and a night on which one participant changed. Every
+`healthetl run` goes through GNU time, so the overhead per participant is
+(wall - CPU of every healthetl run) / participants; also the whole run's CPU, the merge's own
+wall, and a full merge's peak memory measured alone.
 Run it through /work/tools/locked (or on an otherwise idle machine): it measures CPU time.
 """
 
@@ -115,10 +122,10 @@ def small(args) -> None:
                 print(f"Slurm skipped: {reason}")
             else:
                 with SlurmCluster() as cluster:
+                    # As `make cohort` runs it: the profile's status intervals, nothing passed by hand.
                     slurm = ["--slurm-account", "root", "--slurm-partition", cluster.partition, "--"]
-                    slurm += ["--slurm-init-seconds-before-status-checks", "1"]
                     for jobs, threads in ((1, 2), (2, 2), (2, 1)):
-                        extra = slurm + (["--set-threads", f"participant={threads}"] if threads != 2 else [])
+                        extra = slurm + (["--set-threads", f"batch={threads}"] if threads != 2 else [])
                         result = workflow(cohort, work / f"slurm-{jobs}-{threads}", "slurm", jobs, extra)
                         rows.append((f"workflow, Slurm, {jobs} job(s), {threads} CPU(s) each", result["wall"], result))
         for label, wall, detail in rows:
@@ -186,6 +193,125 @@ def dag(args) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def small_exports(count: int) -> list[Path]:
+    """`count` two-day synthetic exports (seeds 1..count), cached in .build/bench/cohort/small/."""
+    folder = CACHE / "small"
+    folder.mkdir(parents=True, exist_ok=True)
+    exports = []
+    for n in range(1, count + 1):
+        target = folder / f"s{n:05d}.xml"
+        if not target.exists():
+            scratch = Path(tempfile.mkdtemp(dir=folder))
+            subprocess.run(
+                [str(BINARY), "sample", "--days", "2", "--seed", str(n), "--out", str(scratch / "x.xml")],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            (scratch / "x.xml").rename(target)  # without the workout-routes/ folder beside it
+            shutil.rmtree(scratch)
+        exports.append(target)
+    return exports
+
+
+def timing_wrapper(work: Path) -> tuple[Path, Path]:
+    """A healthetl that runs the real one under GNU time, appending its CPU seconds to a file."""
+    log = work / "healthetl-cpu.txt"
+    wrapper = work / "healthetl"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'case "$1" in run) exec /usr/bin/time -a -o "{log}" -f "%U %S" "{BINARY}" "$@";; esac\n'
+        f'exec "{BINARY}" "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    return wrapper, log
+
+
+def scale_run(cohort: Path, out: Path, executor: str, wrapper: Path, log: Path, extra: list[str]) -> dict:
+    log.write_text("")
+    command = [sys.executable, str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--executor", executor,
+               "--jobs", "2", "--healthetl", str(wrapper), *extra]  # fmt: skip
+    with open(out.parent / f"{out.name}-snakemake.log", "a") as messages:
+        wall, cpu, _ = timed(["timeout", "-s", "KILL", "7200", *command], stderr=messages)
+    healthetl_cpu = sum(float(u) + float(s) for u, s in (line.split() for line in log.read_text().splitlines() if line))
+    summary = json.loads((out / "cohort" / "run.json").read_text())
+    ran = summary["totals"]["ok"]
+    participants = summary["totals"]["participants"]
+    return {
+        "wall": wall, "cpu": cpu, "healthetl_cpu": healthetl_cpu, "ran": ran,
+        "overhead_per_participant": (wall - healthetl_cpu) / max(1, ran),
+        "wall_per_participant": wall / max(1, ran), "merge": summary["seconds"], "participants": participants,
+    }  # fmt: skip
+
+
+def scale_report(label: str, r: dict) -> None:
+    print(
+        f"{label:<38} wall {r['wall']:7.1f} s  CPU {r['cpu']:7.1f} s  healthetl CPU {r['healthetl_cpu']:6.1f} s  "
+        f"{r['ran']:>5} run  {r['wall_per_participant']:.3f} s wall/participant  "
+        f"overhead {r['overhead_per_participant']:.3f} s/participant  merge {r['merge']:.2f} s",
+        flush=True,
+    )
+
+
+def scale_nights(cohort: Path, out: Path, executor: str, work: Path, extra: list[str], spare: Path) -> None:
+    wrapper, log = timing_wrapper(work)
+    first = scale_run(cohort, out, executor, wrapper, log, extra)
+    scale_report(f"{executor}, {first['participants']} participants, first run", first)
+    victim = sorted(cohort.iterdir())[len(list(cohort.iterdir())) // 2]
+    victim.unlink()
+    os.symlink(spare, victim)  # another export under the same name: one participant changed
+    second = scale_run(cohort, out, executor, wrapper, log, extra)
+    scale_report(f"{executor}, one participant changed", second)
+    print(f"  the night with one change took {second['wall'] / first['wall']:.3f} of the first run", flush=True)
+
+
+def scale(args) -> None:
+    exports = small_exports(max(args.participants, args.slurm_participants) + 1)
+    spare = exports.pop()  # the changed participant's new export
+    work = Path(tempfile.mkdtemp(prefix="cohort-bench-scale-"))
+    load = os.getloadavg()
+    print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs", flush=True)
+    try:
+        if args.participants:
+            cohort = work / "local-cohort"
+            cohort.mkdir()
+            for export in exports[: args.participants]:
+                os.symlink(export, cohort / export.name)
+            out = work / "local-out"
+            scale_nights(cohort, out, "local", work, [], spare)
+            merge_alone(out)
+        if args.slurm_participants:
+            from slurm_cluster import SlurmCluster
+
+            reason = SlurmCluster.unavailable_reason()
+            if reason:
+                print(f"Slurm skipped: {reason}")
+            else:
+                cohort = work / "slurm-cohort"
+                cohort.mkdir()
+                for export in exports[: args.slurm_participants]:
+                    os.symlink(export, cohort / export.name)
+                with SlurmCluster() as cluster:
+                    extra = ["--slurm-account", "root", "--slurm-partition", cluster.partition]
+                    scale_nights(cohort, work / "slurm-out", "slurm", work, extra, spare)
+        load = os.getloadavg()
+        print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def merge_alone(out: Path) -> None:
+    """A full merge of every participant (nothing reused), and a night's merge, with peak memory."""
+    config = json.loads(json.dumps(__import__("yaml").safe_load((REPO / "Pipelines/cohort/config.yaml").read_text())))
+    tables = json.dumps(config["tables"], sort_keys=True)
+    command = [sys.executable, str(MERGE), "--participants", ".cohort/participants.txt", "--tables", tables,
+               "--marker", ".cohort/bench-merged.json", "--threads", "2", "--memory-mb", "4096"]  # fmt: skip
+    wall, cpu, rss = timed(command, cwd=out)
+    print(f"merge alone, nothing changed (every file linked): wall {wall:.2f} s, CPU {cpu:.2f} s, peak RSS {rss} MB")
+    (out / "cohort").unlink()  # the next merge finds no previous version: it reads every participant
+    wall, cpu, rss = timed(command, cwd=out)
+    files = sum(1 for _ in (out / "cohort").resolve().rglob("*.parquet"))
+    print(f"merge alone, every participant read: wall {wall:.2f} s, CPU {cpu:.2f} s, peak RSS {rss} MB, {files} files")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -199,8 +325,11 @@ def main() -> None:
     b.add_argument("--copies", type=int, default=4)
     d = sub.add_parser("dag")
     d.add_argument("--participants", type=int, default=1000)
+    c = sub.add_parser("scale")
+    c.add_argument("--participants", type=int, default=1000, help="locally (0: skip)")
+    c.add_argument("--slurm-participants", type=int, default=200, help="on a one-node Slurm (0: skip)")
     args = parser.parse_args()
-    {"small": small, "big": big, "dag": dag}[args.mode](args)
+    {"small": small, "big": big, "dag": dag, "scale": scale}[args.mode](args)
 
 
 if __name__ == "__main__":

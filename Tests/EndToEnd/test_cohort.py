@@ -9,6 +9,7 @@ or where the test is not root; the local-executor part always runs.
 
 from __future__ import annotations
 
+import collections
 import csv
 import datetime
 import fcntl
@@ -21,6 +22,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 from pathlib import Path
@@ -41,6 +43,11 @@ try:
     import duckdb
 except ImportError:  # pragma: no cover - reported as a skip with the way to run it
     duckdb = None
+try:
+    import pyarrow
+    import pyarrow.dataset
+except ImportError:  # pragma: no cover - reported as a skip with the way to run it
+    pyarrow = None
 
 # The good exports of the test cohort: id -> (days, seed, zip?); the bundled sample is one more.
 GOOD = {"p01": (20, 11, True), "p02": (26, 12, True), "p03": (23, 13, False)}
@@ -63,10 +70,11 @@ def _terminated(signum, frame):
 def setUpModule():
     signal.signal(signal.SIGTERM, _terminated)
     missing = [str(p) for p in (BINARY, COHORT_PYTHON) if not p.exists()]
-    if missing or duckdb is None:
+    missing += [name for name, module in (("duckdb", duckdb), ("pyarrow", pyarrow)) if module is None]
+    if missing:
         raise unittest.SkipTest(
-            "cohort tests need the release binary, the workflow venv and duckdb "
-            f"(run `make test-cohort`); missing: {', '.join(missing) or 'duckdb'}"
+            "cohort tests need the release binary, the workflow venv, duckdb and pyarrow "
+            f"(run `make test-cohort`); missing: {', '.join(missing)}"
         )
     global GENERATED
     GENERATED = Path(tempfile.mkdtemp(prefix="healthetl-cohort-exports-"))
@@ -142,13 +150,23 @@ class CohortCase(unittest.TestCase):
         if (out / "participants" / included[0] / "daily.csv").exists():
             tables["daily"] = "daily.csv"  # written by healthetl versions that have a daily table
         self.assertEqual(sorted(summary["tables"]), sorted(tables))
-        merged_files = sorted(str(p.relative_to(out / "cohort")) for p in (out / "cohort").rglob("*.parquet"))
-        self.assertEqual(merged_files, sorted(f"{t}.parquet" for t in tables))
+        merged_tables = sorted(
+            str(p.parent.relative_to(out / "cohort")) for p in (out / "cohort").rglob("participant=*")
+        )
+        # A table no participant has a row of has no folder (run.json lists it with 0 rows).
+        self.assertEqual(sorted(set(merged_tables)), sorted(t for t in tables if summary["tables"][t]["rows"]))
         for table, file in tables.items():
-            parquet = out / "cohort" / f"{table}.parquet"
-            columns = [row[0] for row in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(parquet)]).fetchall()]
-            self.assertEqual(columns[0], "participant", table)
-            merged = con.execute("SELECT * FROM read_parquet(?)", [str(parquet)]).fetchall()
+            if not summary["tables"][table]["rows"]:
+                columns, merged = ["participant", *(c for c, _ in summary["tables"][table]["columns"])], []
+            else:
+                # Every partition holds one participant's rows in the order of its file.
+                columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {dataset(out, table)}").fetchall()]
+                self.assertEqual(columns[-1], "participant", table)
+                columns = ["participant", *columns[:-1]]
+                merged = con.execute(
+                    f"SELECT participant, * EXCLUDE (participant, file_row_number) "
+                    f"FROM {dataset(out, table, file_row_number=True)} ORDER BY participant, file_row_number"
+                ).fetchall()
             expected_rows = []
             for pid in included:
                 source = out / "participants" / pid / file
@@ -161,7 +179,8 @@ class CohortCase(unittest.TestCase):
                         reader = csv.reader(handle)
                         header = next(reader)
                         rows = list(reader)
-                self.assertEqual(header, columns[1:], f"{table}: columns of {pid}")
+                if rows or summary["tables"][table]["rows"]:
+                    self.assertEqual(header, columns[1:], f"{table}: columns of {pid}")
                 expected_rows += [[pid, *row] for row in rows]
                 self.assertEqual(
                     summary["participants"][[p["participant"] for p in summary["participants"]].index(pid)]["rows"].get(
@@ -179,12 +198,40 @@ class CohortCase(unittest.TestCase):
                     )
         con.close()
 
+    def participant(self, out, pid, files):
+        """A participant folder and status written by hand, for merge.py alone."""
+        folder = out / "participants" / pid
+        for name, text in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text)
+        outputs = [{"path": name} for name in files]
+        (folder / "run.json").write_text(json.dumps({"outputs": outputs}))
+        status = {"participant": pid, "status": "ok", "exit_code": 0, "message": None, "sha256": "0" * 64,
+                  "finished": "2025-01-01T00:00:00+00:00", "seconds": 1.0, "token": pid + "-token"}  # fmt: skip
+        (out / ".cohort" / "status").mkdir(parents=True, exist_ok=True)
+        (out / ".cohort" / "status" / f"{pid}.json").write_text(json.dumps(status))
+
+    def partition_files(self, out) -> dict:
+        """(table, participant) -> the inode of its Parquet file in the published version."""
+        found = {}
+        for file in (Path(out) / "cohort").rglob("participant=*/*.parquet"):
+            table = str(file.parent.parent.relative_to(Path(out) / "cohort"))
+            found[(table, file.parent.name.removeprefix("participant="))] = file.stat().st_ino
+        return found
+
     def query(self, sql, *params):
         con = duckdb.connect()
         try:
             return con.execute(sql, list(params)).fetchall()
         finally:
             con.close()
+
+
+def dataset(out, table, file_row_number=False) -> str:
+    """DuckDB's reader of one partitioned table, `participant` (text) taken from the folder names."""
+    folder = str(Path(out) / "cohort" / table).replace("'", "''")
+    extra = ", file_row_number = true" if file_row_number else ""
+    return f"read_parquet('{folder}/*/*.parquet', hive_partitioning = true, hive_types = {{'participant': VARCHAR}}{extra})"
 
 
 def same_value(value, text: str) -> bool:
@@ -228,23 +275,23 @@ class LocalExecutorTests(CohortCase):
 
         # Hand-picked values of the bundled sample (SampleData/README.md, Pipelines/README.md):
         # 17 workouts; merged steps 13,248 on 2024-03-18 and 10,336 on 2024-03-20.
-        workouts = self.query("SELECT count(*) FROM read_parquet(?) WHERE participant = 'sample'", str(out / "cohort/workouts.parquet"))
+        workouts = self.query(f"SELECT count(*) FROM {dataset(out, 'workouts')} WHERE participant = 'sample'")
         self.assertEqual(workouts, [(17,)])
         steps = self.query(
-            "SELECT bucket_start, sum FROM read_parquet(?) WHERE participant = 'sample' ORDER BY bucket_start LIMIT 3",
-            str(out / "cohort/stats/steps-per-day.parquet"),
+            f"SELECT bucket_start, sum FROM {dataset(out, 'stats/steps-per-day')} WHERE participant = 'sample' "
+            "ORDER BY bucket_start LIMIT 3"
         )
         self.assertEqual(steps[0], ("2024-03-18T00:00:00+01:00", 13248.0))
         self.assertEqual(steps[2], ("2024-03-20T00:00:00+01:00", 10336.0))
         types = dict(
-            (name, kind) for name, kind, *_ in self.query("DESCRIBE SELECT * FROM read_parquet(?)", str(out / "cohort/sleep_daily.parquet"))
+            (name, kind) for name, kind, *_ in self.query(f"DESCRIBE SELECT * FROM {dataset(out, 'sleep_daily')}")
         )
         self.assertEqual((types["date"], types["asleep_s"], types["sleep_start"]), ("DATE", "BIGINT", "VARCHAR"))
-        records = self.query("DESCRIBE SELECT * FROM read_parquet(?)", str(out / "cohort/workout_records.parquet"))
-        self.assertEqual([kind for _, kind, *_ in records], ["VARCHAR"] * 8)  # participant + seven strings
+        records = self.query(f"DESCRIBE SELECT * FROM {dataset(out, 'workout_records')}")
+        self.assertEqual([kind for _, kind, *_ in records], ["VARCHAR"] * 8)  # seven strings + participant
 
         # The Me element is neither extracted nor merged by default.
-        self.assertFalse((out / "cohort" / "me.parquet").exists())
+        self.assertFalse((out / "cohort" / "me").exists())
         self.assertEqual(list((out / "participants").rglob("Me.csv")), [])
         # First run: every record of every participant is new.
         for pid in included:
@@ -260,6 +307,7 @@ class LocalExecutorTests(CohortCase):
         self.run_cohort(cohort, out)
         first = self.tokens(out)
         version = self.cohort_json(out)["version"]
+        files_before = self.partition_files(out)
         old_records = json.loads((out / "participants/p02/workout_records.json").read_text())
 
         # Nothing changed: nothing runs, the dataset is not rewritten.
@@ -292,6 +340,23 @@ class LocalExecutorTests(CohortCase):
             {"p01": "unchanged", "p02": "ok", "p03": "unchanged"},
         )
         self.assertEqual(summary["totals"]["ok"], 1)
+        # Only p02's partitions are new files; every other one is the same file, linked in.
+        files_after = self.partition_files(out)
+        self.assertEqual(sorted(files_after), sorted(files_before))
+        self.assertEqual(
+            sorted(key for key in files_after if files_after[key] != files_before[key]),
+            sorted(key for key in files_after if key[1] == "p02"),
+        )
+        self.assertEqual(summary["written"], {"participants_read": 1, "participants_linked": 2})
+        # pyarrow takes each table as one too, `participant` from the folder names.
+        for table in ("sleep_daily", "workouts", "stats/steps-per-day"):
+            arrow = pyarrow.dataset.dataset(
+                out / "cohort" / table, format="parquet",
+                partitioning=pyarrow.dataset.partitioning(pyarrow.schema([("participant", pyarrow.string())]), flavor="hive"),
+            ).to_table()  # fmt: skip
+            counts = sorted(collections.Counter(arrow.column("participant").to_pylist()).items())
+            self.assertEqual(counts, self.query(f"SELECT participant, count(*) FROM {dataset(out, table)} GROUP BY 1 ORDER BY 1"))
+            self.assertEqual([p for p, _ in counts], ["p01", "p02", "p03"])
         # Once-only delivery per participant: .new holds exactly the records p02 never had.
         all_records = json.loads((out / "participants/p02/workout_records.json").read_text())
         delta = json.loads((out / "participants/p02/workout_records.new.json").read_text())
@@ -320,7 +385,7 @@ class LocalExecutorTests(CohortCase):
         summary = self.cohort_json(out)
         self.assertEqual(sorted(p["participant"] for p in summary["participants"]), ["p01", "p02", "p03"])
         self.assertEqual(summary["totals"]["unchanged"], 3)
-        self.assertEqual(self.query("SELECT DISTINCT participant FROM read_parquet(?) ORDER BY 1", str(out / "cohort/workouts.parquet")), [("p01",), ("p02",), ("p03",)])
+        self.assertEqual(self.query(f"SELECT DISTINCT participant FROM {dataset(out, 'workouts')} ORDER BY 1"), [("p01",), ("p02",), ("p03",)])
         # Two versions are kept at most: the current one and the one before it.
         self.assertLessEqual(len(list((out / ".cohort" / "merged").iterdir())), 2)
 
@@ -361,8 +426,7 @@ class LocalExecutorTests(CohortCase):
         out = self.work / "out"
         self.run_cohort(cohort, out, "--config", "include_me=true")
         me = self.query(
-            "SELECT participant, HKCharacteristicTypeIdentifierDateOfBirth FROM read_parquet(?) ORDER BY 1",
-            str(out / "cohort/me.parquet"),
+            f"SELECT participant, HKCharacteristicTypeIdentifierDateOfBirth FROM {dataset(out, 'me')} ORDER BY 1"
         )
         for pid, born in me:
             with open(out / "participants" / pid / "elements/Me.csv", newline="") as handle:
@@ -373,7 +437,7 @@ class LocalExecutorTests(CohortCase):
 
         # Switched off again: every participant reruns, the table and the extracted files go.
         self.run_cohort(cohort, out)
-        self.assertFalse((out / "cohort" / "me.parquet").exists())
+        self.assertFalse((out / "cohort" / "me").exists())
         self.assertEqual(list((out / "participants").rglob("Me.csv")), [])
 
     def test_a_manifest_names_the_participants(self):
@@ -385,7 +449,7 @@ class LocalExecutorTests(CohortCase):
         summary = self.cohort_json(out)
         self.assertEqual([p["participant"] for p in summary["participants"]], ["subject-A", "subject-B"])
         self.assertEqual(
-            self.query("SELECT participant, count(*) FROM read_parquet(?) GROUP BY 1 ORDER BY 1", str(out / "cohort/sleep_daily.parquet")),
+            self.query(f"SELECT participant, count(*) FROM {dataset(out, 'sleep_daily')} GROUP BY 1 ORDER BY 1"),
             [("subject-A", 23), ("subject-B", 20)],
         )
         self.assertTrue((out / "participants" / "subject-A" / "run.json").exists())
@@ -513,29 +577,31 @@ class LocalExecutorTests(CohortCase):
         wrapper.chmod(0o755)
         self.addCleanup(self.kill_recorded, pid_file)
         out = self.work / "out"
-        limit = ["--healthetl", wrapper, "--", "--set-resources", "participant:time_limit_s=30"]
+        limit = ["--healthetl", wrapper, "--config", "time_limit_s=4", "retries=1"]
 
         self.run_cohort(cohort, out, *limit)  # RUN_TIMEOUT catches a hang
         summary = self.cohort_json(out)
         by_id = {p["participant"]: p for p in summary["participants"]}
         self.assertEqual({pid: p["status"] for pid, p in by_id.items()}, {"p01": "ok", "stalled": "timed_out"})
         stalled = by_id["stalled"]
-        self.assertIsNone(stalled["exit_code"])
+        self.assertEqual((stalled["exit_code"], stalled["tries"], by_id["p01"]["tries"]), (None, 2, 1))
         self.assertEqual(
             stalled["message"],
-            "healthetl run did not finish within its time limit of 30 s and was stopped; "
-            "the next run tries again (config.yaml, participant: time_limit_s_*)",
+            "healthetl run did not finish within its time limit of 4 s on any of 2 tries and was stopped; "
+            "the next run tries again (config.yaml: participant: time_limit_s_*, retries)",
         )
-        self.assertGreaterEqual(stalled["seconds"], 30)
+        self.assertGreaterEqual(stalled["seconds"], 4)
         self.assertEqual((summary["totals"]["included"], summary["totals"]["timed_out"]), (1, 1))
         self.assert_merged_matches_participants(out, ["p01"])
+        log = (out / ".cohort" / "logs" / "stalled.log").read_text()
+        self.assertEqual((log.count("try 1 of 2"), log.count("try 2 of 2")), (1, 1))
         with self.assertRaises(ProcessLookupError):  # killed after ignoring SIGTERM, not left behind
             os.kill(int(pid_file.read_text()), 0)
 
         # The next run tries it again (and only it); this time it finishes.
         stall.unlink()
         result = self.run_cohort(cohort, out, *limit)
-        self.assertIn("cohort: run again after hitting their time limit: stalled", result.stderr)
+        self.assertIn("cohort: run again after timing out or being cancelled: stalled", result.stderr)
         summary = self.cohort_json(out)
         self.assertEqual(
             {p["participant"]: p["status"] for p in summary["participants"]}, {"p01": "unchanged", "stalled": "ok"}
@@ -614,18 +680,6 @@ class ContentKeyTests(unittest.TestCase):
 class MergeTypeTests(CohortCase):
     """merge.py alone, on participant folders written here, for the type rules of the README."""
 
-    def participant(self, out, pid, files):
-        folder = out / "participants" / pid
-        for name, text in files.items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text(text)
-        outputs = [{"path": name} for name in files]
-        (folder / "run.json").write_text(json.dumps({"outputs": outputs}))
-        status = {"participant": pid, "status": "ok", "exit_code": 0, "message": None, "sha256": "0" * 64,
-                  "finished": "2025-01-01T00:00:00+00:00", "seconds": 1.0, "token": pid + "-token"}  # fmt: skip
-        (out / ".cohort" / "status").mkdir(parents=True, exist_ok=True)
-        (out / ".cohort" / "status" / f"{pid}.json").write_text(json.dumps(status))
-
     def test_types_are_united_across_participants_and_whole_files(self):
         out = self.work / "out"
         # a: 30,000 whole numbers, then one with decimals (past DuckDB's 20,480-row sample);
@@ -640,60 +694,300 @@ class MergeTypeTests(CohortCase):
         merge = [str(COHORT_PYTHON), str(REPO / "Pipelines/cohort/merge.py"), "--participants", ".cohort/participants.txt",
                  "--tables", tables, "--marker", ".cohort/merged.json"]  # fmt: skip
         subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
-        parquet = str(out / "cohort" / "t.parquet")
-        types = [(n, k) for n, k, *_ in self.query("DESCRIBE SELECT * FROM read_parquet(?)", parquet)]
+        t = dataset(out, "t")
+        types = [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")]
         self.assertEqual(
             types,
-            [("participant", "VARCHAR"), ("date", "DATE"), ("value", "DOUBLE"), ("extra", "BIGINT"), ("only_c", "BOOLEAN")],
+            [("date", "DATE"), ("value", "DOUBLE"), ("extra", "BIGINT"), ("only_c", "BOOLEAN"), ("participant", "VARCHAR")],
         )
         self.assertEqual(
-            self.query("SELECT participant, count(*), sum(value) FROM read_parquet(?) GROUP BY 1 ORDER BY 1", parquet),
+            self.query(f"SELECT participant, count(*), sum(value) FROM {t} GROUP BY 1 ORDER BY 1"),
             [("a", 30001, sum(range(30000)) + 0.5), ("b", 1, 7.0), ("c", 1, 8.0)],
         )
         self.assertEqual(
-            self.query("SELECT extra, only_c FROM read_parquet(?) WHERE participant <> 'a' ORDER BY 1", parquet),
+            self.query(f"SELECT extra, only_c FROM {t} WHERE participant <> 'a' ORDER BY 1"),
             [(42, True), (None, None)],
         )
         summary = self.cohort_json(out)
         self.assertEqual(sorted(summary["tables"]), ["leftover", "t"])  # b's stale.csv is not b's output
         self.assertTrue((out / "cohort").is_symlink())
 
+    def test_a_later_night_widens_a_column_in_every_partition(self):
+        out = self.work / "out"
+        self.participant(out, "a", {"t.csv": "date,value,extra\n2024-01-01,1,\n2024-01-02,2,\n"})
+        self.participant(out, "b", {"t.csv": "date,value,extra\n2024-02-01,7,\n"})
+        (out / ".cohort" / "participants.txt").write_text("a\nb\n")
+        merge = [str(COHORT_PYTHON), str(REPO / "Pipelines/cohort/merge.py"), "--participants", ".cohort/participants.txt",
+                 "--tables", json.dumps({"t": "t.csv"}), "--marker", ".cohort/merged.json"]  # fmt: skip
+        subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
+        t = dataset(out, "t")
+        self.assertEqual(
+            [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")],
+            [("date", "DATE"), ("value", "BIGINT"), ("extra", "VARCHAR"), ("participant", "VARCHAR")],
+        )
+        a_inode = next((out / "cohort" / "t" / "participant=a").iterdir()).stat().st_ino
+
+        # b changes: `value` gets a fraction and `extra` (empty so far) whole numbers. a's partition
+        # is rewritten to the wider types, so every file of the table has one schema.
+        self.participant(out, "b", {"t.csv": "date,value,extra\n2024-02-01,7.5,3\n"})
+        status = out / ".cohort" / "status" / "b.json"
+        status.write_text(json.dumps(dict(json.loads(status.read_text()), token="b-night-2")))
+        subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
+        expected = [("date", "DATE"), ("value", "DOUBLE"), ("extra", "BIGINT"), ("participant", "VARCHAR")]
+        self.assertEqual([(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")], expected)
+        for file in (out / "cohort" / "t").glob("*/*.parquet"):  # each file alone, not united by a reader
+            self.assertEqual(
+                [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM read_parquet('{file}', hive_partitioning = false)")], expected[:-1]
+            )
+        self.assertEqual(
+            self.query(f"SELECT participant, date, value, extra FROM {t} ORDER BY 1, 2"),
+            [("a", datetime.date(2024, 1, 1), 1.0, None), ("a", datetime.date(2024, 1, 2), 2.0, None),
+             ("b", datetime.date(2024, 2, 1), 7.5, 3)],
+        )  # fmt: skip
+        self.assertNotEqual(next((out / "cohort" / "t" / "participant=a").iterdir()).stat().st_ino, a_inode)
+
+
+class PublishTests(CohortCase):
+    """The dataset is swapped in whole: a reader that resolves `cohort` once sees one night."""
+
+    def test_a_reader_never_sees_half_a_night(self):
+        out = self.work / "out"
+        merge = [str(COHORT_PYTHON), str(REPO / "Pipelines/cohort/merge.py"), "--participants", ".cohort/participants.txt",
+                 "--tables", json.dumps({"t": "t.csv"}), "--marker", ".cohort/merged.json"]  # fmt: skip
+        (out / ".cohort").mkdir(parents=True)
+        (out / ".cohort" / "participants.txt").write_text("a\nb\n")
+
+        def night(n):
+            # Night n: a and b both have n rows whose value is n.
+            for pid in ("a", "b"):
+                self.participant(out, pid, {"t.csv": "night,value\n" + f"{n},{n}\n" * n})
+                status = out / ".cohort" / "status" / f"{pid}.json"
+                status.write_text(json.dumps(dict(json.loads(status.read_text()), token=f"{pid}-{n}")))
+            subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
+
+        night(1)
+        seen: list[tuple] = []
+        problems: list[str] = []
+        stop = threading.Event()
+
+        def reader():
+            con = duckdb.connect()
+            while not stop.is_set():
+                version = Path(os.path.realpath(out / "cohort"))  # resolved once per read
+                try:
+                    summary = json.loads((version / "run.json").read_text())
+                    rows = con.execute(
+                        f"SELECT participant, count(*), min(night), max(night) FROM read_parquet('{version}/t/*/*.parquet', "
+                        "hive_partitioning = true, hive_types = {'participant': VARCHAR}) GROUP BY 1 ORDER BY 1"
+                    ).fetchall()
+                except (FileNotFoundError, duckdb.IOException) as error:
+                    # Only a version two merges old may go while being read; that is documented.
+                    if version.exists():
+                        problems.append(f"{version.name}: {error}")
+                    continue
+                nights = {n for _, _, low, high in rows for n in (low, high)}
+                if len(nights) != 1 or [r[1] for r in rows] != [nights.copy().pop()] * 2:
+                    problems.append(f"{version.name}: {rows}")
+                if summary["totals"]["rows"]["t"] != sum(r[1] for r in rows):
+                    problems.append(f"{version.name}: run.json says {summary['totals']['rows']}, files {rows}")
+                seen.append(tuple(rows))
+            con.close()
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        try:
+            for n in range(2, 7):
+                night(n)
+        finally:
+            stop.set()
+            thread.join(timeout=60)
+        self.assertEqual(problems, [])
+        self.assertGreater(len(seen), 5)
+        self.assertGreater(len(set(seen)), 1, "the reader saw only one night")
+        self.assertEqual(self.query(f"SELECT count(*), min(night) FROM {dataset(out, 't')}"), [(12, 6)])
+
 
 class SlurmExecutorTests(CohortCase):
-    """The same workflow through `snakemake --executor slurm` on a cluster started for the test."""
+    """The same workflow through the Slurm executor, as `make cohort EXECUTOR=slurm` runs it (the
+    profile's settings, no extra Snakemake arguments), on one cluster started for these tests."""
 
-    def test_slurm_run_matches_the_participants(self):
+    cluster: SlurmCluster | None = None
+
+    @classmethod
+    def setUpClass(cls):
         reason = SlurmCluster.unavailable_reason()
         if reason:
             print(f"\ncohort tests: Slurm part skipped: {reason}", file=sys.stderr)
-            self.skipTest(f"Slurm part skipped: {reason}")
+            raise unittest.SkipTest(f"Slurm part skipped: {reason}")
+        cls.cluster = SlurmCluster()
+        try:
+            cls.cluster.start()
+        except BaseException:
+            cls.cluster.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        scratch = cls.cluster.scratch
+        cls.cluster.stop()
+        left = _pids_named(("slurmctld", "slurmd", "slurmstepd", "munged"))
+        if left or Path("/etc/slurm/slurm.conf").exists() or scratch.exists():
+            raise AssertionError(f"the test cluster was not taken down: pids {sorted(left)}")
+
+    def run_slurm(self, cohort, out, *args, jobs=2, **kwargs):
+        account = ["--slurm-account", "root", "--slurm-partition", self.cluster.partition]
+        return self.run_cohort(cohort, out, *account, *args, executor="slurm", jobs=jobs, **kwargs)
+
+    def drain(self):
+        """No job can start until the node is resumed (on cleanup)."""
+        node = f"NodeName={self.cluster.host}"
+        subprocess.run(["scontrol", "update", node, "State=DRAIN", "Reason=cohort-test"], check=True, timeout=30)
+        self.addCleanup(subprocess.run, ["scontrol", "update", node, "State=RESUME"], timeout=30)
+
+    def our_jobs(self) -> list[str]:
+        listing = subprocess.run(["squeue", "-h", "-o", "%i %j %T"], capture_output=True, text=True, timeout=30).stdout
+        return [line for line in listing.splitlines() if " healthetl-cohort-" in line]
+
+    def recording_wrapper(self, record: Path) -> Path:
+        """A healthetl that notes when each run starts and ends (and which Slurm job ran it), and
+        takes 2 s longer, so that two jobs that run side by side overlap by a margin."""
+        wrapper = self.work / "healthetl"
+        wrapper.write_text(
+            "#!/bin/sh\n"
+            'case "$1" in run) ;; *) exec "' + str(BINARY) + '" "$@";; esac\n'
+            f'echo "start $(date +%s.%N) $SLURM_JOB_ID" >> "{record}"\n'
+            f'"{BINARY}" "$@"; code=$?; sleep 2\n'
+            f'echo "end $(date +%s.%N) $SLURM_JOB_ID" >> "{record}"\n'
+            "exit $code\n"
+        )
+        wrapper.chmod(0o755)
+        return wrapper
+
+    def test_slurm_run_groups_participants_and_matches_them(self):
         cohort = self.make_cohort(ids=("p01", "p03", BAD, "sample"))
         out = self.work / "out"
-        cluster = SlurmCluster()
-        try:
-            cluster.start()
-            result = self.run_cohort(
-                cohort, out, "--slurm-account", "root", "--slurm-partition", cluster.partition, "--",
-                "--slurm-init-seconds-before-status-checks", "1",
-                executor="slurm", jobs=2,
-            )  # fmt: skip
-            log = (cluster.scratch / "log" / "slurmctld.log").read_text()
-            completed = log.count("WEXITSTATUS 0")
-        finally:
-            cluster.stop()
-        # Every participant and the merge ran as Slurm batch jobs (plus the start-up probe).
-        self.assertGreaterEqual(completed, 4 + 1)
+        record = self.work / "runs.txt"
+        result = self.run_slurm(cohort, out, "--healthetl", self.recording_wrapper(record))
         self.assertIn("has been submitted with SLURM jobid", result.stdout + result.stderr)
+        self.assertIn("cohort: 4 of 4 participants to run, in 2 job(s)", result.stderr)
         summary = self.cohort_json(out)
         self.assertEqual(
             {p["participant"]: p["status"] for p in summary["participants"]},
             {"p01": "ok", "p03": "ok", BAD: "bad_input", "sample": "ok"},
         )
         self.assert_merged_matches_participants(out, ["p01", "p03", "sample"])
-        self.assertEqual(cluster.running_daemons(), {})
-        self.assertEqual(_pids_named(("slurmctld", "slurmd", "slurmstepd", "munged")), set())
-        self.assertFalse(Path("/etc/slurm/slurm.conf").exists())
-        self.assertFalse(cluster.scratch.exists())
+        # Two participants per job (4 participants, JOBS=2), each job asking for 1 CPU, so that
+        # both run at once on this 2-CPU node: their runs overlap in time.
+        events = [line.split() for line in record.read_text().splitlines()]
+        jobs = {}
+        for kind, when, job in events:
+            jobs.setdefault(job, []).append(float(when))
+        self.assertEqual(sorted(len(times) for times in jobs.values()), [4, 4], events)
+        (first, last_of_first), (second, last_of_second) = sorted((min(t), max(t)) for t in jobs.values())
+        self.assertLess(second, last_of_first, f"the two jobs ran one after the other: {events}")
+        # Nothing changed: nothing is submitted.
+        again = self.run_slurm(cohort, out)
+        self.assertIn("Nothing to be done", again.stdout + again.stderr)
+
+    def test_a_participant_that_times_out_or_whose_job_is_cancelled_is_retried_then_reported(self):
+        cohort = self.make_cohort(ids=("p01",))
+        shutil.copy(GENERATED / "p03.xml", cohort / "stalled.xml")
+        shutil.copy(GENERATED / "p03.xml", cohort / "killed.xml")
+        job_ids = self.work / "killed-jobs.txt"
+        wrapper = self.work / "healthetl"
+        wrapper.write_text(
+            "#!/bin/sh\n"
+            'case "$*" in\n'
+            "  *stalled.xml*) exec sleep 3600;;\n"
+            f'  *killed.xml*) echo "$SLURM_JOB_ID" >> "{job_ids}"; exec sleep 3600;;\n'
+            "esac\n"
+            f'exec "{BINARY}" "$@"\n'
+        )
+        wrapper.chmod(0o755)
+        out = self.work / "out"
+        command = [
+            "timeout", "-s", "KILL", str(RUN_TIMEOUT), str(COHORT_PYTHON), str(LAUNCH), "--cohort", str(cohort),
+            "--out", str(out), "--executor", "slurm", "--jobs", "3", "--healthetl", str(wrapper),
+            "--slurm-account", "root", "--slurm-partition", self.cluster.partition,
+            "--config", "time_limit_s=6", "retries=1", "participants_per_job=1",
+        ]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        cancelled = []
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT
+            while process.poll() is None and time.monotonic() < deadline:
+                # Each job that starts on `killed` is cancelled from outside, as an operator would.
+                for job in job_ids.read_text().split() if job_ids.exists() else []:
+                    if job not in cancelled:
+                        subprocess.run(["scancel", job], check=True, timeout=30)
+                        cancelled.append(job)
+                time.sleep(0.2)
+            output = process.communicate(timeout=30)[0]
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        self.assertEqual(process.returncode, 0, output[-5000:])
+        self.assertEqual(len(cancelled), 2, "the job running `killed` was submitted again once (retries=1)")
+        summary = self.cohort_json(out)
+        by_id = {p["participant"]: p for p in summary["participants"]}
+        self.assertEqual(
+            {pid: (p["status"], p["tries"]) for pid, p in by_id.items()},
+            {"p01": ("ok", 1), "stalled": ("timed_out", 2), "killed": ("cancelled", 2)},
+        )
+        self.assertEqual(
+            by_id["killed"]["message"],
+            "its job was stopped while running it on 2 of 2 tries (scancel, a node failure or Slurm's time limit); "
+            "left out, and the next run tries again (config.yaml: retries)",
+        )
+        self.assertEqual((summary["totals"]["cancelled"], summary["totals"]["timed_out"]), (1, 1))
+        self.assert_merged_matches_participants(out, ["p01"])
+        self.assertEqual(self.our_jobs(), [])
+
+    def test_a_job_stuck_in_the_queue_ends_the_run_with_a_clear_error(self):
+        cohort = self.make_cohort(ids=("p01",))
+        self.drain()
+        out = self.work / "out"
+        result = self.run_slurm(cohort, out, "--pending-timeout-min", "0.2", check=False)
+        self.assertEqual(result.returncode, 75, result.stderr[-3000:])
+        lines = [line for line in result.stderr.splitlines() if "in the queue" in line]
+        self.assertEqual(len(lines), 1, result.stderr[-3000:])
+        self.assertRegex(
+            lines[0],
+            r"^cohort: Slurm job \d+ has waited 1\d s in the queue \(reason: Nodes required for job are DOWN, DRAINED[^)]*\), "
+            r"longer than the pending limit "
+            r"of 12 s; the run is stopped and its jobs cancelled\.",
+        )
+        self.assertEqual(self.our_jobs(), [])
+        self.assertFalse((out / "cohort").exists())
+
+    def test_sigterm_stops_the_run_and_cancels_its_jobs(self):
+        cohort = self.make_cohort(ids=("p01", "p03"))
+        self.drain()
+        out = self.work / "out"
+        command = [str(COHORT_PYTHON), str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--executor", "slurm",
+                   "--slurm-account", "root", "--slurm-partition", self.cluster.partition]  # fmt: skip
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while not self.our_jobs():
+                self.assertIsNone(process.poll(), "the run ended before it submitted a job")
+                self.assertLess(time.monotonic(), deadline, "no job was submitted")
+                time.sleep(0.2)
+            started = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            stderr = process.communicate(timeout=90)[1]
+            stopped_in = time.monotonic() - started
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        self.assertEqual(process.returncode, 128 + signal.SIGTERM, stderr[-3000:])
+        self.assertIn("cohort: SIGTERM: stopping Snakemake and its jobs", stderr)
+        self.assertLess(stopped_in, 45)
+        self.assertEqual(self.our_jobs(), [])
+        with self.assertRaises(ProcessLookupError):  # nothing of the run is left: launch.py, Snakemake
+            os.killpg(process.pid, 0)
 
 
 if __name__ == "__main__":
