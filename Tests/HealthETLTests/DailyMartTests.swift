@@ -71,7 +71,7 @@ import Testing
     #expect(table[3][.workouts] == 2)
     #expect(table[3][.workoutMinutes] == 45)
     #expect(table[3][.workoutKilocalories] == 250)
-    let fields = DailyMart.fields(table[1])
+    let fields = DailyTables.daily.fields(of: table[1])
     #expect(fields.count == DailyTables.daily.columns.count)
     #expect(fields.dropFirst().allSatisfy { $0 == .missing })
   }

@@ -123,7 +123,7 @@ public final class DailyMart: OutputStage {
 
   public enum Table: String, Sendable, CaseIterable {
     case daily
-    public var schema: TableSchema { DailyTables.daily }
+    public var schema: TableSchema { DailyTables.daily.schema }
   }
 
   let collector: DailyCollector
@@ -162,24 +162,12 @@ public final class DailyMart: OutputStage {
     days = collector.table()
     var written: [OutputSummary] = []
     for destination in destinations {
-      var writer = try TableWriter(
-        transaction, path: destination.file, columns: DailyTables.daily.columns, format: destination.format,
+      var writer = try RowWriter(
+        transaction, path: destination.file, table: DailyTables.daily, format: destination.format,
         zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
-      for day in days { try writer.append(Self.fields(day)) }
+      for day in days { try writer.append(day) }
       written.append(try writer.close())
     }
     return written
-  }
-
-  static func fields(_ day: DailyValues) -> [Field] {
-    [.date(day.date)]
-      + DailyMeasure.allCases.map { measure in
-        switch measure {
-        case .bedtime: return day.bedtime.map(Field.instant) ?? .missing
-        case .wakeUp: return day.wakeUp.map(Field.instant) ?? .missing
-        case .workouts: return day[measure].map { .integer(Int64($0)) } ?? .missing
-        default: return day[measure].map(Field.number) ?? .missing
-        }
-      }
   }
 }

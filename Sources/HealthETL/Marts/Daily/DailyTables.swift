@@ -1,16 +1,16 @@
 /// `daily.csv`: one row per local date, the figures of the other outputs side by side, rounded
 /// to what the Health app shows. Declared here once; `DailyMeasure` says where each comes from.
 public enum DailyTables {
-  public static let daily = TableSchema(
+  public static let daily = RowTable<DailyValues>(
     "daily",
     rows: "one row per local date of the run's zone, every date from the first to the last with data; a date "
       + "without data is a row of empty cells",
     defaultFile: "daily.csv",
-    columns: [.date("date", "the local date")]
+    columns: [.date("date", "the local date") { $0.date }]
       + DailyMeasure.allCases.map(\.column),
     inWorkbook: true)
 
-  public static let all = [daily]
+  public static let all = [daily.schema]
 }
 
 /// A column of `daily.csv` after `date`, and the output it repeats. Every value is that
@@ -79,15 +79,24 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     }
   }
 
-  var column: Column {
+  var column: RowColumn<DailyValues> {
     switch self {
-    case .bedtime: return .localMinute("bedtime", "`sleep_start` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`")
-    case .wakeUp: return .localMinute("wake_up", "`sleep_end` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`")
-    case .workouts: return .integer("workouts", "rows of `workouts.csv` that start on the date")
+    case .bedtime:
+      return .localMinute("bedtime", "`sleep_start` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`") {
+        $0.bedtime
+      }
+    case .wakeUp:
+      return .localMinute("wake_up", "`sleep_end` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`") {
+        $0.wakeUp
+      }
+    case .workouts:
+      return .integer("workouts", "rows of `workouts.csv` that start on the date") { $0[.workouts].map { Int64($0) } }
     default:
       let (name, unit, meaning) = description
       let places = places
-      return .number(name, unit: unit, precision: .decimals(places), display: .decimals(places), meaning)
+      return .number(name, unit: unit, precision: .decimals(places), display: .decimals(places), meaning) {
+        $0[self]
+      }
     }
   }
 

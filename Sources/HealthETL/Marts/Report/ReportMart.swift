@@ -404,8 +404,8 @@ public final class ReportMart: OutputStage {
     func precision(_ table: TableSchema, _ name: String) -> NumberPrecision {
       table.columns.first { $0.name == name }?.precision ?? .asRecorded
     }
-    let table = WorkoutTables.workouts
-    let laps = WorkoutTables.laps
+    let table = WorkoutTables.workouts.schema
+    let laps = WorkoutTables.laps.schema
     func number(_ value: (WorkoutRow) -> Double?, _ column: String, places: Int) -> ReportJSON {
       .array(rows.map { ReportJSON.rounded(value($0), csv: precision(table, column), places: places) })
     }
