@@ -8,18 +8,18 @@ import Testing
 @Suite struct DailyMartTests {
   @Test func valuesAreScaledThenRoundedHalfAwayFromZeroOnTheDecimalValue() {
     // 18 s = 0.005 h exactly: rounds up to 0.01 (a Double just below 0.005 would give 0).
-    #expect(DailyCollector.shown(18, measure: .asleepHours) == 0.01)
+    #expect(DailyMeasure.asleepHours.shown(18) == 0.01)
     // 8 h 34 min = 30 840 s = 8.5666… h → 8.57.
-    #expect(DailyCollector.shown(30_840, measure: .asleepHours) == 8.57)
+    #expect(DailyMeasure.asleepHours.shown(30_840) == 8.57)
     // 1235 m = 1.235 km, a half: 1.24. 1234.99999 m → 1.23.
-    #expect(DailyCollector.shown(1235, measure: .distanceKm) == 1.24)
-    #expect(DailyCollector.shown(1234.99999, measure: .distanceKm) == 1.23)
+    #expect(DailyMeasure.distanceKm.shown(1235) == 1.24)
+    #expect(DailyMeasure.distanceKm.shown(1234.99999) == 1.23)
     // Steps: 15706.6359 → 15707; bpm: 154.0909 → 154.1; 59.95 → 60 (shown as 60, not 60.0).
-    #expect(DailyCollector.shown(15706.6359, measure: .steps) == 15707)
-    #expect(DailyCollector.shown(154.0909, measure: .heartRateAvg) == 154.1)
-    #expect(DailyCollector.shown(59.95, measure: .restingHeartRate) == 60)
+    #expect(DailyMeasure.steps.shown(15706.6359) == 15707)
+    #expect(DailyMeasure.heartRateAvg.shown(154.0909) == 154.1)
+    #expect(DailyMeasure.restingHeartRate.shown(59.95) == 60)
     // Workout minutes: 1283.982 s = 21.3997 min → 21.
-    #expect(DailyCollector.shown(1283.982, measure: .workoutMinutes) == 21)
+    #expect(DailyMeasure.workoutMinutes.shown(1283.982) == 21)
   }
 
   @Test func roundingIsOnTheDecimalTheValueStandsFor() {

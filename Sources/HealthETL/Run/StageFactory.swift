@@ -9,9 +9,10 @@ enum StageFactory {
     // Every statistics query goes to one stage: one spill and one merge per type for all of them.
     var queries: [StatisticsQuery] = []
     var report: (file: String, template: String, library: String)?
-    // `daily.csv` repeats the other outputs: their stages hand it their results.
+    // `daily.csv` repeats the other outputs: their stages hand it their results. The report shows
+    // its days, so a report job gets a daily mart that writes no file when there is no daily job.
     let dailyJobs = plan.jobs.filter { $0.kind == .daily }
-    let daily = dailyJobs.isEmpty ? nil : DailyCollector()
+    let daily = dailyJobs.isEmpty && !plan.jobs.contains { $0.kind == .report } ? nil : DailyCollector()
     for job in plan.jobs {
       switch job.work {
       case .samples(let types):
@@ -106,13 +107,14 @@ enum StageFactory {
         workouts.daily = daily
         own.append(workouts)
       }
-      stages.append(
-        DailyMart(
-          transaction: transaction,
-          destinations: dailyJobs.flatMap { job in
-            job.outputs.map { DailyMart.Destination(table: .daily, file: $0.file, format: $0.format) }
-          },
-          collector: daily, ownStages: own))
+      let dailyMart = DailyMart(
+        transaction: transaction,
+        destinations: dailyJobs.flatMap { job in
+          job.outputs.map { DailyMart.Destination(table: .daily, file: $0.file, format: $0.format) }
+        },
+        collector: daily, ownStages: own)
+      reportMart?.daily = dailyMart
+      stages.append(dailyMart)
     }
     // Last: it reads what the other marts computed in their own finish.
     if let reportMart { stages.append(reportMart) }

@@ -1,3 +1,5 @@
+import HealthModel
+
 /// `daily.csv`: one row per local date, the figures of the other outputs side by side, rounded
 /// to what the Health app shows. Declared here once; `DailyMeasure` says where each comes from.
 public enum DailyTables {
@@ -57,14 +59,27 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     }
   }
 
-  /// What one unit of the source's value is in the column's unit (`m` → `km`: 0.001).
-  var scale: Double {
+  /// The unit table's conversion from the source's unit to the column's (`m` to `km`); nil when
+  /// the column keeps the source's unit.
+  var conversion: UnitConversion? {
     switch self {
-    case .distanceKm: return 0.001
-    case .exerciseMin, .workoutMinutes: return 1.0 / 60
-    case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return 1.0 / 3600
-    default: return 1
+    case .distanceKm: return Self.kilometres
+    case .exerciseMin, .workoutMinutes: return Self.minutes
+    case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return Self.hours
+    default: return nil
     }
+  }
+  private static let kilometres = UnitConversion.forUnit("km")
+  private static let minutes = UnitConversion.forUnit("min")
+  private static let hours = UnitConversion.forUnit("h")
+
+  /// The cell of `written` (the value as its own output writes it): in the column's unit, rounded
+  /// to the column's places exactly on the decimal text of the converted value, so that 0.005 h
+  /// (18 s) shows as 0.01 as it would in a decimal calculator, not as 0.0 by a Double just below
+  /// 0.005.
+  public func shown(_ written: Double) -> Double {
+    let converted = conversion?.fromBase(written) ?? written
+    return (ExactDecimal(converted)?.rounded(places: places).doubleValue) ?? converted
   }
 
   /// Decimal places of the column (what the Health app shows).
