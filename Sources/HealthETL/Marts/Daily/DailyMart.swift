@@ -123,6 +123,8 @@ public final class DailyMart: OutputStage {
   private let destinations: [Destination]
   /// Stages run only for this table (no sleep or workouts job in the pipeline).
   private let ownStages: [any OutputStage]
+  /// The `MindfulSession` samples, for `mindful_min`.
+  private var mindful = MindfulDays()
 
   /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
   public private(set) var days: [DailyValues] = []
@@ -138,6 +140,7 @@ public final class DailyMart: OutputStage {
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    mindful.add(sample, catalog: catalog)
     for stage in ownStages { stage.consume(sample, catalog: catalog) }
   }
 
@@ -151,6 +154,9 @@ public final class DailyMart: OutputStage {
 
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     for stage in ownStages { _ = try stage.finish(context) }
+    for (date, seconds) in mindful.secondsPerDate(context.zone.rules) {
+      collector.set(.mindfulMinutes, on: date, written: Double(seconds), precision: .asRecorded)
+    }
     days = collector.table()
     var written: [OutputSummary] = []
     for destination in destinations {

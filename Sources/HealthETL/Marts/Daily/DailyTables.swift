@@ -26,6 +26,7 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   case respiratoryRate, vo2Max, bodyMass
   case asleepHours, inBedHours, coreHours, deepHours, remHours, awakeHours, bedtime, wakeUp
   case workouts, workoutMinutes, workoutKilocalories, swimDistance, swimStrokes
+  case mindfulMinutes
 
   /// A statistics job over one-day buckets that feeds a column: its type and option; the column
   /// equals that job's `stats/*.csv` value (`steps-per-day` for `steps`).
@@ -64,7 +65,7 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   var conversion: UnitConversion? {
     switch self {
     case .distanceKm: return Self.kilometres
-    case .exerciseMin, .workoutMinutes: return Self.minutes
+    case .exerciseMin, .workoutMinutes, .mindfulMinutes: return Self.minutes
     case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return Self.hours
     default: return nil
     }
@@ -153,6 +154,11 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     case .workoutKilocalories: return ("workout_kcal", "kcal", "`energy_kcal` of those workouts summed")
     case .swimDistance: return ("swim_distance_m", "m", "`sum` of `stats/swimming-distance-per-day.csv`")
     case .swimStrokes: return ("swim_strokes", "count", "`sum` of `stats/swimming-strokes-per-day.csv`")
+    case .mindfulMinutes:
+      return (
+        "mindful_min", "min",
+        "seconds of the date covered by `MindfulSession` samples (any source; overlaps once), in minutes"
+      )
     case .bedtime, .wakeUp, .workouts: return ("", "", "")
     }
   }
