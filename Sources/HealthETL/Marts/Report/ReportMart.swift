@@ -27,11 +27,11 @@ public struct ReportHeader: Sendable {
 
 /// `report.html` (Pipelines/report/): one page with charts of what the export holds and what the
 /// run made of it, from the same parse as every other output. Its data (Pipelines/report/DATA.md)
-/// is taken from the other marts in memory, never from their files: the sleep nights and
-/// sessions, the workout rows and swim laps, the statistics' buckets (handed over by taps as the
-/// statistics sweep closes them), the statistics' merged sample streams for overlap and priority
-/// shares, and the inventory; it counts samples per type and source itself and keeps the
-/// `ActivitySummary` rings (one small row per day).
+/// is taken from the other marts in memory, never from their files: the daily mart's days, the
+/// sleep nights and sessions, the workout rows and swim laps, the heart rate per minute (handed
+/// over by a tap as the statistics sweep closes its buckets), the statistics' merged sample
+/// streams for overlap and priority shares, and the inventory; it counts samples per type and
+/// source itself.
 ///
 /// It finishes after the marts it reads. When the run has no sleep or workouts job, it feeds a
 /// mart of its own that writes no file (so no workout delta is committed for it).
