@@ -140,7 +140,7 @@ def synthetic(
     stages_from = first + dt.timedelta(days=n_days // 3)  # before: asleep / in bed only
 
     days = {k: [] for k in (
-        "date", "steps", "active_kcal", "move_kcal", "move_goal_kcal", "exercise_min", "exercise_goal_min",
+        "date", "steps", "active_kcal", "move_kcal", "move_goal_kcal", "exercise_ring_min", "exercise_goal_min",
         "stand_h", "stand_goal_h", "resting_hr", "hrv_sdnn_ms", "walking_hr", "hr_min", "hr_avg", "hr_max",
         "body_mass_kg", "vo2max",
     )}
@@ -174,7 +174,7 @@ def synthetic(
             move = kcal if kcal is not None else rng.uniform(200, 700)
             days["move_kcal"].append(r(move, 1))
             days["move_goal_kcal"].append(move_goal)
-            days["exercise_min"].append(r(max(0, rng.gauss(32, 18)), 0))
+            days["exercise_ring_min"].append(r(max(0, rng.gauss(32, 18)), 0))
             days["exercise_goal_min"].append(30)
             days["stand_h"].append(rng.randint(6, 15))
             days["stand_goal_h"].append(12)
@@ -182,7 +182,7 @@ def synthetic(
             days["hrv_sdnn_ms"].append(r(max(12, rng.gauss(48, 12)), 1) if rng.random() > 0.05 else None)
             days["walking_hr"].append(r(rng.gauss(resting + 38, 4), 1) if rng.random() > 0.1 else None)
         else:
-            for key in ("move_kcal", "move_goal_kcal", "exercise_min", "exercise_goal_min", "stand_h", "stand_goal_h",
+            for key in ("move_kcal", "move_goal_kcal", "exercise_ring_min", "exercise_goal_min", "stand_h", "stand_goal_h",
                         "resting_hr", "hrv_sdnn_ms", "walking_hr"):
                 days[key].append(None)
 

@@ -234,7 +234,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         rings[row["dateComponents"]] = {
             "move_kcal": rnd(energy(row.get("activeEnergyBurned")), 1),
             "move_goal_kcal": rnd(energy(row.get("activeEnergyBurnedGoal")), 1),
-            "exercise_min": rnd(row.get("appleExerciseTime"), 0),
+            "exercise_ring_min": rnd(row.get("appleExerciseTime"), 0),
             "exercise_goal_min": rnd(row.get("appleExerciseTimeGoal"), 0),
             "stand_h": rnd(row.get("appleStandHours"), 0),
             "stand_goal_h": rnd(row.get("appleStandHoursGoal"), 0),
@@ -243,7 +243,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
     days = {"date": dates}
     days["steps"] = [rnd(steps.get(d), 0) for d in dates]
     days["active_kcal"] = [rnd(kcal.get(d), 1) for d in dates]
-    for key in ("move_kcal", "move_goal_kcal", "exercise_min", "exercise_goal_min", "stand_h", "stand_goal_h"):
+    for key in ("move_kcal", "move_goal_kcal", "exercise_ring_min", "exercise_goal_min", "stand_h", "stand_goal_h"):
         days[key] = [rings.get(d, {}).get(key) for d in dates]
     days["resting_hr"] = [rnd(rhr.get(d), 1) for d in dates]
     days["hrv_sdnn_ms"] = [rnd(hrv.get(d), 1) for d in dates]

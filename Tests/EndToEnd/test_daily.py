@@ -13,15 +13,17 @@ The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import subprocess
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 from collections import defaultdict
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,6 +76,36 @@ def read(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+def run_zone(out: Path) -> ZoneInfo:
+    return ZoneInfo(json.loads((out / "run.json").read_text())["timeZone"])
+
+
+def mindful_seconds(export: Path, zone: ZoneInfo) -> dict[str, int]:
+    """Per local date: the seconds covered by MindfulSession records (overlaps once, split at midnight)."""
+    def instant(text: str) -> datetime:
+        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S %z")
+    spans = sorted((instant(r.get("startDate")), instant(r.get("endDate")))
+                   for r in ET.parse(export).getroot().iter("Record")
+                   if r.get("type") == "HKCategoryTypeIdentifierMindfulSession")
+    merged: list[list[datetime]] = []
+    for start, end in spans:
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    seconds: dict[str, int] = defaultdict(int)
+    for start, end in merged:
+        while start < end:
+            local = start.astimezone(zone)
+            midnight = datetime.combine(local.date() + timedelta(days=1), datetime.min.time(), zone)
+            piece_end = min(end, midnight)
+            seconds[local.date().isoformat()] += int((piece_end - start).total_seconds())
+            start = piece_end
+    return seconds
+
+
 class DailyTableTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -119,6 +151,8 @@ class DailyTableTests(unittest.TestCase):
                 cells[day]["workout_min"] = shown(str(sum(durations)), 1 / Decimal(60), 0)
             if energies:
                 cells[day]["workout_kcal"] = shown(str(sum(energies)), 1, 0)
+        for day, seconds in mindful_seconds(self.export, run_zone(self.out)).items():
+            cells[day]["mindful_min"] = shown(str(seconds), 1 / Decimal(60), 0)
         for element in ET.parse(self.export).getroot().iter("ActivitySummary"):
             day = element.get("dateComponents")
             kilojoules = element.get("activeEnergyBurnedUnit") == "kJ"
@@ -148,7 +182,7 @@ class DailyTableTests(unittest.TestCase):
         # Every source kind actually reached the table.
         filled = {column for row in self.daily for column in columns if row[column] != ""}
         for column in ["steps", "distance_km", "asleep_h", "bedtime", "workouts", "workout_min", "move_kcal",
-                       "stand_goal_h", "hr_max_bpm", "resting_hr_bpm", "swim_distance_m", "body_mass_kg"]:
+                       "stand_goal_h", "hr_max_bpm", "resting_hr_bpm", "swim_distance_m", "body_mass_kg", "mindful_min"]:
             self.assertIn(column, filled)
         self.assertGreater(checked, 500)
 
@@ -218,3 +252,33 @@ class RealNightsWithoutStagesTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RealMindfulMinutesTests(unittest.TestCase):
+    """`mindful_min` on the real exports that hold MindfulSession records, worked out by hand."""
+
+    # export, date, minutes: Headspace 05:33:59–05:51:56 is 1077 s (17.95 min) and 14:43:53–15:00:31
+    # 998 s (16.63 min); Breathe 15:55–16:00 is 300 s; a session typed into Health 03:46–06:46 is 3 h.
+    CASES = [
+        ("paulstaab__healthieR/inst/example_data/Export.zip", "2016-10-17", "18"),
+        ("paulstaab__healthieR/inst/example_data/Export.zip", "2016-10-20", "17"),
+        ("grll__apple-health-landing-zone/data/export.xml", "2025-05-28", "5"),
+        ("rgosdin__docs/export.zip", "2019-06-16", "180"),
+    ]
+
+    def test_the_sessions_of_each_date_in_whole_minutes(self):
+        if not Path(binary()).exists():
+            self.skipTest(f"no healthetl binary at {binary()}")
+        for export in sorted({case[0] for case in self.CASES}):
+            path = real_fixtures() / export
+            if not path.exists():
+                self.skipTest(f"{path} is absent (real fixtures are not beside this checkout)")
+            with tempfile.TemporaryDirectory() as tmp, self.subTest(export=export):
+                out = Path(tmp) / "out"
+                subprocess.run([binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"),
+                                "--no-workbook", "--out", str(out), str(path)],
+                               check=True, capture_output=True, timeout=600)
+                daily = read(out / "daily.csv")
+                filled = {row["date"]: row["mindful_min"] for row in daily if row["mindful_min"] != ""}
+                want = {day: minutes for name, day, minutes in self.CASES if name == export}
+                self.assertEqual(filled, want)

@@ -275,7 +275,7 @@ class ReportPageChecks:
         tables = {
             "steps": ("days", ["steps"]),
             "energy": ("days", ["active_kcal", "move_goal_kcal"]),
-            "rings": ("days", ["move_kcal", "move_goal_kcal", "exercise_min", "exercise_goal_min", "stand_h", "stand_goal_h"]),
+            "rings": ("days", ["move_kcal", "move_goal_kcal", "exercise_ring_min", "exercise_goal_min", "stand_h", "stand_goal_h"]),
             "heart-trends": ("days", ["resting_hr", "walking_hr", "hrv_sdnn_ms"]),
             "sleep-stages": ("nights", ["core_h", "deep_h", "rem_h", "awake_h", "unspecified_h", "asleep_h", "in_bed_h"]),
             "sleep-window": ("nights", ["bedtime", "wake"]),

@@ -42,7 +42,7 @@ BWASSIM = Path(os.environ.get("HEALTHETL_REAL_FIXTURES", REAL)) / "bwassim__Heal
 DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 # Decimal places per column (DATA.md); a number may differ by half a unit in the last place.
 PLACES = {
-    "steps": 0, "active_kcal": 1, "move_kcal": 1, "move_goal_kcal": 1, "exercise_min": 0, "exercise_goal_min": 0,
+    "steps": 0, "active_kcal": 1, "move_kcal": 1, "move_goal_kcal": 1, "exercise_ring_min": 0, "exercise_goal_min": 0,
     "stand_h": 0, "stand_goal_h": 0, "resting_hr": 1, "hrv_sdnn_ms": 1, "walking_hr": 1, "bpm_max": 1,
     "duration_s": 0, "distance_m": 1, "energy_kcal": 1, "hr_avg": 1, "hr_max": 1, "strokes": 0, "swolf": 1,
     "counted_share": 3, "route": 5,

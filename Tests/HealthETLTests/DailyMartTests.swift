@@ -8,18 +8,18 @@ import Testing
 @Suite struct DailyMartTests {
   @Test func valuesAreScaledThenRoundedHalfAwayFromZeroOnTheDecimalValue() {
     // 18 s = 0.005 h exactly: rounds up to 0.01 (a Double just below 0.005 would give 0).
-    #expect(DailyCollector.shown(18, measure: .asleepHours) == 0.01)
+    #expect(DailyMeasure.asleepHours.shown(18) == 0.01)
     // 8 h 34 min = 30 840 s = 8.5666… h → 8.57.
-    #expect(DailyCollector.shown(30_840, measure: .asleepHours) == 8.57)
+    #expect(DailyMeasure.asleepHours.shown(30_840) == 8.57)
     // 1235 m = 1.235 km, a half: 1.24. 1234.99999 m → 1.23.
-    #expect(DailyCollector.shown(1235, measure: .distanceKm) == 1.24)
-    #expect(DailyCollector.shown(1234.99999, measure: .distanceKm) == 1.23)
+    #expect(DailyMeasure.distanceKm.shown(1235) == 1.24)
+    #expect(DailyMeasure.distanceKm.shown(1234.99999) == 1.23)
     // Steps: 15706.6359 → 15707; bpm: 154.0909 → 154.1; 59.95 → 60 (shown as 60, not 60.0).
-    #expect(DailyCollector.shown(15706.6359, measure: .steps) == 15707)
-    #expect(DailyCollector.shown(154.0909, measure: .heartRateAvg) == 154.1)
-    #expect(DailyCollector.shown(59.95, measure: .restingHeartRate) == 60)
+    #expect(DailyMeasure.steps.shown(15706.6359) == 15707)
+    #expect(DailyMeasure.heartRateAvg.shown(154.0909) == 154.1)
+    #expect(DailyMeasure.restingHeartRate.shown(59.95) == 60)
     // Workout minutes: 1283.982 s = 21.3997 min → 21.
-    #expect(DailyCollector.shown(1283.982, measure: .workoutMinutes) == 21)
+    #expect(DailyMeasure.workoutMinutes.shown(1283.982) == 21)
   }
 
   @Test func roundingIsOnTheDecimalTheValueStandsFor() {
@@ -71,7 +71,7 @@ import Testing
     #expect(table[3][.workouts] == 2)
     #expect(table[3][.workoutMinutes] == 45)
     #expect(table[3][.workoutKilocalories] == 250)
-    let fields = DailyMart.fields(table[1])
+    let fields = DailyTables.daily.fields(of: table[1])
     #expect(fields.count == DailyTables.daily.columns.count)
     #expect(fields.dropFirst().allSatisfy { $0 == .missing })
   }
@@ -122,5 +122,36 @@ import Testing
     // 1255.2 kJ / 4.184 = 300 kcal; 2092 kJ = 500 kcal.
     #expect(day[0][.moveKcal] == 300 && day[0][.moveGoalKcal] == 500)
     #expect(day[0][.exerciseRingMin] == 41 && day[0][.standHours] == 11 && day[0][.standGoalHours] == 12)
+  }
+
+  @Test func mindfulMinutesAreTheSecondsTheSessionsCoverPerDate() throws {
+    func session(_ start: String, _ end: String, source: String = "Breathe") -> String {
+      "<Record type=\"HKCategoryTypeIdentifierMindfulSession\" sourceName=\"\(source)\" sourceVersion=\"1\" "
+        + "creationDate=\"\(end)\" startDate=\"\(start)\" endDate=\"\(end)\" value=\"HKCategoryValueNotApplicable\"/>"
+    }
+    let records = [
+      // 1 March (Berlin, UTC+1): 10:00–10:10 and, from another app, 10:05–10:20 overlap: 10:00–10:20
+      // is 1200 s. 23:50–00:05 crosses midnight: 600 s on 1 March, 300 s on 2 March.
+      session("2024-03-01 10:00:00 +0100", "2024-03-01 10:10:00 +0100"),
+      session("2024-03-01 10:05:00 +0100", "2024-03-01 10:20:00 +0100", source: "Headspace"),
+      session("2024-03-01 23:50:00 +0100", "2024-03-02 00:05:00 +0100"),
+      // 4 March: 89 s, 1.48 min.
+      session("2024-03-04 07:00:00 +0100", "2024-03-04 07:01:29 +0100"),
+    ]
+    let result = try StageHarness.run(
+      StageHarness.export(records.joined(separator: "\n")), zone: .named("Europe/Berlin")
+    ) {
+      transaction in
+      [
+        DailyMart(
+          transaction: transaction, destinations: [.init(table: .daily, file: "daily.csv", format: .csv)],
+          collector: DailyCollector(), ownStages: [])
+      ]
+    }
+    defer { result.remove() }
+    let rows = try result.csvRows("daily.csv")
+    #expect(rows.map { $0["date"] } == ["2024-03-01", "2024-03-02", "2024-03-03", "2024-03-04"])
+    // 1200 + 600 = 1800 s = 30 min; 300 s = 5 min; nothing; 1.48 → 1.
+    #expect(rows.map { $0["mindful_min"] } == ["30", "5", "", "1"])
   }
 }

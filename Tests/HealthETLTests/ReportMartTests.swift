@@ -1,8 +1,9 @@
 import Foundation
-import HealthETL
 import HealthExtract
 import HealthModel
 import Testing
+
+@testable import HealthETL
 
 /// The report's data (Pipelines/report/DATA.md) on small staged exports, values worked out by hand.
 @Suite struct ReportMartTests {
@@ -12,7 +13,7 @@ import Testing
         .utf8) + Array("<!--HEALTHETL:REPORT_DATA--></script></html>\n".utf8)
   static let library = Array("window.Chart = function () {};".utf8)
 
-  /// Runs the report with the statistics it asks for, the way `healthetl run` builds them, and
+  /// Runs the report with the statistics and daily stage it reads, the way `healthetl run` builds them, and
   /// returns the data JSON read back out of `report.html`.
   static func report(_ records: [String], zone: String) throws -> [String: Any] {
     let page = try ReportPage(template: template, templatePath: "t.html", library: library, libraryPath: "c.js")
@@ -27,10 +28,14 @@ import Testing
             name: "q\(queries.count)", type: type, interval: interval, options: [option.rawValue], destinations: []))
         return queries.count - 1
       }
-      let statistics = try! StatisticsMart(jobs: queries, transaction: transaction, taps: taps)
+      // The `days` section shows the daily stage's values.
+      let collector = DailyCollector()
+      let statistics = try! StatisticsMart(jobs: queries, transaction: transaction, taps: taps, daily: collector)
       statistics.streamObserver = report.statisticsObserver
       report.streamedTypes = Set(statistics.streamTypeNames)
-      return [statistics, report]
+      let daily = DailyMart(transaction: transaction, destinations: [], collector: collector, ownStages: [])
+      report.daily = daily
+      return [statistics, daily, report]
     }
     defer { result.remove() }
     let html = try result.text("report.html")

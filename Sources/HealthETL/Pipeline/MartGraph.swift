@@ -37,8 +37,9 @@ public struct MartGraph {
   private func stages(pipelines: [String]) throws(ConfigFileError) -> [any OutputStage] {
     var stages = jobStages
     var queries = queries
-    // `daily.csv` repeats the other outputs: their stages hand it their results.
-    let daily = dailyDestinations == nil ? nil : DailyCollector()
+    // `daily.csv` repeats the other outputs: their stages hand it their results. The report shows
+    // its days, so a report job gets a daily mart that writes no file when there is no daily job.
+    let daily = dailyDestinations == nil && report == nil ? nil : DailyCollector()
     var reportMart: ReportMart?
     var taps: [StatisticsMart.Tap] = []
     if let report {
@@ -74,7 +75,7 @@ public struct MartGraph {
         throw ConfigFileError(file: pipelines.joined(separator: ", "), message: error.description)
       }
     }
-    if let daily, let dailyDestinations {
+    if let daily {
       // Without a sleep or workouts job, the daily stage runs one that writes nothing.
       var own: [any OutputStage] = []
       if let sleep = stages.lazy.compactMap({ $0 as? SleepMart }).first {
@@ -91,8 +92,10 @@ public struct MartGraph {
         workouts.daily = daily
         own.append(workouts)
       }
-      stages.append(
-        DailyMart(transaction: transaction, destinations: dailyDestinations, collector: daily, ownStages: own))
+      let dailyMart = DailyMart(
+        transaction: transaction, destinations: dailyDestinations ?? [], collector: daily, ownStages: own)
+      reportMart?.daily = dailyMart
+      stages.append(dailyMart)
     }
     // Last: it reads what the other marts computed in their own finish.
     if let reportMart { stages.append(reportMart) }

@@ -57,6 +57,19 @@ public struct UnitConversion: Sendable, Hashable {
     return (value + shift) * numerator
   }
 
+  /// `value`, given in `baseUnit`, in this unit (`m` → `km`, `s` → `h`): the inverse of `apply`.
+  /// When this unit is the base times a power of ten the step is a decimal shift, exact on the
+  /// value's decimal text (1234.5 m is 1.2345 km, not 1.2345000000000002); otherwise one multiply
+  /// by the inverse ratio.
+  public func fromBase(_ value: Double) -> Double {
+    if shift.isZero, denominator == ExactDecimal("1")!, let inverse = ExactDecimal(1 / numerator.doubleValue),
+      inverse * numerator == ExactDecimal("1")!, let exact = ExactDecimal(value)
+    {
+      return (exact * inverse).doubleValue
+    }
+    return (value - offset) * (1 / factor)
+  }
+
   /// Every unit HealthETL converts, by base unit then symbol (for the documentation).
   public static var known: [(symbol: String, conversion: UnitConversion)] {
     table.sorted { ($0.value.baseUnit, $0.key) < ($1.value.baseUnit, $1.key) }.map { ($0.key, $0.value) }

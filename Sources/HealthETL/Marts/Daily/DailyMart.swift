@@ -1,11 +1,13 @@
 public import HealthModel
 
-/// One date of `daily.csv`: every column's value as the file writes it (already scaled to the
-/// column's unit and rounded to its precision), nil where the file's cell is empty. What other
-/// outputs (a report, a chart) read instead of parsing the CSV.
+/// One date of `daily.csv`: every column's value, nil where the file's cell is empty. What other
+/// outputs (the report, a chart) read instead of parsing the CSV: `self[measure]` as the cell
+/// shows it, `written(measure)` as the output it repeats writes it, for an output that shows the
+/// same number to other places.
 public struct DailyValues: Sendable, Equatable {
   public let date: CivilDate
-  /// By `DailyMeasure.rawValue`; `bedtime` and `wakeUp` are in `bedtime` / `wakeUp` instead.
+  /// By `DailyMeasure.rawValue`, as the source output writes them (in its unit, at its
+  /// precision); `bedtime` and `wakeUp` are in `bedtime` / `wakeUp` instead.
   private var numbers: [Double?]
   /// `sleep_start` / `sleep_end` of the night (`bedtime`, `wake_up`).
   public var bedtime: Instant?
@@ -16,11 +18,15 @@ public struct DailyValues: Sendable, Equatable {
     numbers = [Double?](repeating: nil, count: DailyMeasure.allCases.count)
   }
 
-  /// The value of a number (or `workouts` count) column; nil for `bedtime` and `wakeUp`.
-  public subscript(_ measure: DailyMeasure) -> Double? {
-    get { numbers[measure.rawValue] }
-    set { numbers[measure.rawValue] = newValue }
-  }
+  /// The cell of a number (or `workouts` count) column: in the column's unit, rounded to its
+  /// places; nil for `bedtime` and `wakeUp`.
+  public subscript(_ measure: DailyMeasure) -> Double? { numbers[measure.rawValue].map(measure.shown) }
+
+  /// The value behind the cell as the output it repeats writes it (`m`, not `km`; unrounded by
+  /// the column). ActivitySummary rings: the attribute's value, in kcal.
+  public func written(_ measure: DailyMeasure) -> Double? { numbers[measure.rawValue] }
+
+  mutating func set(_ measure: DailyMeasure, written value: Double) { numbers[measure.rawValue] = value }
 
   /// Whether any column has a value.
   public var isEmpty: Bool { bedtime == nil && wakeUp == nil && numbers.allSatisfy { $0 == nil } }
@@ -33,26 +39,10 @@ final class DailyCollector {
   /// Unrounded workout totals per date, rounded once when the table is written.
   private var workoutTotals: [CivilDate: (count: Int, seconds: Double?, kilocalories: Double?)] = [:]
 
-  /// `value` as its own output wrote it (in the source unit, rounded to `precision`), scaled and
-  /// rounded to the column's precision.
+  /// `value` as its own output wrote it (in the source unit, rounded to `precision`).
   func set(_ measure: DailyMeasure, on date: CivilDate, written value: Double?, precision: NumberPrecision) {
     guard let value, value.isFinite else { return }
-    days[date, default: DailyValues(date: date)][measure] = Self.shown(
-      precision.rounded(value), measure: measure)
-  }
-
-  /// Rounds the written value, scaled to the column's unit, to the column's places — exactly, on
-  /// the decimal text of the scaled value, so that 0.005 h (18 s) shows as 0.01 as it would in a
-  /// decimal calculator, not as 0.0 by a Double just below 0.005.
-  static func shown(_ written: Double, measure: DailyMeasure) -> Double {
-    let scaled: Double
-    if measure.scale == 0.001 {
-      // m → km: a decimal shift, exact on the text.
-      scaled = ((ExactDecimal(written) ?? .zero) * ExactDecimal("0.001")!).doubleValue
-    } else {
-      scaled = written * measure.scale
-    }
-    return (ExactDecimal(scaled)?.rounded(places: measure.places).doubleValue) ?? scaled
+    days[date, default: DailyValues(date: date)].set(measure, written: precision.rounded(value))
   }
 
   func sleep(_ night: SleepNightSummary) {
@@ -77,21 +67,23 @@ final class DailyCollector {
     workoutTotals[date] = total
   }
 
+  private static let kilojoules = UnitConversion.forUnit("kJ")
+
   /// An `ActivitySummary` element: the rings of its `dateComponents` date.
   func activitySummary(_ element: GenericElement) {
     var attributes: [String: String] = [:]
     for (name, value) in element.attributes { attributes[name] = value }
     guard let dateText = attributes["dateComponents"], let date = CivilDate(dateText) else { return }
     // Exports write the Move ring in `Cal` (kilocalories) or, set to kilojoules, `kJ`.
-    let energyScale = attributes["activeEnergyBurnedUnit"] == "kJ" ? 1 / 4.184 : 1
-    let rings: [(DailyMeasure, String, Double)] = [
-      (.moveKcal, "activeEnergyBurned", energyScale), (.moveGoalKcal, "activeEnergyBurnedGoal", energyScale),
-      (.exerciseRingMin, "appleExerciseTime", 1), (.exerciseGoalMin, "appleExerciseTimeGoal", 1),
-      (.standHours, "appleStandHours", 1), (.standGoalHours, "appleStandHoursGoal", 1),
+    let energy = attributes["activeEnergyBurnedUnit"] == "kJ" ? Self.kilojoules : nil
+    let rings: [(DailyMeasure, String, UnitConversion?)] = [
+      (.moveKcal, "activeEnergyBurned", energy), (.moveGoalKcal, "activeEnergyBurnedGoal", energy),
+      (.exerciseRingMin, "appleExerciseTime", nil), (.exerciseGoalMin, "appleExerciseTimeGoal", nil),
+      (.standHours, "appleStandHours", nil), (.standGoalHours, "appleStandHoursGoal", nil),
     ]
-    for (measure, attribute, scale) in rings {
+    for (measure, attribute, conversion) in rings {
       guard let text = attributes[attribute], let value = Double(text) else { continue }
-      set(measure, on: date, written: value * scale, precision: .asRecorded)
+      set(measure, on: date, written: conversion?.apply(value) ?? value, precision: .asRecorded)
     }
   }
 
@@ -123,7 +115,7 @@ public final class DailyMart: OutputStage {
 
   public enum Table: String, MartTable {
     case daily
-    public var schema: TableSchema { DailyTables.daily }
+    public var schema: TableSchema { DailyTables.daily.schema }
   }
 
   let collector: DailyCollector
@@ -131,6 +123,8 @@ public final class DailyMart: OutputStage {
   private let destinations: [Destination]
   /// Stages run only for this table (no sleep or workouts job in the pipeline).
   private let ownStages: [any OutputStage]
+  /// The `MindfulSession` samples, for `mindful_min`.
+  private var mindful = MindfulDays()
 
   /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
   public private(set) var days: [DailyValues] = []
@@ -146,6 +140,7 @@ public final class DailyMart: OutputStage {
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    mindful.add(sample, catalog: catalog)
     for stage in ownStages { stage.consume(sample, catalog: catalog) }
   }
 
@@ -159,27 +154,18 @@ public final class DailyMart: OutputStage {
 
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     for stage in ownStages { _ = try stage.finish(context) }
+    for (date, seconds) in mindful.secondsPerDate(context.zone.rules) {
+      collector.set(.mindfulMinutes, on: date, written: Double(seconds), precision: .asRecorded)
+    }
     days = collector.table()
     var written: [OutputSummary] = []
     for destination in destinations {
-      var writer = try TableWriter(
-        transaction, path: destination.file, columns: DailyTables.daily.columns, format: destination.format,
+      var writer = try RowWriter(
+        transaction, path: destination.file, table: DailyTables.daily, format: destination.format,
         zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
-      for day in days { try writer.append(Self.fields(day)) }
+      for day in days { try writer.append(day) }
       written.append(try writer.close())
     }
     return written
-  }
-
-  static func fields(_ day: DailyValues) -> [Field] {
-    [.date(day.date)]
-      + DailyMeasure.allCases.map { measure in
-        switch measure {
-        case .bedtime: return day.bedtime.map(Field.instant) ?? .missing
-        case .wakeUp: return day.wakeUp.map(Field.instant) ?? .missing
-        case .workouts: return day[measure].map { .integer(Int64($0)) } ?? .missing
-        default: return day[measure].map(Field.number) ?? .missing
-        }
-      }
   }
 }

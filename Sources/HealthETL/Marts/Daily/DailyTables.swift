@@ -1,16 +1,18 @@
+import HealthModel
+
 /// `daily.csv`: one row per local date, the figures of the other outputs side by side, rounded
 /// to what the Health app shows. Declared here once; `DailyMeasure` says where each comes from.
 public enum DailyTables {
-  public static let daily = TableSchema(
+  public static let daily = RowTable<DailyValues>(
     "daily",
     rows: "one row per local date of the run's zone, every date from the first to the last with data; a date "
       + "without data is a row of empty cells",
     defaultFile: "daily.csv",
-    columns: [.date("date", "the local date")]
+    columns: [.date("date", "the local date") { $0.date }]
       + DailyMeasure.allCases.map(\.column),
     inWorkbook: true)
 
-  public static let all = [daily]
+  public static let all = [daily.schema]
 }
 
 /// A column of `daily.csv` after `date`, and the output it repeats. Every value is that
@@ -24,6 +26,7 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   case respiratoryRate, vo2Max, bodyMass
   case asleepHours, inBedHours, coreHours, deepHours, remHours, awakeHours, bedtime, wakeUp
   case workouts, workoutMinutes, workoutKilocalories, swimDistance, swimStrokes
+  case mindfulMinutes
 
   /// A statistics job over one-day buckets that feeds a column: its type and option; the column
   /// equals that job's `stats/*.csv` value (`steps-per-day` for `steps`).
@@ -57,14 +60,27 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     }
   }
 
-  /// What one unit of the source's value is in the column's unit (`m` → `km`: 0.001).
-  var scale: Double {
+  /// The unit table's conversion from the source's unit to the column's (`m` to `km`); nil when
+  /// the column keeps the source's unit.
+  var conversion: UnitConversion? {
     switch self {
-    case .distanceKm: return 0.001
-    case .exerciseMin, .workoutMinutes: return 1.0 / 60
-    case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return 1.0 / 3600
-    default: return 1
+    case .distanceKm: return Self.kilometres
+    case .exerciseMin, .workoutMinutes, .mindfulMinutes: return Self.minutes
+    case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return Self.hours
+    default: return nil
     }
+  }
+  private static let kilometres = UnitConversion.forUnit("km")
+  private static let minutes = UnitConversion.forUnit("min")
+  private static let hours = UnitConversion.forUnit("h")
+
+  /// The cell of `written` (the value as its own output writes it): in the column's unit, rounded
+  /// to the column's places exactly on the decimal text of the converted value, so that 0.005 h
+  /// (18 s) shows as 0.01 as it would in a decimal calculator, not as 0.0 by a Double just below
+  /// 0.005.
+  public func shown(_ written: Double) -> Double {
+    let converted = conversion?.fromBase(written) ?? written
+    return (ExactDecimal(converted)?.rounded(places: places).doubleValue) ?? converted
   }
 
   /// Decimal places of the column (what the Health app shows).
@@ -79,15 +95,24 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     }
   }
 
-  var column: Column {
+  var column: RowColumn<DailyValues> {
     switch self {
-    case .bedtime: return .localMinute("bedtime", "`sleep_start` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`")
-    case .wakeUp: return .localMinute("wake_up", "`sleep_end` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`")
-    case .workouts: return .integer("workouts", "rows of `workouts.csv` that start on the date")
+    case .bedtime:
+      return .localMinute("bedtime", "`sleep_start` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`") {
+        $0.bedtime
+      }
+    case .wakeUp:
+      return .localMinute("wake_up", "`sleep_end` of the night in `sleep_daily.csv`, `YYYY-MM-DD HH:MM`") {
+        $0.wakeUp
+      }
+    case .workouts:
+      return .integer("workouts", "rows of `workouts.csv` that start on the date") { $0[.workouts].map { Int64($0) } }
     default:
       let (name, unit, meaning) = description
       let places = places
-      return .number(name, unit: unit, precision: .decimals(places), display: .decimals(places), meaning)
+      return .number(name, unit: unit, precision: .decimals(places), display: .decimals(places), meaning) {
+        $0[self]
+      }
     }
   }
 
@@ -129,6 +154,11 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     case .workoutKilocalories: return ("workout_kcal", "kcal", "`energy_kcal` of those workouts summed")
     case .swimDistance: return ("swim_distance_m", "m", "`sum` of `stats/swimming-distance-per-day.csv`")
     case .swimStrokes: return ("swim_strokes", "count", "`sum` of `stats/swimming-strokes-per-day.csv`")
+    case .mindfulMinutes:
+      return (
+        "mindful_min", "min",
+        "seconds of the date covered by `MindfulSession` samples (any source; overlaps once), in minutes"
+      )
     case .bedtime, .wakeUp, .workouts: return ("", "", "")
     }
   }

@@ -60,15 +60,10 @@ public final class ElementMart: OutputStage {
     for row in rows {
       for attribute in row.attributes where seen.insert(attribute.name).inserted { attributes.append(attribute.name) }
     }
-    var writer = try TableWriter(
-      transaction, path: path, columns: ElementTables.columns(attributes: attributes), format: format,
+    var writer = try RowWriter(
+      transaction, path: path, table: ElementTables.table(attributes: attributes), format: format,
       zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
-    for row in rows {
-      var values: [String: String] = [:]
-      for attribute in row.attributes where values[attribute.name] == nil { values[attribute.name] = attribute.value }
-      try writer.append(
-        [.text(row.name)] + attributes.map { Field.text(values[$0]) } + [.integer(Int64(row.childCount))])
-    }
+    for row in rows { try writer.append(ElementRow(row)) }
     return try writer.close()
   }
 

@@ -11,10 +11,27 @@ public enum ElementTables {
     variableColumns: "between `element` and `child_elements`, one text column per attribute of the element, "
       + "as written, in the order attributes first appear")
 
-  /// The columns of a CSV holding elements with these attributes.
-  static func columns(attributes: [String]) -> [Column] {
-    [element] + attributes.map { Column.text($0, "attribute as written") } + [childElements]
+  /// The table of a CSV holding elements with these attributes.
+  static func table(attributes: [String]) -> RowTable<ElementRow> {
+    RowTable(
+      elements,
+      columns: [RowColumn(element) { .text($0.element.name) }]
+        + attributes.map { name in .text(name, "attribute as written") { $0.values[name] } }
+        + [RowColumn(childElements) { .integer(Int64($0.element.childCount)) }])
   }
 
   public static let all = [elements]
+}
+
+/// A row of an elements CSV: the element, and its attributes by name (the first of a repeated one).
+struct ElementRow {
+  let element: GenericElement
+  let values: [String: String]
+
+  init(_ element: GenericElement) {
+    self.element = element
+    var values: [String: String] = [:]
+    for attribute in element.attributes where values[attribute.name] == nil { values[attribute.name] = attribute.value }
+    self.values = values
+  }
 }

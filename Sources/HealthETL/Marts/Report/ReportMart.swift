@@ -27,27 +27,26 @@ public struct ReportHeader: Sendable {
 
 /// `report.html` (Pipelines/report/): one page with charts of what the export holds and what the
 /// run made of it, from the same parse as every other output. Its data (Pipelines/report/DATA.md)
-/// is taken from the other marts in memory, never from their files: the sleep nights and
-/// sessions, the workout rows and swim laps, the statistics' buckets (handed over by taps as the
-/// statistics sweep closes them), the statistics' merged sample streams for overlap and priority
-/// shares, and the inventory; it counts samples per type and source itself and keeps the
-/// `ActivitySummary` rings (one small row per day).
+/// is taken from the other marts in memory, never from their files: the daily mart's days, the
+/// sleep nights and sessions, the workout rows and swim laps, the heart rate per minute (handed
+/// over by a tap as the statistics sweep closes its buckets), the statistics' merged sample
+/// streams for overlap and priority shares, and the inventory; it counts samples per type and
+/// source itself.
 ///
 /// It finishes after the marts it reads. When the run has no sleep or workouts job, it feeds a
 /// mart of its own that writes no file (so no workout delta is committed for it).
 public final class ReportMart: OutputStage {
-  /// The `days` columns that come from daily statistics: column, type, option, decimals.
-  public static let dailyStatistics: [(column: String, type: String, option: StatisticsOption, places: Int)] = [
-    ("steps", "StepCount", .sum, 0),
-    ("active_kcal", "ActiveEnergyBurned", .sum, 1),
-    ("resting_hr", "RestingHeartRate", .avg, 1),
-    ("hrv_sdnn_ms", "HeartRateVariabilitySDNN", .avg, 1),
-    ("walking_hr", "WalkingHeartRateAverage", .avg, 1),
-    ("hr_min", "HeartRate", .min, 1),
-    ("hr_avg", "HeartRate", .avg, 1),
-    ("hr_max", "HeartRate", .max, 1),
-    ("body_mass_kg", "BodyMass", .mostRecent, 2),
-    ("vo2max", "VO2Max", .mostRecent, 1),
+  /// The `days` columns (DATA.md, "days"): each the value of one `daily.csv` column, to the
+  /// report's own decimals. `exercise_ring_min` is the Exercise ring; `daily.csv`'s
+  /// `exercise_min` (the AppleExerciseTime samples summed) is a different number.
+  public static let dayColumns: [(name: String, measure: DailyMeasure, places: Int)] = [
+    ("steps", .steps, 0), ("active_kcal", .activeEnergyKcal, 1),
+    ("move_kcal", .moveKcal, 1), ("move_goal_kcal", .moveGoalKcal, 1),
+    ("exercise_ring_min", .exerciseRingMin, 0), ("exercise_goal_min", .exerciseGoalMin, 0),
+    ("stand_h", .standHours, 0), ("stand_goal_h", .standGoalHours, 0),
+    ("resting_hr", .restingHeartRate, 1), ("hrv_sdnn_ms", .hrvSDNN, 1), ("walking_hr", .walkingHeartRate, 1),
+    ("hr_min", .heartRateMin, 1), ("hr_avg", .heartRateAvg, 1), ("hr_max", .heartRateMax, 1),
+    ("body_mass_kg", .bodyMass, 2), ("vo2max", .vo2Max, 1),
   ]
   /// Heart rate per minute: its `max`.
   public static let heartRateStatistic = (type: "HeartRate", option: StatisticsOption.max)
@@ -61,13 +60,13 @@ public final class ReportMart: OutputStage {
   private let file: String
   private let sleep: SleepMart
   private let workouts: WorkoutMart
+  /// The run's daily mart, whose `days` the `days` section shows; set when the stages are built.
+  public var daily: DailyMart?
   /// The marts this stage feeds itself (none when the run has its own).
   private let ownStages: [any OutputStage]
   /// Set by the run before `finish`.
   public var header: ReportHeader?
 
-  /// Per `dailyStatistics` column: local day number → value.
-  private var daily: [[Int64: Double]] = Array(repeating: [:], count: dailyStatistics.count)
   /// The last `heartRateDays` local dates with a heart-rate minute, ascending.
   private var heartRate: [HeartRateDay] = []
   private let quality = ReportQuality()
@@ -87,8 +86,6 @@ public final class ReportMart: OutputStage {
   /// Distinct samples per (type id, source id) pair, numbered by `samplePairs`.
   private var samplePairs = PairIndex()
   private var sampleCounts: [Int] = []
-  /// `ActivitySummary` by `dateComponents`, the last of each date.
-  private var rings: [String: [String: String]] = [:]
 
   private struct HeartRateDay {
     var day: Int64
@@ -126,19 +123,11 @@ public final class ReportMart: OutputStage {
   /// What the statistics stage is to hand over: `query(type, interval, option)` returns the
   /// index of a job computing it (the run's own, or one added without files).
   public func statisticsTaps(query: (String, String, StatisticsOption) -> Int) -> [StatisticsMart.Tap] {
-    var taps: [StatisticsMart.Tap] = []
-    for (column, statistic) in Self.dailyStatistics.enumerated() {
-      taps.append(
-        .init(job: query(statistic.type, "1d", statistic.option), option: statistic.option) {
-          [unowned self] start, offset, value in
-          self.daily[column][floorDiv(start.seconds + Int64(offset), 86_400)] = value
-        })
-    }
-    taps.append(
+    [
       .init(job: query(Self.heartRateStatistic.type, "1m", Self.heartRateStatistic.option), option: .max) {
         [unowned self] start, offset, value in self.addHeartRate(start: start.seconds, offset: offset, value: value)
-      })
-    return taps
+      }
+    ]
   }
 
   /// Receives the statistics' merged streams for the quality measures.
@@ -154,13 +143,6 @@ public final class ReportMart: OutputStage {
 
   public func consume(_ workout: WorkoutElement) {
     for stage in ownStages { stage.consume(workout) }
-  }
-
-  public func consume(_ element: GenericElement) {
-    guard element.name == "ActivitySummary" else { return }
-    var values: [String: String] = [:]
-    for attribute in element.attributes { values[attribute.name] = attribute.value }
-    if let date = values["dateComponents"] { rings[date] = values }
   }
 
   private func spillForQuality(_ sample: borrowing Sample, catalog: SampleCatalog) {
@@ -298,46 +280,23 @@ public final class ReportMart: OutputStage {
     return .object(fields)
   }
 
+  /// The dates with a value in any of `dayColumns`, each column rounded from the value its source
+  /// output writes (Pipelines/README.md, "Precision"), so the page never differs from that file by a
+  /// double rounding.
   private func daysSection() -> ReportJSON {
-    var ringDays: [Int64: [String: String]] = [:]
-    for (text, values) in rings {
-      if let date = CivilDate(text) { ringDays[date.daysSinceEpoch] = values }
+    let days = (daily?.days ?? []).filter { day in Self.dayColumns.contains { day.written($0.measure) != nil } }
+    var columns: [(String, ReportJSON)] = [("date", .array(days.map { .string($0.date.description) }))]
+    for column in Self.dayColumns {
+      // A ring is read from the export's decimal text, converted from kJ when written so:
+      // 12 significant digits drop a conversion's binary noise and keep every written digit.
+      let precision =
+        column.measure.statistic.map { Self.csvPrecision($0.type, $0.option) } ?? .significantDigits(12)
+      columns.append(
+        (
+          column.name,
+          .array(days.map { .rounded($0.written(column.measure), csv: precision, places: column.places) })
+        ))
     }
-    var days = Set(ringDays.keys)
-    for column in daily { days.formUnion(column.keys) }
-    let ordered = days.sorted()
-    var columns: [(String, ReportJSON)] = [
-      ("date", .array(ordered.map { .string(CivilDate(daysSinceEpoch: $0).description) }))
-    ]
-    // Rounded from the value the statistics file prints, at its unit's precision (Pipelines/README.md,
-    // "Precision"), so the page never differs from the CSV by a double rounding.
-    let statistics = Self.dailyStatistics.enumerated().map { index, statistic in
-      let precision = Self.csvPrecision(statistic.type, statistic.option)
-      return (
-        statistic.column,
-        ReportJSON.array(ordered.map { ReportJSON.rounded(daily[index][$0], csv: precision, places: statistic.places) })
-      )
-    }
-    columns += statistics[0...1]
-    func ring(_ key: String, places: Int, kilojoules: Bool = false) -> ReportJSON {
-      .array(
-        ordered.map { day in
-          guard let values = ringDays[day], let text = values[key] else { return .null }
-          if kilojoules && values["activeEnergyBurnedUnit"] == "kJ" {
-            return ReportJSON.rounded(Double(text).map { $0 / 4.184 }, csv: .significantDigits(12), places: places)
-          }
-          return ReportJSON.rounded(text: text, places: places)
-        })
-    }
-    columns += [
-      ("move_kcal", ring("activeEnergyBurned", places: 1, kilojoules: true)),
-      ("move_goal_kcal", ring("activeEnergyBurnedGoal", places: 1, kilojoules: true)),
-      ("exercise_min", ring("appleExerciseTime", places: 0)),
-      ("exercise_goal_min", ring("appleExerciseTimeGoal", places: 0)),
-      ("stand_h", ring("appleStandHours", places: 0)),
-      ("stand_goal_h", ring("appleStandHoursGoal", places: 0)),
-    ]
-    columns += statistics[2...]
     return .object(columns)
   }
 
@@ -404,8 +363,8 @@ public final class ReportMart: OutputStage {
     func precision(_ table: TableSchema, _ name: String) -> NumberPrecision {
       table.columns.first { $0.name == name }?.precision ?? .asRecorded
     }
-    let table = WorkoutTables.workouts
-    let laps = WorkoutTables.laps
+    let table = WorkoutTables.workouts.schema
+    let laps = WorkoutTables.laps.schema
     func number(_ value: (WorkoutRow) -> Double?, _ column: String, places: Int) -> ReportJSON {
       .array(rows.map { ReportJSON.rounded(value($0), csv: precision(table, column), places: places) })
     }

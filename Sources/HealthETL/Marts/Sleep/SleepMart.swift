@@ -16,8 +16,8 @@ public final class SleepMart: OutputStage {
 
     public var schema: TableSchema {
       switch self {
-      case .daily: return SleepTables.daily
-      case .sessions: return SleepTables.sessions
+      case .daily: return SleepTables.daily.schema
+      case .sessions: return SleepTables.sessions.schema
       }
     }
   }
@@ -103,33 +103,25 @@ public final class SleepMart: OutputStage {
     let sources = WinningSources(sourceNames: sourceNames)
     var written: [OutputSummary] = []
     for destination in destinations {
-      var writer = try TableWriter(
-        transaction, path: destination.file, columns: destination.table.schema.columns, format: destination.format,
-        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+      func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
+        try RowWriter(
+          transaction, path: destination.file, table: table, format: destination.format, zone: context.zone.rules,
+          byteOrderMark: context.settings.csvByteOrderMark)
+      }
       switch destination.table {
       case .daily:
-        for night in result.nights {
-          try writer.append(
-            [.date(night.date)] + Self.measures(night.tally)
-              + [.integer(Int64(night.tally.sessions)), .text(sources.names(night.tally))])
-        }
+        var daily = try writer(SleepTables.daily)
+        for night in result.nights { try daily.append(SleepRow(period: night, sources: sources.names(night.tally))) }
+        written.append(try daily.close())
       case .sessions:
+        var sessions = try writer(SleepTables.sessions)
         for session in result.sessions {
-          try writer.append(
-            [.instant(session.start), .instant(session.start), .instant(session.end), .date(session.date)]
-              + Self.measures(session.tally)
-              + [.text(sources.names(session.tally))])
+          try sessions.append(SleepRow(period: session, sources: sources.names(session.tally)))
         }
+        written.append(try sessions.close())
       }
-      written.append(try writer.close())
     }
     return written
-  }
-
-  /// `asleep_s … sleep_end`, the columns both tables share.
-  private static func measures(_ tally: SleepTally) -> [Field] {
-    SleepTally.Measure.allCases.map { .integer(tally.recorded($0)) }
-      + [.integer(tally.inBed), .instant(tally.sleepStart), .instant(tally.sleepEnd)]
   }
 
   // MARK: - Per record

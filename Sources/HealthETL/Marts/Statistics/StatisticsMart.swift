@@ -259,39 +259,20 @@ public final class StatisticsMart: OutputStage {
 
   /// The files of one query's `buckets` table.
   private final class QueryOutput {
-    let typeName: Field
-    var writers: [TableWriter] = []
-    /// The row being written, reused.
-    var fields: [Field] = []
+    var writers: [RowWriter<StatisticsBucket>] = []
 
     init(_ query: StatisticsQuery, context: StageContext) throws(OutputError) {
-      typeName = .text(query.type.shortName)
-      let columns = StatisticsTables.columns(of: query)
+      let table = StatisticsTables.table(of: query)
       for destination in StatisticsTables.destinations(of: query) {
         writers.append(
-          try TableWriter(
-            context.transaction, path: destination.file, columns: columns, format: destination.format,
+          try RowWriter(
+            context.transaction, path: destination.file, table: table, format: destination.format,
             zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: true))
       }
-      fields.reserveCapacity(columns.count)
     }
 
     func write(_ bucket: borrowing StatisticsBucket) throws(OutputError) {
-      fields.removeAll(keepingCapacity: true)
-      // `date` or `local_time`: the column's kind formats the bucket's start.
-      fields.append(.instant(bucket.start))
-      fields.append(typeName)
-      fields.append(.instant(bucket.start))
-      fields.append(.instant(bucket.end))
-      if let source = bucket.source { fields.append(.text(source)) }
-      for value in bucket.values {
-        switch value {
-        case .number(let number): fields.append(.number(number))
-        case .count(let count): fields.append(.integer(count))
-        case .instant(let instant): fields.append(.instant(instant))
-        }
-      }
-      for index in writers.indices { try writers[index].append(fields) }
+      for index in writers.indices { try writers[index].append(bucket) }
     }
 
     func close() throws(OutputError) -> [OutputSummary] {

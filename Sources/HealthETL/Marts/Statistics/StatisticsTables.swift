@@ -62,9 +62,31 @@ public enum StatisticsTables {
 
   /// The columns one query writes: `date` or `local_time`, `type, bucket_start, bucket_end,
   /// [source], <options in order>`.
-  public static func columns(of query: StatisticsQuery) -> [Column] {
-    [rowsAreDays(query.interval) ? date : localTime] + leading + (query.separateBySource ? [source] : [])
-      + query.options.map { column(for: $0, type: query.type) }
+  public static func columns(of query: StatisticsQuery) -> [Column] { table(of: query).columns }
+
+  /// The table one query writes, each column bound to its value in a bucket.
+  static func table(of query: StatisticsQuery) -> RowTable<StatisticsBucket> {
+    let typeName = query.type.shortName
+    let first = rowsAreDays(query.interval) ? date : localTime
+    var columns: [RowColumn<StatisticsBucket>] = [
+      // `date` or `local_time`: the column's kind formats the bucket's start.
+      RowColumn(first) { .instant($0.start) },
+      RowColumn(leading[0]) { _ in .text(typeName) },
+      RowColumn(leading[1]) { .instant($0.start) },
+      RowColumn(leading[2]) { .instant($0.end) },
+    ]
+    if query.separateBySource { columns.append(RowColumn(source) { .text($0.source) }) }
+    for (index, option) in query.options.enumerated() {
+      columns.append(
+        RowColumn(column(for: option, type: query.type)) { bucket in
+          switch bucket.values[index] {
+          case .number(let number): return .number(number)
+          case .count(let count): return .integer(count)
+          case .instant(let instant): return .instant(instant)
+          }
+        })
+    }
+    return RowTable(buckets, columns: columns)
   }
 
   /// Where a query's table goes: the files its job lists, else the table's default file.

@@ -16,11 +16,11 @@ public final class WorkoutMart: OutputStage {
 
     public var schema: TableSchema {
       switch self {
-      case .workouts: return WorkoutTables.workouts
-      case .records: return WorkoutTables.records
-      case .laps: return WorkoutTables.laps
-      case .routePoints: return WorkoutTables.routePoints
-      case .splits: return WorkoutTables.splits
+      case .workouts: return WorkoutTables.workouts.schema
+      case .records: return WorkoutTables.records.schema
+      case .laps: return WorkoutTables.laps.schema
+      case .routePoints: return WorkoutTables.routePoints.schema
+      case .splits: return WorkoutTables.splits.schema
       }
     }
   }
@@ -127,46 +127,31 @@ public final class WorkoutMart: OutputStage {
       }
     }
     for output in outputs where output.table != .routePoints {
-      var writer = try TableWriter(
-        transaction, path: output.file, columns: output.table.schema.columns, format: output.format,
-        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
-      for row in rows {
-        switch output.table {
-        case .workouts: try writer.append(Self.fields(row))
-        case .records: try writer.append(row.serverRecord.fieldValues.map(Field.text))
-        case .laps: for lap in row.laps { try writer.append(Self.fields(lap, workoutID: row.id)) }
-        case .splits: for split in row.splits { try writer.append(Self.fields(split, workoutID: row.id)) }
-        case .routePoints: break
-        }
+      func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
+        try RowWriter(
+          transaction, path: output.file, table: table, format: output.format, zone: context.zone.rules,
+          byteOrderMark: context.settings.csvByteOrderMark)
       }
-      written.append(try writer.close())
+      switch output.table {
+      case .workouts:
+        var workouts = try writer(WorkoutTables.workouts)
+        for row in rows { try workouts.append(row) }
+        written.append(try workouts.close())
+      case .records:
+        var records = try writer(WorkoutTables.records)
+        for row in rows { try records.append(row.serverRecord) }
+        written.append(try records.close())
+      case .laps:
+        var laps = try writer(WorkoutTables.laps)
+        for row in rows { for lap in row.laps { try laps.append(WorkoutPart(workoutID: row.id, part: lap)) } }
+        written.append(try laps.close())
+      case .splits:
+        var splits = try writer(WorkoutTables.splits)
+        for row in rows { for split in row.splits { try splits.append(WorkoutPart(workoutID: row.id, part: split)) } }
+        written.append(try splits.close())
+      case .routePoints: break
+      }
     }
     return written
-  }
-
-  /// The fields of a `workouts` row.
-  static func fields(_ row: WorkoutRow) -> [Field] {
-    var fields: [Field] = [
-      .instant(row.start), .text(row.id), .text(row.activityType), .integer(row.activityTypeRaw), .instant(row.start),
-      .instant(row.end),
-      .number(row.durationSeconds), .integer(row.elapsedSeconds), .number(row.distanceMeters),
-      .number(row.energyKilocalories), .number(row.heartRateAverage), .number(row.heartRateMinimum),
-      .number(row.heartRateMaximum), .text(row.source), .text(row.deviceModel), .boolean(row.indoor),
-      .text(row.timeZone), .number(row.elevationAscendedMeters), .number(row.weatherTemperatureCelsius),
-      .number(row.weatherHumidity), .text(row.events), .integer(row.activities), .text(row.route),
-      .number(row.poolLengthMeters), .text(row.location),
-    ]
-    for style in SwimStrokeStyle.allCases { fields.append(.number(row.strokesByStyle?[style.rawValue])) }
-    return fields + routeFields(row)
-  }
-
-  /// The fields of a `laps` row.
-  static func fields(_ lap: SwimLap, workoutID: String) -> [Field] {
-    [
-      .instant(lap.start), .text(workoutID), .integer(lap.lap), .instant(lap.start), .instant(lap.end),
-      .integer(lap.end - lap.start),
-      .number(lap.strokes), .text(lap.style.name), .number(lap.distanceMeters), .number(lap.swolf),
-      .text(lap.origin.rawValue), .text(lap.distanceFrom),
-    ]
   }
 }

@@ -118,7 +118,7 @@ final class WorkoutRouteReader {
   private let ids: [String]
   /// Whether each workout gets route splits (its steps go to scratch).
   private let wantsSteps: [Bool]
-  private var writers: [TableWriter]
+  private var writers: [RowWriter<RoutePointRow>]
   private let steps: RecordScratch<RouteStep>
   /// Route file (`workout-routes/x.gpx`) → the first workout, in document order, that names it.
   private var owners: [String: Int] = [:]
@@ -132,7 +132,6 @@ final class WorkoutRouteReader {
   private(set) var problems: [[String]]
   private(set) var report = RouteReport()
   private var failure: OutputError?
-  private var fields = [Field](repeating: .missing, count: WorkoutTables.routePoints.columns.count)
   /// The stretch being read: a GPX file or one workout's inline `Location`s.
   private var stretch = Stretch(
     file: nil, owner: nil, filter: RoutePointFilter(workoutStart: nil, workoutEnd: nil),
@@ -151,7 +150,7 @@ final class WorkoutRouteReader {
   }
 
   init(
-    workouts: [WorkoutElement], ids: [String], wantsSteps: [Bool], writers: [TableWriter],
+    workouts: [WorkoutElement], ids: [String], wantsSteps: [Bool], writers: [RowWriter<RoutePointRow>],
     shapeFiles: Set<String> = [], transaction: OutputTransaction
   ) {
     self.workouts = workouts
@@ -327,20 +326,11 @@ final class WorkoutRouteReader {
     stretch.shape?.add(latitude: latitude, longitude: longitude)
     let owner = stretch.owner
     if !writers.isEmpty {
-      let instant = Instant(seconds: Int64(time.rounded(.down)))
-      fields[0] = .instant(instant)
-      fields[1] = owner.map { .text(ids[$0]) } ?? .missing
-      fields[2] = .text(stretch.file)
-      fields[3] = .instant(instant)
-      fields[4] = .number(latitude)
-      fields[5] = .number(longitude)
-      fields[6] = .number(point.elevation)
-      fields[7] = .number(point.speed)
-      fields[8] = .number(point.course)
-      fields[9] = .number(point.horizontalAccuracy)
-      fields[10] = .number(point.verticalAccuracy)
+      let row = RoutePointRow(
+        time: Instant(seconds: Int64(time.rounded(.down))), workoutID: owner.map { ids[$0] }, file: stretch.file,
+        point: point)
       do throws(OutputError) {
-        for index in writers.indices { try writers[index].append(fields) }
+        for index in writers.indices { try writers[index].append(row) }
       } catch {
         failure = error
       }

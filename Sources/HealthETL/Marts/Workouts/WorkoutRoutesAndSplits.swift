@@ -55,11 +55,11 @@ final class WorkoutRoutesAndSplits {
     splits = Array(repeating: [], count: workouts.count)
     // The time this takes is part of the workouts stage's `stageSeconds`.
     guard wantsRoutes else { return [] }
-    var writers: [TableWriter] = []
+    var writers: [RowWriter<RoutePointRow>] = []
     for output in routePointOutputs {
       writers.append(
-        try TableWriter(
-          transaction, path: output.file, columns: WorkoutTables.routePoints.columns, format: output.format,
+        try RowWriter(
+          transaction, path: output.file, table: WorkoutTables.routePoints, format: output.format,
           zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: true))
     }
     let firstFiles = wantsShapes ? workouts.map(WorkoutRouteReader.firstFile(of:)) : []
@@ -236,32 +236,5 @@ final class WorkoutRoutesAndSplits {
       all[position].heartRateMaximum = summary.maximum
     }
     row.splits = all
-  }
-}
-
-extension WorkoutMart {
-  /// The `workouts` columns after the stroke totals: laps, provenance, route.
-  static func routeFields(_ row: WorkoutRow) -> [Field] {
-    let route = row.routeSummary
-    return [
-      .integer(row.activityType == "Swimming" ? row.laps.count : nil), .number(row.strokes), .text(row.strokesFrom),
-      .text(row.distanceFrom), .text(row.heartRateFrom), .integer(route?.points), .number(route?.distanceMeters),
-      .number(route?.elevationGainMeters), .number(route?.elevationLossMeters), .number(route?.minimumLatitude),
-      .number(route?.minimumLongitude), .number(route?.maximumLatitude), .number(route?.maximumLongitude),
-      .text(row.routeProblems),
-    ]
-  }
-
-  /// The fields of a `splits` row.
-  static func fields(_ split: WorkoutSplit, workoutID: String) -> [Field] {
-    func instant(_ seconds: Double) -> Field { .instant(Instant(seconds: Int64(seconds.rounded()))) }
-    return [
-      instant(split.start), .text(workoutID), .text(split.from), .text(split.unit), .integer(split.split),
-      instant(split.start),
-      instant(split.end), .number(split.distanceMeters), .number(split.movingSeconds), .number(split.elapsedSeconds),
-      .number(split.paceSeconds), .number(split.speed), .number(split.heartRateAverage),
-      .number(split.heartRateMaximum), .number(split.elevationChangeMeters), .number(split.elevationGainMeters),
-      .number(split.elevationLossMeters),
-    ]
   }
 }

@@ -14,7 +14,7 @@ public struct SleepJobKind: JobKind {
     var destinations: [SleepMart.Destination]
 
     func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice {
-      .sheet(name: table == SleepTables.daily ? "Sleep" : job, columns: table.columns)
+      .sheet(name: table == SleepTables.daily.schema ? "Sleep" : job, columns: table.columns)
     }
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
