@@ -24,7 +24,8 @@ public struct ECGHeader: Sendable, Equatable {
 
 /// How reading one ECG file ended.
 public struct ECGReadResult: Sendable, Equatable {
-  /// The header block; nil when the file ended or broke before its first sample.
+  /// The header block: whole when the samples started, as far as it was read when the file ended
+  /// or broke before its first sample; nil for an empty file.
   public var header: ECGHeader?
   /// Samples handed to the handler.
   public var samples = 0
@@ -45,7 +46,8 @@ public struct ECGReadResult: Sendable, Equatable {
 /// such as `-265,868` (one number, not two fields) and quote header values that hold a comma.
 ///
 /// Keys are matched by their English names; a key that is not one of them takes the meaning of
-/// its position in Apple's fixed order, so a file whose keys are localised is still read. The
+/// its position in Apple's fixed order, so a file whose keys are localised is still read (a value
+/// ending in `BPM` is the average heart rate and takes no position; `µV` is the unit). The
 /// samples start at the first line that is a number. Nothing but the current line is held: a
 /// header line may be at most `longestHeaderLine` bytes and the header block at most
 /// `headerLineLimit` lines, so a file that is no ECG is refused after a few kilobytes.
@@ -104,6 +106,7 @@ public enum ECGReader {
     var result = ECGReadResult()
     var found = ECGHeader()
     var headerLines = 0
+    var heartRateLines = 0
     var inSamples = false
     var line: [UInt8] = []
     var lineNumber = 1
@@ -136,16 +139,23 @@ public enum ECGReader {
         return nil
       }
       headerLines += 1
+      result.header = found
       guard headerLines <= headerLineLimit else {
         return "line \(lineNumber): no sample after \(headerLineLimit) header lines; not an ECG file"
       }
       let (key, value) = keyValue(trimmed)
       let lowered = key.lowercased()
-      let position = Key.allCases.first { $0.english == lowered } ?? Key(rawValue: headerLines - 1)
-      if lowered.contains("heart rate") {
+      // The average heart rate is not always there, so it is known by its key or its `BPM`
+      // value and takes no place in the order; the unit is known by its value.
+      if lowered.contains("heart rate") || value?.lowercased().hasSuffix("bpm") == true {
         found.averageHeartRate = value
+        heartRateLines += 1
+        result.header = found
         return nil
       }
+      let english = Key.allCases.first { $0.english == lowered }
+      let isUnit = value.map { ["µv", "μv", "uv"].contains($0.lowercased()) } ?? false
+      let position = english ?? (isUnit ? .unit : Key(rawValue: headerLines - 1 - heartRateLines))
       switch position {
       case .recordedDate: found.recordedDate = value
       case .classification: found.classification = value
@@ -157,6 +167,7 @@ public enum ECGReader {
       case .unit: found.unit = value
       case .name, .dateOfBirth, nil: break
       }
+      result.header = found
       return nil
     }
 

@@ -9,8 +9,12 @@ public struct ElectrocardiogramReport: Sendable, Equatable {
   public var recordings = 0
   /// Sample rows written.
   public var samples = 0
-  /// Files that are no readable ECG, or that broke off part-way.
+  /// Files that look like an ECG but cannot be read as one, or that broke off part-way.
   public var malformed = 0
+  /// CSV files whose header has neither a date nor a sample rate: not ECGs, not read further.
+  public var notECG = 0
+  /// Their names, in the order read (at most `listLimit`).
+  public var notECGFiles: [String] = []
   /// Every malformed file with what was wrong, in the order read (at most `listLimit`).
   public var problems: [Problem] = []
 
@@ -24,6 +28,7 @@ public struct ElectrocardiogramReport: Sendable, Equatable {
   public func jsonObject() -> [String: Any] {
     [
       "files": files, "recordings": recordings, "samples": samples, "malformedFiles": malformed,
+      "notECGFiles": notECG, "notECG": Array(notECGFiles.prefix(Self.listLimit)),
       "problems": problems.prefix(Self.listLimit).map { ["file": $0.file, "problem": $0.problem] },
     ]
   }
@@ -160,6 +165,11 @@ public final class ElectrocardiogramMart: OutputStage {
       })
     if let failure { throw failure }
     guard let recording else {
+      if !(result.header.map(ElectrocardiogramHeader.looksLikeECG) ?? false) {
+        report.notECG += 1
+        if report.notECGFiles.count < ElectrocardiogramReport.listLimit { report.notECGFiles.append(file) }
+        return
+      }
       addProblem(file: file, headerProblem ?? result.problem ?? "no header")
       return
     }
@@ -208,6 +218,12 @@ struct ElectrocardiogramHeader {
 
   /// Highest sample rate taken as true: the Watch records at 512 Hz, clinical ECGs at up to a few kHz.
   static let fastestSampleRate = 20_000.0
+
+  /// Whether a header block is an ECG's, however broken: it has a date or a sample rate. Other
+  /// CSV files that happen to lie one folder below the export are none of HealthETL's business.
+  static func looksLikeECG(_ header: ECGHeader) -> Bool {
+    header.recordedDate.flatMap { HealthDateParser.parse($0) } != nil || header.sampleRate.flatMap(leadingNumber) != nil
+  }
 
   static func make(_ header: ECGHeader) -> Result<ElectrocardiogramHeader, Problem> {
     guard let date = header.recordedDate else {
