@@ -11,10 +11,15 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from chromium import Browser  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 PIPELINE = REPO / "Pipelines" / "electrocardiograms.json"
@@ -220,6 +225,52 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         self.assertEqual(ecg["seconds"], 3)
         self.assertEqual([r["recorded"][:10] for r in ecg["recordings"]], ["2024-04-08", "2024-04-01", "2024-03-25"])
         self.assertEqual([len(r["microvolts"]) for r in ecg["recordings"]], [1536] * 3)
+        self.check_page(out / "report.html", ecg["recordings"])
+
+    def check_page(self, html: Path, recordings: list[dict]):
+        """The ECG chart is drawn at desktop and phone width, its picker switches recordings, and its
+        table lists the drawn samples; a page without ECG data has no ECG section nor link."""
+        if not shutil.which(os.environ.get("CHROMIUM", "chromium")):
+            self.skipTest("needs chromium for the page checks")
+        chart = "Chart.getChart(document.querySelector('canvas[data-chart=\"ecg\"]'))"
+        with Browser() as browser:
+            for width in (1280, 390):
+                page = browser.open(html, width=width, height=900)
+                page.wait_for("document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError")
+                self.assertIsNone(page.evaluate("document.documentElement.dataset.reportError || null"))
+                self.assertEqual(page.console_errors(), [])
+                size = page.evaluate("(() => { const c = document.querySelector('canvas[data-chart=\"ecg\"]'); "
+                                     "return [c.dataset.drawn, c.getBoundingClientRect().width, c.getBoundingClientRect().height]; })()")
+                self.assertEqual(size[0], "1")
+                self.assertGreater(size[1], 250 if width == 390 else 1000)
+                self.assertGreater(size[2], 150)
+                self.assertEqual(page.evaluate("document.querySelector('[data-ecg-link]').hidden"), False)
+                self.assertEqual(page.evaluate(chart + ".data.datasets[0].data.length"), 1536)
+                self.assertEqual(page.evaluate(chart + ".data.datasets[0].data[512].x"), 1)
+                self.assertEqual(page.evaluate(chart + ".data.datasets[0].data[0].y"), recordings[0]["microvolts"][0])
+                options = page.evaluate("[...document.querySelectorAll('select[data-pick=\"ecg\"] option')].map(o => o.textContent)")
+                self.assertEqual(len(options), 3)
+                self.assertTrue(options[1].startswith(recordings[1]["recorded"]), options)
+                page.evaluate("(() => { const s = document.querySelector('select[data-pick=\"ecg\"]'); s.value = '1'; "
+                              "s.dispatchEvent(new Event('change', { bubbles: true })); })()")
+                self.assertEqual(page.evaluate(chart + ".data.datasets[0].data[0].y"), recordings[1]["microvolts"][0])
+                page.evaluate("document.querySelector('details[data-table-for=\"ecg\"]').open = true")
+                page.settle(0.3)
+                cells = page.evaluate("[...document.querySelectorAll('details[data-table-for=\"ecg\"] tbody tr')].length")
+                self.assertEqual(cells, 1536)
+                page.close()
+            # The same page without the data: no section, no link, no canvas.
+            text = html.read_text(encoding="utf-8")
+            data = json.loads(re.findall(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S)[-1])
+            del data["electrocardiograms"]
+            bare = html.with_name("bare.html")
+            start = text.rindex('<script type="application/json" id="report-data">') + len('<script type="application/json" id="report-data">')
+            bare.write_text(text[:start] + json.dumps(data) + text[text.index("</script>", start):], encoding="utf-8")
+            page = browser.open(bare)
+            page.wait_for("document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError")
+            self.assertEqual(page.evaluate("[!!document.getElementById('ecg'), !!document.querySelector('[data-ecg-link]'), "
+                                           "!!document.querySelector('canvas[data-chart=\"ecg\"]')]"), [False, False, False])
+            page.close()
 
 
 if __name__ == "__main__":
