@@ -111,3 +111,29 @@ import Testing
     #expect(ECGReader.number(Array(text.utf8)[...]) == nil)
   }
 }
+
+/// Every committed fuzz input of the `ecg` harness, read with the harness's checks, so the corpus
+/// runs in `make test` too.
+@Suite struct ECGCorpusTests {
+  @Test func everyCorpusFileIsReadWithoutSurprise() throws {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fuzz/Corpus/ecg")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    #expect(names.count >= 9)
+    for name in names {
+      let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(name)))
+      var handed = 0
+      let result = ECGReader.read(
+        bytes: bytes, header: { _ in true },
+        sample: { value in
+          #expect(value.isFinite, "\(name)")
+          handed += 1
+        })
+      #expect(result.samples == handed, "\(name)")
+      #expect(!(result.problem ?? "").contains("\n"), "\(name)")
+      if name == "edge-english.csv" { #expect(result.problem == nil && handed == 4) }
+      if name == "edge-decimal-comma.csv" { #expect(result.problem == nil && handed == 4) }
+      if name == "edge-not-an-ecg.csv" { #expect(result.problem == "line 3: the file ends before its first sample") }
+    }
+  }
+}
