@@ -178,12 +178,17 @@ public enum ECGReader {
         return result
       }
       if got == 0 { break }
-      for byte in UnsafeRawBufferPointer(rebasing: buffer[0..<got]) {
-        if byte != 0x0A {
-          let limit = inSamples ? longestSampleLine : longestHeaderLine
-          if line.count < limit { line.append(byte) } else { lineTooLong = true }
-          continue
-        }
+      let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<got])
+      var start = 0
+      while start < got {
+        // The line's bytes up to the next line feed go on at once, cut at the limit.
+        let end = bytes[start...].firstIndex(of: 0x0A) ?? got
+        let limit = inSamples ? longestSampleLine : longestHeaderLine
+        let room = max(0, limit - line.count)
+        if end - start > room { lineTooLong = true }
+        line.append(contentsOf: bytes[start..<(start + min(room, end - start))])
+        start = end + 1
+        guard end < got else { break }
         if lineTooLong {
           result.problem = "line \(lineNumber): longer than \(inSamples ? longestSampleLine : longestHeaderLine) bytes"
           return result
@@ -224,26 +229,41 @@ public enum ECGReader {
     var bytes = bytes
     if bytes.count >= 2, bytes.first == 0x22, bytes.last == 0x22 { bytes = trim(bytes.dropFirst().dropLast()) }
     guard !bytes.isEmpty, bytes.count <= longestSampleLine else { return nil }
-    var text = ""
+    var negative = false
+    if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+      negative = sign == UInt8(ascii: "-")
+      bytes = bytes.dropFirst()
+    }
+    var mantissa: UInt64 = 0
     var digits = 0
+    var fractionDigits = 0
     var separators = 0
-    for (index, byte) in zip(bytes.indices, bytes) {
+    for byte in bytes {
       switch byte {
       case UInt8(ascii: "0")...UInt8(ascii: "9"):
         digits += 1
-        text.append(Character(Unicode.Scalar(byte)))
-      case UInt8(ascii: "-"), UInt8(ascii: "+"):
-        guard index == bytes.startIndex else { return nil }
-        text.append(Character(Unicode.Scalar(byte)))
+        if separators > 0 { fractionDigits += 1 }
+        if digits <= 19 { mantissa = mantissa &* 10 &+ UInt64(byte - UInt8(ascii: "0")) }
       case UInt8(ascii: "."), UInt8(ascii: ","):
         separators += 1
-        text.append(".")
       default:
         return nil
       }
     }
     guard digits > 0, separators <= 1 else { return nil }
+    // Up to 15 digits both the mantissa and the power of ten are exact doubles, so one division
+    // is the correctly rounded value, as parsing the text would give; longer ones are parsed.
+    if digits <= 15 {
+      let value = Double(mantissa) / powersOfTen[fractionDigits]
+      return negative ? -value : value
+    }
+    var text = negative ? "-" : ""
+    for byte in bytes { text.append(byte == UInt8(ascii: ",") ? "." : Character(Unicode.Scalar(byte))) }
     return Double(text)
+  }
+
+  private static let powersOfTen: [Double] = (0...15).map { exponent in
+    (0..<exponent).reduce(1.0) { value, _ in value * 10 }
   }
 
   /// `key,value`: the key up to the first comma; the value after it, CSV quoting undone (`"1,70"`
