@@ -178,6 +178,19 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         result = self.run_healthetl(self.zip_export(), out)
         self.check_outputs(out, result.stderr)
 
+    def test_a_name_with_a_line_feed_stays_one_line(self):
+        path = self.tmp / "export.zip"
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("apple_health_export/export.xml", EXPORT_XML)
+            z.writestr("apple_health_export/electrocardiograms/ecg\nhealthetl: fake.csv", BROKEN_SAMPLES)
+        out = self.tmp / "out"
+        result = self.run_healthetl(path, out)
+        lines = [line for line in result.stderr.splitlines() if "ECG" in line or "fake" in line]
+        self.assertEqual(lines, ["healthetl: 1 ECG file not read whole (first: electrocardiograms/ecg?healthetl: fake.csv: "
+                                 "line 8: 'abc' is not a number (one sample in µV per line)); see run.json"])
+        # The table keeps the name as written: it is data.
+        self.assertEqual(rows(out / "ecg_recordings.csv")[0]["recording"], "electrocardiograms/ecg\nhealthetl: fake.csv")
+
     def test_an_export_without_ecgs_writes_empty_tables_and_no_line(self):
         root = self.tmp / "plain"
         root.mkdir()

@@ -25,6 +25,14 @@ public struct ElectrocardiogramReport: Sendable, Equatable {
 
   static let listLimit = 20
 
+  /// The one line `healthetl run` prints when files were malformed (a name from the export with
+  /// its control characters made `?`, so it stays one line); nil when none was.
+  public var summaryLine: String? {
+    guard let first = problems.first else { return nil }
+    return "\(malformed) ECG file\(malformed == 1 ? "" : "s") not read whole (first: "
+      + "\(PrintableExcerpt.of(first.file, limit: 120)): \(PrintableExcerpt.of(first.problem, limit: 200))); see run.json"
+  }
+
   public func jsonObject() -> [String: Any] {
     [
       "files": files, "recordings": recordings, "samples": samples, "malformedFiles": malformed,
