@@ -1,25 +1,6 @@
 import HealthExtract
 import HealthModel
 
-/// What reading the clinical records found (`run.json`'s `clinicalRecords`).
-public struct ClinicalRecordReport: Sendable, Equatable {
-  public var records = 0
-  /// Resource files read and summarised.
-  public var resourcesRead = 0
-  /// Resource files copied into the output folder (`copyResources`).
-  public var resourcesCopied = 0
-  /// Records whose resource file was not read (missing, too large, not JSON, a path outside
-  /// `clinical-records/`); each row says why.
-  public var resourceProblems = 0
-
-  public func jsonObject() -> [String: Any] {
-    [
-      "records": records, "resourcesRead": resourcesRead, "resourcesCopied": resourcesCopied,
-      "resourceProblems": resourceProblems,
-    ]
-  }
-}
-
 /// One row per `ClinicalRecord` element with a summary of its FHIR resource file
 /// (Pipelines/README.md, "Clinical records"). The elements are few (a person's records from their
 /// providers) and are kept until the end; the resource files are then streamed once, each read

@@ -1,47 +1,6 @@
 import HealthExtract
 import HealthModel
 
-/// What reading the ECG files found (`run.json`'s `electrocardiograms`).
-public struct ElectrocardiogramReport: Sendable, Equatable {
-  /// CSV files looked at (one folder below the main XML).
-  public var files = 0
-  /// Recording rows written.
-  public var recordings = 0
-  /// Sample rows written.
-  public var samples = 0
-  /// Files that look like an ECG but cannot be read as one, or that broke off part-way.
-  public var malformed = 0
-  /// CSV files whose header has neither a date nor a sample rate: not ECGs, not read further.
-  public var notECG = 0
-  /// Their names, in the order read (at most `listLimit`).
-  public var notECGFiles: [String] = []
-  /// Every malformed file with what was wrong, in the order read (at most `listLimit`).
-  public var problems: [Problem] = []
-
-  public struct Problem: Sendable, Equatable {
-    public var file: String
-    public var problem: String
-  }
-
-  static let listLimit = 20
-
-  /// The one line `healthetl run` prints when files were malformed (a name from the export with
-  /// its control characters made `?`, so it stays one line); nil when none was.
-  public var summaryLine: String? {
-    guard let first = problems.first else { return nil }
-    return "\(malformed) ECG file\(malformed == 1 ? "" : "s") not read whole (first: "
-      + "\(PrintableExcerpt.of(first.file, limit: 120)): \(PrintableExcerpt.of(first.problem, limit: 200))); see run.json"
-  }
-
-  public func jsonObject() -> [String: Any] {
-    [
-      "files": files, "recordings": recordings, "samples": samples, "malformedFiles": malformed,
-      "notECGFiles": notECG, "notECG": Array(notECGFiles.prefix(Self.listLimit)),
-      "problems": problems.prefix(Self.listLimit).map { ["file": $0.file, "problem": $0.problem] },
-    ]
-  }
-}
-
 /// The first seconds of one of the latest recordings, for the report page.
 struct ElectrocardiogramPreview: Sendable, Equatable {
   var recorded: Instant
@@ -206,67 +165,4 @@ public final class ElectrocardiogramMart: OutputStage {
   private func isAmongLatest(_ recorded: Instant) -> Bool {
     previews.count < Self.previewRecordings || recorded > previews[previews.count - 1].recorded
   }
-}
-
-/// The values of an ECG file's header block that a row needs, checked.
-struct ElectrocardiogramHeader {
-  var recorded: Instant
-  var classification: String?
-  var symptoms: String?
-  var sampleRate: Double
-  var averageHeartRate: Double?
-  var device: String?
-  var softwareVersion: String?
-  var lead: String?
-  var unit: String?
-
-  struct Problem: Error, CustomStringConvertible {
-    var description: String
-  }
-
-  /// Highest sample rate taken as true: the Watch records at 512 Hz, clinical ECGs at up to a few kHz.
-  static let fastestSampleRate = 20_000.0
-
-  /// Whether a header block is an ECG's, however broken: it has a date or a sample rate. Other
-  /// CSV files that happen to lie one folder below the export are none of HealthETL's business.
-  static func looksLikeECG(_ header: ECGHeader) -> Bool {
-    header.recordedDate.flatMap { HealthDateParser.parse($0) } != nil || header.sampleRate.flatMap(leadingNumber) != nil
-  }
-
-  static func make(_ header: ECGHeader) -> Result<ElectrocardiogramHeader, Problem> {
-    guard let date = header.recordedDate else {
-      return .failure(Problem(description: "no Recorded Date line before the first sample; not an ECG file"))
-    }
-    guard let recorded = HealthDateParser.parse(date)?.instant else {
-      return .failure(
-        Problem(
-          description: "Recorded Date '\(PrintableExcerpt.of(date))' is not a date like 2024-03-20 08:15:32 +0100"))
-    }
-    guard let rateText = header.sampleRate else {
-      return .failure(Problem(description: "no Sample Rate line before the first sample; not an ECG file"))
-    }
-    guard let rate = leadingNumber(rateText), rate > 0, rate <= fastestSampleRate else {
-      return .failure(
-        Problem(
-          description: "Sample Rate '\(PrintableExcerpt.of(rateText))' is not a rate such as 512 hertz (1 – 20,000 Hz)")
-      )
-    }
-    if let unit = header.unit, !["µv", "μv", "uv"].contains(unit.lowercased()) {
-      return .failure(Problem(description: "Unit '\(PrintableExcerpt.of(unit))': only samples in µV are read"))
-    }
-    return .success(
-      ElectrocardiogramHeader(
-        recorded: recorded, classification: header.classification, symptoms: header.symptoms, sampleRate: rate,
-        averageHeartRate: header.averageHeartRate.flatMap(leadingNumber), device: header.device,
-        softwareVersion: header.softwareVersion, lead: header.lead, unit: header.unit))
-  }
-
-  /// The number a value starts with (`512 hertz` → 512, `72,5 BPM` → 72.5); nil when it starts
-  /// with none.
-  static func leadingNumber(_ text: String) -> Double? {
-    let number = text.prefix { $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }
-    guard !number.isEmpty else { return nil }
-    return ECGReader.number(Array(number.utf8)[...])
-  }
-
 }
