@@ -698,45 +698,100 @@ extension ExportInput {
           return
         }
       }
-      for name in ExportFolderEntry.names(in: directory) where !name.hasPrefix("._") {
-        switch ExportFolderEntry.openFile(name, in: directory) {
-        case .success(let fd):
-          body(ExportFileStream(relativePath: folder + "/" + name, fileDescriptor: fd))
-          Glibc.close(fd)
-        case .failure(.folder), .failure(.missing):
-          continue
-        case .failure(let refusal):
-          // Handed on all the same: the stream reports why on its first read.
-          body(ExportFileStream(relativePath: folder + "/" + name, failure: refusal.description))
-        }
+      forEachFile(in: directory, relativeFolder: folder, where: { _ in true }, body)
+    case .zip(let path, let prefix):
+      // Direct members only, as in a folder.
+      try forEachMember(
+        ofZip: path, prefix: prefix,
+        where: { $0.hasPrefix(folder + "/") && !$0.dropFirst(folder.count + 1).contains("/") }, body)
+    }
+  }
+
+  /// Streams every regular file one folder below the main XML's folder (`anyname/file`) whose
+  /// relative path `include` accepts: files whose folder name is not known in advance (Apple
+  /// localises some folder names), recognised by the caller from their content. Zip members in
+  /// archive order; in a folder, subfolders and their files in name order. Symbolic links to
+  /// folders are not followed; everything else is as in `forEachFile(of:in:)`.
+  ///
+  /// - Throws: `ExtractError.unreadable` when the zip cannot be opened or its list of members
+  ///   breaks off part-way.
+  public static func forEachFileInSubfolders(
+    of companions: Companions, where include: (String) -> Bool, _ body: (ExportFileStream) -> Void
+  ) throws(ExtractError) {
+    switch companions {
+    case .unavailable:
+      return
+    case .folder(let base):
+      guard case .success(let root) = ExportFolderEntry.openRoot(base) else { return }
+      defer { Glibc.close(root) }
+      for name in ExportFolderEntry.names(in: root) where !name.hasPrefix("._") && name != "__MACOSX" {
+        guard case .success(let directory) = ExportFolderEntry.openFolder(name, in: root) else { continue }
+        forEachFile(in: directory, relativeFolder: name, where: include, body)
+        Glibc.close(directory)
       }
     case .zip(let path, let prefix):
-      useUTF8MemberNames()
-      guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
-      defer { archive_read_free(archive) }
-      archive_read_support_format_zip(archive)
-      guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
+      try forEachMember(
+        ofZip: path, prefix: prefix,
+        where: { relative in
+          relative.split(separator: "/", omittingEmptySubsequences: false).count == 2 && include(relative)
+        },
+        body)
+    }
+  }
+
+  /// The regular files of the open folder `directory` (named `relativeFolder` from the main XML's
+  /// folder) that `include` accepts, in name order.
+  private static func forEachFile(
+    in directory: Int32, relativeFolder: String, where include: (String) -> Bool, _ body: (ExportFileStream) -> Void
+  ) {
+    for name in ExportFolderEntry.names(in: directory) where !name.hasPrefix("._") {
+      let relative = relativeFolder + "/" + name
+      guard include(relative) else { continue }
+      switch ExportFolderEntry.openFile(name, in: directory) {
+      case .success(let fd):
+        body(ExportFileStream(relativePath: relative, fileDescriptor: fd))
+        Glibc.close(fd)
+      case .failure(.folder), .failure(.missing):
+        continue
+      case .failure(let refusal):
+        // Handed on all the same: the stream reports why on its first read.
+        body(ExportFileStream(relativePath: relative, failure: refusal.description))
+      }
+    }
+  }
+
+  /// The regular members of the zip at `path` below `prefix` (the main member's folder) whose
+  /// path relative to it `include` accepts, in archive order.
+  private static func forEachMember(
+    ofZip path: String, prefix: String, where include: (String) -> Bool, _ body: (ExportFileStream) -> Void
+  ) throws(ExtractError) {
+    useUTF8MemberNames()
+    guard let archive = archive_read_new() else { throw .unreadable(path: path, reason: "libarchive: out of memory") }
+    defer { archive_read_free(archive) }
+    archive_read_support_format_zip(archive)
+    guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
+      let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+      throw .unreadable(path: path, reason: message)
+    }
+    var entry: OpaquePointer?
+    while true {
+      let status = archive_read_next_header(archive, &entry)
+      if status == ARCHIVE_EOF { return }
+      guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
         let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
-        throw .unreadable(path: path, reason: message)
+        throw .unreadable(path: path, reason: "the zip's list of files breaks off: \(message)")
       }
-      let wanted = prefix + folder + "/"
-      var entry: OpaquePointer?
-      while true {
-        let status = archive_read_next_header(archive, &entry)
-        if status == ARCHIVE_EOF { return }
-        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
-          let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
-          throw .unreadable(path: path, reason: "the zip's list of files breaks off: \(message)")
-        }
-        let name =
-          (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
-        guard name.hasPrefix(wanted), archive_entry_filetype(entry) == 0o100000 else { continue }
-        let relative = String(name.dropFirst(prefix.count))
-        let base = name.dropFirst(wanted.count)
-        // Direct members only, as in a folder.
-        guard !name.hasPrefix("__MACOSX/"), !base.hasPrefix("._"), !base.contains("/") else { continue }
-        body(ExportFileStream(relativePath: relative, archive: archive))
+      let name =
+        (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
+      guard name.hasPrefix(prefix), archive_entry_filetype(entry) == 0o100000, !name.hasPrefix("__MACOSX/") else {
+        continue
       }
+      let relative = String(name.dropFirst(prefix.count))
+      let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+      guard parts.count >= 2, let base = parts.last, !base.isEmpty, !base.hasPrefix("._"), include(relative) else {
+        continue
+      }
+      body(ExportFileStream(relativePath: relative, archive: archive))
     }
   }
 }

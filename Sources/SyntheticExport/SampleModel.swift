@@ -8,6 +8,8 @@ enum Stream: UInt64 {
   case bodyMass, bloodPressure, swimRecords, workoutDetails, route, summary
   /// Streams of the profiles other than `watch`.
   case sleepApps, thirdPartyRun
+  /// ECG recordings (`--ecgs`).
+  case electrocardiogram
 }
 
 /// One record before it is written: times in epoch seconds, the value and how to print it.

@@ -45,6 +45,11 @@ public enum SyntheticExportGenerator {
         try writeFile(routesDirectory + "/" + name, bytes)
         stats.routeFiles += 1
       }
+      try forEachElectrocardiogram(model, options) { (name, bytes) throws(SampleExportError) in
+        try makeDirectory(parentDirectory(of: directory + "/" + name))
+        try writeFile(directory + "/" + name, bytes)
+        stats.ecgFiles += 1
+      }
       return stats
     }
 
@@ -61,6 +66,10 @@ public enum SyntheticExportGenerator {
       try forEachRoute(model, exportInstant: exportInstant) { (name, bytes) throws(SampleExportError) in
         try zip.add("apple_health_export/workout-routes/" + name, bytes: bytes)
         stats.routeFiles += 1
+      }
+      try forEachElectrocardiogram(model, options) { (name, bytes) throws(SampleExportError) in
+        try zip.add("apple_health_export/" + name, bytes: bytes)
+        stats.ecgFiles += 1
       }
       try zip.finish()
     } catch {
@@ -160,6 +169,17 @@ public enum SyntheticExportGenerator {
       let gpx = model.gpx(plan, route, exportInstant: exportInstant)
       let name = String(decoding: route.fileName, as: UTF8.self)
       try gpx.withBytes { bytes throws(SampleExportError) in try body(name, bytes) }
+    }
+  }
+
+  /// Calls `body` with the path (below the export's folder) and bytes of every ECG file, in date order.
+  static func forEachElectrocardiogram(
+    _ model: SampleModel, _ options: SyntheticExportOptions,
+    _ body: (String, UnsafeRawBufferPointer) throws(SampleExportError) -> Void
+  ) throws(SampleExportError) {
+    for (index, spec) in model.electrocardiograms(count: options.ecgs, locale: options.ecgLocale).enumerated() {
+      let file = model.electrocardiogramFile(spec, index: index, locale: options.ecgLocale)
+      try file.withBytes { bytes throws(SampleExportError) in try body(spec.fileName, bytes) }
     }
   }
 

@@ -19,6 +19,10 @@ public struct SyntheticExportOptions: Sendable {
   public var routes: Int? = nil
   /// Whose export: the Watch user (the default) or another shape of real export.
   public var profile = SampleProfile.watch
+  /// ECG recordings written beside the export (30 s at 512 Hz each, spread over the days), in
+  /// the folder and language of `ecgLocale`. None by default, so the bundled sample stays as it is.
+  public var ecgs = 0
+  public var ecgLocale = ECGLocale.english
 
   /// The defaults make four weeks from Monday 2024-03-18 (crossing the 2024-03-31 spring-forward),
   /// seed 1, a bare XML file.
@@ -47,6 +51,8 @@ public struct SampleExportStats: Sendable, Equatable {
   public var days: Int
   /// GPX route files written (one per `WorkoutRoute`).
   public var routeFiles: Int
+  /// ECG CSV files written (`SyntheticExportOptions.ecgs`).
+  public var ecgFiles = 0
 
   /// Stats as counted by the generator (public so that callers can build expected values).
   public init(xmlBytes: Int64, elements: [String: Int], records: [String: Int], days: Int, routeFiles: Int) {

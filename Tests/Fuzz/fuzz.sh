@@ -10,7 +10,7 @@ set -uo pipefail
 SWIFT=${SWIFT:-swift}
 BUILD=.build/fuzz
 BIN=$BUILD/debug
-ALL="xml run zip pipeline codes state gpx answer"
+ALL="xml run zip pipeline codes state gpx answer ecg"
 KNOWN=Tests/Fuzz/known-crashes.txt
 # Foundation leaks a buffer when it reads an empty file (FileManager.contents(atPath:)); the
 # harnesses also set this themselves when run by hand.
@@ -21,7 +21,7 @@ binary() {
   case $1 in
     xml) echo FuzzXML ;; run) echo FuzzRun ;; zip) echo FuzzZip ;;
     pipeline) echo FuzzPipeline ;; codes) echo FuzzCodes ;; state) echo FuzzState ;;
-    gpx) echo FuzzGPX ;; answer) echo FuzzAnswer ;;
+    gpx) echo FuzzGPX ;; answer) echo FuzzAnswer ;; ecg) echo FuzzECG ;;
     *) echo "unknown harness '$1' (known: $ALL)" >&2; exit 2 ;;
   esac
 }
@@ -32,6 +32,7 @@ flags() {
     xml | run) echo "-dict=Tests/Fuzz/Dictionaries/xml.dict -max_len=20000 -timeout=20" ;;
     zip) echo "-dict=Tests/Fuzz/Dictionaries/zip.dict -max_len=8192 -timeout=20" ;;
     gpx) echo "-dict=Tests/Fuzz/Dictionaries/gpx.dict -max_len=8192 -timeout=10" ;;
+    ecg) echo "-dict=Tests/Fuzz/Dictionaries/ecg.dict -max_len=8192 -timeout=10" ;;
     *) echo "-dict=Tests/Fuzz/Dictionaries/json.dict -max_len=4096 -timeout=10" ;;
   esac
 }

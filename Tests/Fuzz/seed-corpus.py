@@ -207,6 +207,29 @@ def gpx_seeds():
     return seeds
 
 
+def ecg_seeds():
+    """ECG files as the Health app writes them (no real one could be found, see SOURCES.md): English,
+    a decimal-comma locale with localised keys and CRLF, and files cut or broken on purpose."""
+    english = ('Name,Alex Example\nDate of Birth,"Mar 4, 1985"\nRecorded Date,2024-03-20 08:15:32 +0100\n'
+               "Classification,Sinus Rhythm\nSymptoms,\nSoftware Version,1.90\nDevice,\"Watch6,2\"\nSample Rate,512 hertz\n\n"
+               "Lead,Lead I\nUnit,µV\n\n-19.512\n-22.107\n5\n1000.25\n")
+    portuguese = ('\ufeffNome,Alex\r\nData de nascimento,"4 de mar. de 1985"\r\nData de registro,2024-03-21 09:00:00 -0300\r\n'
+                  'Classificação,Ritmo sinusal\r\nSintomas,"Tontura, falta de ar"\r\nVersão do software,"1,90"\r\n'
+                  'Dispositivo,"Watch6,2"\r\nTaxa de amostragem,"512 hertz"\r\nFrequência cardíaca média,"72,5 BPM"\r\n\r\n'
+                  'Derivação,Derivação I\r\nUnidade,µV\r\n\r\n-265,868\r\n"12,5"\r\n0\r\n-0,001')
+    return {
+        "edge-english.csv": english,
+        "edge-decimal-comma.csv": portuguese,
+        "edge-bad-sample.csv": english.replace("-22.107", "-22.1.07"),
+        "edge-cut-in-header.csv": english[: english.index("Sample Rate") + 5],
+        "edge-no-sample.csv": english[: english.index("-19.512")],
+        "edge-quotes.csv": 'Name,"a ""b"" c\nRecorded Date,"2024-03-20 08:15:32 +0100\nSample Rate,"""512"" hertz"\n"1,5"\n"\n',
+        "edge-long-lines.csv": "Sample Rate,512 hertz\n1\n" + "9" * 200 + "\n",
+        "edge-many-header-lines.csv": "Key,value\n" * 40 + "1\n",
+        "edge-not-an-ecg.csv": "name,kg\nbob,71\n",
+    }
+
+
 def zip_bytes(members, compression=zipfile.ZIP_DEFLATED, stream=False, zip64=False):
     buffer = io.BytesIO()
 
@@ -370,6 +393,13 @@ def main():
         [(52.5 + 0.005 * k, 13.4, "", at(60 * k)) for k in range(3)] + [(52.55, 13.4, "", at(630))]
         + [(52.5 + 0.005 * k, 13.4, "", at(60 * k)) for k in range(3, 11)]
         + [(52.55, 13.4, "", "9999-12-31T23:59:59Z"), (52.5025, 13.4, "", at(30)), (52.5, 13.4, "", "2024-03-20T09:00:00Z")]))
+
+    for name, data in ecg_seeds().items():
+        write("ecg", name, data)
+    write("pipeline", "edge-clinical-copy.json", json.dumps({
+        "version": 1, "name": "c", "jobs": [
+            {"name": "c", "kind": "clinical-records", "copyResources": True, "outputs": [{"file": "c.ndjson"}]},
+            {"name": "e", "kind": "electrocardiograms", "outputs": [{"table": "samples", "file": "s.json"}]}]}))
 
     if os.path.isdir(REAL):
         for name, data in gpx_seeds().items():

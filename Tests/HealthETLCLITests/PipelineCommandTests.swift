@@ -43,7 +43,7 @@ import Testing
     // sleep.json clash: both write sleep_daily.csv).
     let check = try CLI.run(["pipelines", "check", CLI.pipeline("default"), CLI.pipeline("samples")])
     #expect(check.status == 0, "\(check.stderr)")
-    #expect(check.stdout.hasSuffix("together: ok (22 jobs)\n"))
+    #expect(check.stdout.hasSuffix("together: ok (23 jobs)\n"))
     let explain = try CLI.run(["pipelines", "explain", CLI.pipeline("samples"), CLI.pipeline("sleep")])
     #expect(explain.status == 0)
     #expect(explain.stdout.contains("One parse of the export feeds 3 jobs"))

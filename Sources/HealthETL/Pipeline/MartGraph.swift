@@ -47,6 +47,7 @@ public struct MartGraph {
         transaction: transaction, page: report.page, file: report.file,
         sleep: stages.lazy.compactMap { $0 as? SleepMart }.first,
         workouts: stages.lazy.compactMap { $0 as? WorkoutMart }.first)
+      mart.electrocardiograms = stages.lazy.compactMap { $0 as? ElectrocardiogramMart }.first
       // A statistic the run computes anyway is shared; one it does not is added without files.
       taps = mart.statisticsTaps { type, interval, option in
         if let index = queries.firstIndex(where: {

@@ -109,6 +109,7 @@ public enum PipelineDecoder {
     job.anchor = try object["anchor"]?.string()
     job.options = try object["options"]?.strings()
     job.separateBySource = try object["separateBySource"]?.bool()
+    job.copyResources = try object["copyResources"]?.bool()
     if let outputs = object["outputs"] {
       for item in try outputs.array() { job.outputs.append(try output(item, kind: kind)) }
     }

@@ -39,6 +39,8 @@ public struct PipelineDefinition: Sendable {
     /// pipeline file's folder.
     public var template: String?
     public var chartLibrary: String?
+    /// `clinical-records`: copy each record's FHIR resource file into the output folder.
+    public var copyResources: Bool?
     /// `statistics`.
     public var type: String?
     public var interval: String?

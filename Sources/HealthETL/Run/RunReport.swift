@@ -24,6 +24,10 @@ public struct RunReport {
   public var delta: Delta?
   /// What reading the workout routes found; nil when no job read them.
   public var routes: RouteReport?
+  /// What reading the ECG files found; nil when no job read them.
+  public var electrocardiograms: ElectrocardiogramReport?
+  /// What reading the clinical records found; nil when no job read them.
+  public var clinicalRecords: ClinicalRecordReport?
 
   public struct Delta: Sendable {
     public var sequence: Int
@@ -90,6 +94,8 @@ public struct RunReport {
         ]
       } ?? NSNull()
     object["routes"] = routes?.jsonObject() ?? NSNull()
+    object["electrocardiograms"] = electrocardiograms?.jsonObject() ?? NSNull()
+    object["clinicalRecords"] = clinicalRecords?.jsonObject() ?? NSNull()
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }

@@ -47,6 +47,7 @@ enum RunCommand {
       if report.inventory.rejections.total > 0 {
         message += "healthetl: \(report.inventory.rejections.total) records rejected; see run.json\n"
       }
+      if let line = report.electrocardiograms?.summaryLine { message += "healthetl: \(line)\n" }
       if report.inventory.read.truncated {
         message +=
           "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"

@@ -17,12 +17,17 @@ enum SampleCommand {
       help:
         "Whose export: watch (default; Apple Watch user), iphone-sleep-apps (iPhone only, sleep apps), garmin (Garmin Connect), ios10 (iOS 10, manual entries, Runtastic)."
     ),
+    OptionSpec(
+      name: "ecgs", valueName: "N", help: "Also write N ECG recordings (30 s at 512 Hz each) beside the export."),
+    OptionSpec(
+      name: "ecg-locale", valueName: "en|pt",
+      help: "Language of the ECG files: en (default) or pt (decimal commas, a localised folder name)."),
     OptionSpec(name: "zip", valueName: nil, help: "Write export.zip as the iPhone does instead of bare XML."),
     OptionSpec(name: "out", valueName: "PATH", help: "The file to write (required)."),
   ]
 
   static let usage =
-    "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--routes N] [--profile NAME] [--zip] --out PATH"
+    "healthetl sample [--days N] [--start YYYY-MM-DD] [--seed N] [--target-mb M] [--routes N] [--profile NAME] [--ecgs N] [--ecg-locale en|pt] [--zip] --out PATH"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
@@ -53,6 +58,18 @@ enum SampleCommand {
         throw UsageError(message: "--start must be a date like 2024-03-18", command: "sample")
       }
       sampleOptions.start = date
+    }
+    if let ecgs = parsed.value("ecgs") {
+      guard let value = Int(ecgs), value >= 0, value <= 10_000 else {
+        throw UsageError(message: "--ecgs must be a whole number from 0 to 10000", command: "sample")
+      }
+      sampleOptions.ecgs = value
+    }
+    if let name = parsed.value("ecg-locale") {
+      guard let locale = ECGLocale(rawValue: name) else {
+        throw UsageError(message: "unknown --ecg-locale '\(name)'; use en or pt", command: "sample")
+      }
+      sampleOptions.ecgLocale = locale
     }
     if let seed = parsed.value("seed") {
       guard let value = UInt64(seed) else {
@@ -90,7 +107,8 @@ enum SampleCommand {
       let records = stats.elements["Record"] ?? 0
       HealthETLCommand.standardError(
         "healthetl: wrote \(out): \(stats.days) days, \(records) records, \(stats.xmlBytes) bytes of XML"
-          + (stats.routeFiles > 0 ? ", \(stats.routeFiles) route files\n" : "\n"))
+          + (stats.routeFiles > 0 ? ", \(stats.routeFiles) route files" : "")
+          + (stats.ecgFiles > 0 ? ", \(stats.ecgFiles) ECG files\n" : "\n"))
       return ExitCode.success
     } catch {
       HealthETLCommand.fail("\(error)")

@@ -21,5 +21,6 @@ let package = Package(
     .executableTarget(name: "FuzzState", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzAnswer", dependencies: ["FuzzSupport", readers]),
+    .executableTarget(name: "FuzzECG", dependencies: ["FuzzSupport", readers]),
   ]
 )

@@ -66,6 +66,10 @@ public final class ReportMart: OutputStage {
   private let ownStages: [any OutputStage]
   /// Set by the run before `finish`.
   public var header: ReportHeader?
+  /// The run's ECG stage, whose latest recordings the page draws (nil: the page has no ECG section).
+  var electrocardiograms: ElectrocardiogramMart? {
+    didSet { electrocardiograms?.wantsPreviews = true }
+  }
 
   /// The last `heartRateDays` local dates with a heart-rate minute, ascending.
   private var heartRate: [HeartRateDay] = []
@@ -228,7 +232,7 @@ public final class ReportMart: OutputStage {
   /// The report data of DATA.md.
   public func data(_ context: StageContext) -> ReportJSON {
     let rules = context.zone.rules
-    return .object([
+    var sections: [(String, ReportJSON)] = [
       ("report_version", .integer(1)),
       ("export", exportSection(rules)),
       ("days", daysSection()),
@@ -236,6 +240,31 @@ public final class ReportMart: OutputStage {
       ("heart_rate", heartRateSection(rules)),
       ("workouts", workoutsSection(rules)),
       ("quality", qualitySection(context.catalog)),
+    ]
+    // Only with recordings: a page of an export without ECGs stays as it was.
+    if let previews = electrocardiograms?.previews, !previews.isEmpty {
+      sections.append(("electrocardiograms", electrocardiogramSection(previews, rules)))
+    }
+    return .object(sections)
+  }
+
+  /// DATA.md, `electrocardiograms`: the first seconds of the latest recordings, latest first,
+  /// whole µV (the chart cannot show less).
+  private func electrocardiogramSection(_ previews: [ElectrocardiogramPreview], _ rules: ZoneRules) -> ReportJSON {
+    .object([
+      ("seconds", ReportJSON.rounded(ElectrocardiogramMart.previewSeconds, csv: .asRecorded, places: 3)),
+      (
+        "recordings",
+        .array(
+          previews.map { preview in
+            .object([
+              ("recorded", Self.minuteText(preview.recorded, rules)),
+              ("classification", .string(preview.classification)),
+              ("sample_rate_hz", ReportJSON.rounded(preview.sampleRate, csv: .asRecorded, places: 3)),
+              ("microvolts", .array(preview.microvolts.map { ReportJSON.rounded($0, csv: .asRecorded, places: 0) })),
+            ])
+          })
+      ),
     ])
   }
 

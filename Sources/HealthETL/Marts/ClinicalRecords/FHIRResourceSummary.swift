@@ -1,0 +1,77 @@
+/// What a clinical-records row takes from a FHIR resource (DSTU2 or R4): its `resourceType`, the
+/// first coding of its main concept, and its clinical date. Everything else in the resource is
+/// left alone.
+struct FHIRResourceSummary: Equatable {
+  var resourceType: String?
+  var codeSystem: String?
+  var code: String?
+  var display: String?
+  var effective: String?
+
+  /// The concept a resource is about, by resource type: `code` (Observation, Condition,
+  /// Procedure, DiagnosticReport, AllergyIntolerance in R4), `vaccineCode` (Immunization),
+  /// `medicationCodeableConcept` (MedicationStatement, MedicationOrder), `substance`
+  /// (AllergyIntolerance in DSTU2). The first present wins.
+  static let conceptKeys = ["code", "vaccineCode", "medicationCodeableConcept", "substance"]
+
+  /// The clinical date, first present wins: when it was measured or done, else when it was
+  /// recorded. `…Period` values give their `start`.
+  static let dateKeys = [
+    "effectiveDateTime", "effectivePeriod", "performedDateTime", "performedPeriod", "occurrenceDateTime", "date",
+    "onsetDateTime", "onset", "issued", "recordedDate", "dateRecorded", "dateAsserted", "authoredOn", "dateWritten",
+  ]
+
+  /// The summary of a resource document (a JSON object).
+  ///
+  /// - Throws: `FHIRResourceProblem` when the document is not JSON or not an object.
+  static func summarize(_ bytes: [UInt8]) throws(FHIRResourceProblem) -> FHIRResourceSummary {
+    let document: JSONValue
+    do { document = try StrictJSON.parse(bytes) } catch {
+      throw FHIRResourceProblem(description: "not JSON: \(error)")
+    }
+    guard case .object(let members) = document.kind else {
+      throw FHIRResourceProblem(description: "not a FHIR resource: the document is \(document.typeDescription)")
+    }
+    var summary = FHIRResourceSummary()
+    summary.resourceType = string(member("resourceType", of: members))
+    if let concept = conceptKeys.lazy.compactMap({ member($0, of: members) }).first,
+      case .object(let fields) = concept.kind
+    {
+      if case .array(let codings)? = member("coding", of: fields)?.kind, let first = codings.first,
+        case .object(let coding) = first.kind
+      {
+        summary.codeSystem = string(member("system", of: coding))
+        summary.code = string(member("code", of: coding))
+        summary.display = string(member("display", of: coding))
+      }
+      if summary.display == nil { summary.display = string(member("text", of: fields)) }
+    }
+    for key in dateKeys {
+      guard let value = member(key, of: members) else { continue }
+      if case .object(let period) = value.kind {
+        if let start = string(member("start", of: period)) {
+          summary.effective = start
+          break
+        }
+      } else if let text = string(value) {
+        summary.effective = text
+        break
+      }
+    }
+    return summary
+  }
+
+  private static func member(_ key: String, of members: [JSONMember]) -> JSONValue? {
+    members.first { $0.key == key }?.value
+  }
+
+  private static func string(_ value: JSONValue?) -> String? {
+    guard case .string(let text)? = value?.kind, !text.isEmpty else { return nil }
+    return text
+  }
+}
+
+/// Why a resource file gave no summary.
+struct FHIRResourceProblem: Error, CustomStringConvertible {
+  var description: String
+}

@@ -1,0 +1,168 @@
+import HealthExtract
+import HealthModel
+
+/// The first seconds of one of the latest recordings, for the report page.
+struct ElectrocardiogramPreview: Sendable, Equatable {
+  var recorded: Instant
+  var classification: String?
+  var sampleRate: Double
+  /// The first samples, µV.
+  var microvolts: [Double]
+}
+
+/// Reads the export's ECG files after the parse (Pipelines/README.md, "Electrocardiograms") and
+/// writes a row per recording and a row per sample. Files are streamed one after another; only
+/// the current line of a file and, for the report, the first seconds of the latest few recordings
+/// are held.
+public final class ElectrocardiogramMart: OutputStage {
+  public enum Table: String, MartTable {
+    case recordings, samples
+
+    public var schema: TableSchema {
+      switch self {
+      case .recordings: return ElectrocardiogramTables.recordings
+      case .samples: return ElectrocardiogramTables.samples
+      }
+    }
+  }
+  public typealias Destination = TableDestination<Table>
+
+  /// Recordings the report shows, and how much of each.
+  static let previewRecordings = 3
+  static let previewSeconds = 3.0
+  static let previewSampleLimit = 2048
+
+  private let transaction: OutputTransaction
+  private let destinations: [Destination]
+  /// Whether the report page wants `previews`.
+  var wantsPreviews = false
+  public private(set) var report = ElectrocardiogramReport()
+  /// The latest `previewRecordings` recordings' first seconds, latest first.
+  private(set) var previews: [ElectrocardiogramPreview] = []
+
+  public init(transaction: OutputTransaction, destinations: [Destination]) {
+    self.transaction = transaction
+    self.destinations = destinations
+  }
+
+  /// Which files are looked at: every `.csv` file one folder below the main XML, whatever the
+  /// folder is called (`electrocardiograms/` in English exports, localised in others); the
+  /// header block then says whether it is an ECG.
+  static func isCandidate(_ relativePath: String) -> Bool {
+    relativePath.lowercased().hasSuffix(".csv")
+  }
+
+  public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
+    var recordingWriters: [TableWriter] = []
+    var sampleWriters: [TableWriter] = []
+    for destination in destinations {
+      let writer = try TableWriter(
+        transaction, path: destination.file, columns: destination.table.schema.columns, format: destination.format,
+        zone: context.zone.rules,
+        byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: destination.table == .samples)
+      if destination.table == .recordings { recordingWriters.append(writer) } else { sampleWriters.append(writer) }
+    }
+    let companions =
+      context.input.map(ExportInput.companions(of:))
+      ?? .unavailable(reason: "the run was not told where the export is")
+    var failure: OutputError?
+    do {
+      try ExportInput.forEachFileInSubfolders(of: companions, where: Self.isCandidate) { stream in
+        guard failure == nil else { return }
+        do throws(OutputError) {
+          try read(stream, recordings: &recordingWriters, samples: &sampleWriters)
+        } catch {
+          failure = error
+        }
+      }
+    } catch {
+      addProblem(file: "electrocardiograms", error.description)
+    }
+    if let failure { throw failure }
+    var written: [OutputSummary] = []
+    for writer in recordingWriters + sampleWriters { written.append(try writer.close()) }
+    return written
+  }
+
+  private func addProblem(file: String, _ problem: String) {
+    report.malformed += 1
+    if report.problems.count < ElectrocardiogramReport.listLimit {
+      report.problems.append(.init(file: file, problem: problem))
+    }
+  }
+
+  /// One file: its samples as they stream, then its row.
+  private func read(
+    _ stream: ExportFileStream, recordings: inout [TableWriter], samples: inout [TableWriter]
+  ) throws(OutputError) {
+    report.files += 1
+    let file = stream.relativePath
+    var recording: ElectrocardiogramHeader?
+    var headerProblem: String?
+    var preview: [Double]?
+    var failure: OutputError?
+    var index = 0
+    let result = ECGReader.read(
+      stream,
+      header: { header in
+        switch ElectrocardiogramHeader.make(header) {
+        case .success(let made):
+          recording = made
+          if wantsPreviews, isAmongLatest(made.recorded) { preview = [] }
+          return true
+        case .failure(let problem):
+          headerProblem = problem.description
+          return false
+        }
+      },
+      sample: { microvolts in
+        guard failure == nil, let recording else { return }
+        let offset = Double(index) / recording.sampleRate
+        index += 1
+        if preview != nil, offset < Self.previewSeconds, preview!.count < Self.previewSampleLimit {
+          preview!.append(microvolts)
+        }
+        do throws(OutputError) {
+          for position in samples.indices {
+            try samples[position].append([.text(file), .number(offset), .number(microvolts)])
+          }
+        } catch {
+          failure = error
+        }
+      })
+    if let failure { throw failure }
+    guard let recording else {
+      if !(result.header.map(ElectrocardiogramHeader.looksLikeECG) ?? false) {
+        report.notECG += 1
+        if report.notECGFiles.count < ElectrocardiogramReport.listLimit { report.notECGFiles.append(file) }
+        return
+      }
+      addProblem(file: file, headerProblem ?? result.problem ?? "no header")
+      return
+    }
+    if let problem = result.problem { addProblem(file: file, problem) }
+    report.recordings += 1
+    report.samples += result.samples
+    let row: [Field] = [
+      .instant(recording.recorded), .instant(recording.recorded), .text(file), .text(recording.classification),
+      .text(recording.symptoms), .number(recording.sampleRate), .integer(result.samples),
+      .number(Double(result.samples) / recording.sampleRate), .number(recording.averageHeartRate),
+      .text(recording.device), .text(recording.softwareVersion), .text(recording.lead), .text(recording.unit),
+      .text(result.problem),
+    ]
+    for position in recordings.indices { try recordings[position].append(row) }
+    if let preview {
+      previews.append(
+        ElectrocardiogramPreview(
+          recorded: recording.recorded, classification: recording.classification, sampleRate: recording.sampleRate,
+          microvolts: preview))
+      previews.sort { $0.recorded > $1.recorded }
+      if previews.count > Self.previewRecordings { previews.removeLast() }
+    }
+  }
+
+  /// Whether a recording made at `recorded` would be among the latest kept for the report.
+  private func isAmongLatest(_ recorded: Instant) -> Bool {
+    previews.count < Self.previewRecordings || recorded > previews[previews.count - 1].recorded
+  }
+}

@@ -1,0 +1,28 @@
+/// `clinical-records`: one row per `ClinicalRecord` with a summary of its FHIR resource, the
+/// resources copied only with `copyResources` (Pipelines/README.md, "Clinical records").
+public struct ClinicalRecordsJobKind: JobKind {
+  public var name: String { "clinical-records" }
+  public var tables: [TableSchema] { ClinicalRecordMart.Table.allCases.map(\.schema) }
+  public var keys: [String] { ["copyResources"] }
+
+  public func resolve(_ job: inout PipelineDefinition.Job, in pipeline: PipelineDefinition) throws(ConfigFileError)
+    -> any JobWork
+  {
+    Work(
+      copyResources: job.copyResources ?? false,
+      destinations: try job.resolveDestinations(ClinicalRecordMart.Table.self, file: pipeline.path))
+  }
+
+  struct Work: JobWork {
+    /// Medical records: copied into the output folder only when the pipeline asks.
+    var copyResources: Bool
+    var destinations: [ClinicalRecordMart.Destination]
+
+    var explanation: String { copyResources ? ", resource files copied to clinical-records/" : "" }
+
+    func addStages(for job: PlannedJob, to graph: inout MartGraph) {
+      graph.add(
+        ClinicalRecordMart(transaction: graph.transaction, destinations: destinations, copyResources: copyResources))
+    }
+  }
+}
