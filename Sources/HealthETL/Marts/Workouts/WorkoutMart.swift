@@ -12,7 +12,7 @@ public final class WorkoutMart: OutputStage {
   /// The tables of a workouts job (the pipeline's `table` names).
   public enum Table: String, MartTable {
     case workouts, records, laps
-    case routePoints = "route_points", splits
+    case routePoints = "route_points", splits, activities
 
     public var schema: TableSchema {
       switch self {
@@ -21,6 +21,7 @@ public final class WorkoutMart: OutputStage {
       case .laps: return WorkoutTables.laps
       case .routePoints: return WorkoutTables.routePoints
       case .splits: return WorkoutTables.splits
+      case .activities: return WorkoutTables.activities
       }
     }
   }
@@ -85,11 +86,22 @@ public final class WorkoutMart: OutputStage {
   }
 
   /// Drops what no output reads, so a long export of interval workouts (hundreds of statistics
-  /// per workout inside its activities) stays small: activities are only counted, only Lap events
-  /// keep their metadata, routes keep their file.
+  /// per workout inside its activities) stays small: activities keep their times and the
+  /// statistics their rows read, without metadata; only Lap events keep their metadata, routes
+  /// keep their file.
   static func slim(_ workout: WorkoutElement) -> WorkoutElement {
     var slim = workout
-    slim.activities = workout.activities.map { _ in WorkoutElement.Activity() }
+    slim.activities = workout.activities.map { activity in
+      var kept = activity
+      kept.metadata = []
+      kept.events = activity.events.map { event in
+        var bare = event
+        bare.metadata = []
+        return bare
+      }
+      kept.statistics = activity.statistics.filter(WorkoutRowBuilder.isActivityStatistic)
+      return kept
+    }
     slim.events = workout.events.map { event in
       var kept = event
       if event.type != WorkoutRowBuilder.eventPrefix + "Lap" { kept.metadata = [] }
@@ -108,7 +120,8 @@ public final class WorkoutMart: OutputStage {
     var written = try routes.prepare(workouts, context: context)
     try samples.summarizeHeartRate(
       for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) }
-        + routes.heartRateWindows(workouts))
+        + routes.heartRateWindows(workouts)
+        + workouts.flatMap { $0.activities.compactMap(WorkoutRowBuilder.heartRateWindow) })
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     rows = workouts.indices.map { index in
@@ -136,6 +149,8 @@ public final class WorkoutMart: OutputStage {
         case .records: try writer.append(row.serverRecord.fieldValues.map(Field.text))
         case .laps: for lap in row.laps { try writer.append(Self.fields(lap, workoutID: row.id)) }
         case .splits: for split in row.splits { try writer.append(Self.fields(split, workoutID: row.id)) }
+        case .activities:
+          for activity in row.activityRows { try writer.append(Self.fields(activity, workoutID: row.id)) }
         case .routePoints: break
         }
       }
@@ -158,6 +173,18 @@ public final class WorkoutMart: OutputStage {
     ]
     for style in SwimStrokeStyle.allCases { fields.append(.number(row.strokesByStyle?[style.rawValue])) }
     return fields + routeFields(row)
+  }
+
+  /// The fields of an `activities` row.
+  static func fields(_ activity: WorkoutActivityRow, workoutID: String) -> [Field] {
+    [
+      .instant(activity.start), .text(workoutID), .integer(activity.activity), .text(activity.uuid),
+      .text(activity.activityType), .integer(activity.activityTypeRaw), .text(activity.activityTypeFrom),
+      .instant(activity.start), .instant(activity.end), .number(activity.durationSeconds),
+      .integer(activity.elapsedSeconds), .number(activity.distanceMeters), .number(activity.energyKilocalories),
+      .number(activity.heartRateAverage), .number(activity.heartRateMinimum), .number(activity.heartRateMaximum),
+      .text(activity.heartRateFrom), .text(activity.events),
+    ]
   }
 
   /// The fields of a `laps` row.

@@ -75,7 +75,35 @@ public enum WorkoutTables {
     ] + WorkoutTables.lapOriginColumns,
     inWorkbook: true)
 
-  public static let all = [workouts, records, laps, routePoints, splits]
+  /// `workout_activities.csv`: one row per `WorkoutActivity` (a discipline of a multi-sport
+  /// workout, a step of an interval workout).
+  public static let activities = TableSchema(
+    "activities",
+    rows:
+      "one row per `WorkoutActivity` of a distinct workout, in the order of the workouts table, then document order",
+    defaultFile: "workout_activities.csv",
+    columns: [
+      .localTime("`start` on the local clock, `YYYY-MM-DD HH:MM:SS`"),
+      .text("workout_id", "the workout's `id`"),
+      .integer("activity", "1-based, in document order"),
+      .text("uuid", "the activity's `uuid` as written"),
+      .text("activity_type", "its own `workoutActivityType` without the prefix (`Cycling`), else its workout's"),
+      .integer("activity_type_raw", "its HKWorkoutActivityType number; empty for a type HealthKit does not define"),
+      .text("activity_type_from", "`activity` (its own attribute) or `workout` (it has none: its workout's)"),
+      .instant("start", "the activity's `startDate`"),
+      .instant("end", "the activity's `endDate`; empty without one"),
+      .measure("duration_s", unit: "s", "the activity's `duration`, pauses excluded"),
+      .integer("elapsed_s", unit: "s", "end − start"),
+      .measure("distance_m", unit: "m", sum: true, "the activity's own `Distance*` statistics summed"),
+      .measure("energy_kcal", unit: "kcal", sum: true, "its own ActiveEnergyBurned statistic"),
+      .measure("hr_avg", unit: "count/min", "its own HeartRate statistic, else the mean of the samples inside it"),
+      .measure("hr_min", unit: "count/min", "likewise, the minimum"),
+      .measure("hr_max", unit: "count/min", "likewise, the maximum"),
+      .text("hr_from", "`statistics` or `samples`: where `hr_avg` came from; empty without it"),
+      .text("events", "its own `WorkoutEvent`s as `type=count` pairs, like the workout's `events`"),
+    ])
+
+  public static let all = [workouts, records, laps, routePoints, splits, activities]
 
   /// A column of the workouts table by name (a programming error when there is none).
   static func column(_ name: String) -> Column { workouts.columns.first { $0.name == name }! }
