@@ -35,6 +35,7 @@ final class RecordReader {
   private var scratch: [UInt8] = []
   private var metadataKeys: [Int32] = []
   private var metadataRanges: [Range<Int>] = []
+  private var beats: [BeatList.Entry] = []
   private var rawValueRange: Range<Int> = 0..<0
 
   init(catalog: SampleCatalog, ledger: StagingLedger, stages: [any SampleStage], deduplicationBudget: Int) {
@@ -62,6 +63,7 @@ final class RecordReader {
     scratch.removeAll(keepingCapacity: true)
     metadataKeys.removeAll(keepingCapacity: true)
     metadataRanges.removeAll(keepingCapacity: true)
+    if !beats.isEmpty { beats.removeAll(keepingCapacity: true) }
 
     guard let type = attributes.value(.type), type.count > 0 else {
       return reject("missing attribute", line: line, detail: "no type attribute")
@@ -125,10 +127,19 @@ final class RecordReader {
     metadataRanges.append(from..<scratch.count)
   }
 
-  /// An `InstantaneousBeatsPerMinute` entry (of an HRV record, when one is open).
-  func addBeat() {
+  /// An `InstantaneousBeatsPerMinute` entry (of an HRV record, when one is open): its `time` and
+  /// `bpm` bytes go to the scratch buffer, read by the stages that want them.
+  func addBeat(_ attributes: ElementAttributes) {
     beatsRead += 1
-    if isOpen { sample.beatCount += 1 }
+    guard isOpen else { return }
+    sample.beatCount += 1
+    guard !rejected else { return }
+    let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+    let timeStart = scratch.count
+    scratch.append(contentsOf: attributes.value(.time) ?? empty)
+    let bpmStart = scratch.count
+    scratch.append(contentsOf: attributes.value(.bpm) ?? empty)
+    beats.append(BeatList.Entry(time: timeStart..<bpmStart, bpm: bpmStart..<scratch.count))
   }
 
   func end() {
@@ -198,7 +209,16 @@ final class RecordReader {
           if let zone = sample.metadata.value(forKey: timeZoneKey) {
             ledger.vote(forZone: ElementAttributes.text(zone))
           }
-          for stage in stages { stage.consume(sample, catalog: catalog) }
+          if beats.isEmpty {
+            for stage in stages { stage.consume(sample, catalog: catalog) }
+          } else {
+            // An HRV record's beats, borrowed for the calls like its metadata.
+            beats.withUnsafeBufferPointer { entries in
+              sample.beats = BeatList(entries: entries, bytes: bytes)
+              for stage in stages { stage.consume(sample, catalog: catalog) }
+              sample.beats = BeatList()
+            }
+          }
           sample.metadata = MetadataList()
           sample.rawValue = UnsafeRawBufferPointer(start: nil, count: 0)
         }
