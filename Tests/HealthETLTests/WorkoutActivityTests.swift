@@ -2,6 +2,7 @@ import Foundation
 import HealthETL
 import HealthExtract
 import HealthModel
+import SyntheticExport
 import Testing
 
 /// `workout_activities.csv` (Pipelines/README.md, "Multi-sport workouts"), on a triathlon written
@@ -157,5 +158,35 @@ struct WorkoutActivityTests {
     #expect(row.activityTypeFrom == "workout")
     #expect(row.distanceMeters == nil)
     #expect(row.heartRateFrom == nil)
+  }
+}
+
+/// The triathlons of `healthetl sample --profile multisport`: properties every one must have.
+struct WorkoutActivitySampleTests {
+  @Test func generatedTriathlonsSplitIntoTheirLegsAndKeepTheirTotals() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("healthetl-tri-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var options = SyntheticExportOptions(days: 28, seed: 5)
+    options.profile = .multisport
+    let path = folder.appendingPathComponent("export.xml").path
+    _ = try SyntheticExportGenerator.write(options, to: path)
+    let run = try WorkoutFixture.run(.path(path))
+    defer { run.result.remove() }
+    let triathlons = run.rows.filter { $0.activityType == "SwimBikeRun" }
+    #expect(triathlons.count >= 2)
+    for row in triathlons {
+      let legs = row.activityRows
+      #expect(legs.map(\.activityType) == ["Swimming", "Transition", "Cycling", "Transition", "Running"])
+      #expect(legs.first?.start == row.start && legs.last?.end == row.end)
+      #expect(zip(legs.dropFirst(), legs).allSatisfy { $0.start == $1.end })
+      #expect(legs.reduce(0) { $0 + $1.elapsedSeconds! } == row.elapsedSeconds)
+      #expect(abs(legs.reduce(0) { $0 + $1.durationSeconds! } - row.durationSeconds!) < 1e-6)
+      // The workout's distance is its own three statistics, the same texts as the legs'.
+      #expect(abs(legs.reduce(0) { $0 + ($1.distanceMeters ?? 0) } - row.distanceMeters!) < 1e-6)
+      // Each leg's energy is rounded to 0.001 kcal on its own: five roundings apart at most.
+      #expect(abs(legs.reduce(0) { $0 + $1.energyKilocalories! } - row.energyKilocalories!) <= 0.0025 + 1e-9)
+      #expect(legs.allSatisfy { $0.heartRateFrom == "statistics" })
+      #expect(row.serverRecord.execTypeCode == "SERVER999")
+    }
   }
 }
