@@ -193,3 +193,39 @@ struct HeartBeatMartTests {
     #expect(readings.first?["sdnn_ms"] == "")
   }
 }
+
+/// A beat list longer than any reading (Pipelines/README.md, "Beat-to-beat heart rate").
+struct HeartBeatLimitTests {
+  /// 10,002 beats a second apart at 60 bpm: the first 10,000 are kept — read back in chunks of
+  /// 4096 — and the other 2 count as unread, without rows. Every interval is 1000 ms (the first
+  /// from bpm, 9,999 from the times), so SDNN and RMSSD are 0.
+  @Test func aLongListKeepsItsFirstTenThousandBeats() throws {
+    var entries = ""
+    for second in 0..<(RecordReader.mostBeatsPerRecord + 2) {
+      let time = String(format: "%02d:%02d:%02d.00", second / 3600, second / 60 % 60, second % 60)
+      entries += "<InstantaneousBeatsPerMinute bpm=\"60\" time=\"\(time)\"/>"
+    }
+    let body = """
+      <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Apple Watch" unit="ms" \
+      startDate="2024-01-15 00:00:00 +0000" endDate="2024-01-15 03:00:00 +0000" value="0">
+      <HeartRateVariabilityMetadataList>\(entries)</HeartRateVariabilityMetadataList></Record>
+      """
+    let result = try StageHarness.run(StageHarness.export(body), zone: .named("UTC")) { transaction in
+      [HeartBeatMart(transaction: transaction, destinations: HeartBeatMart.defaultDestinations)]
+    }
+    defer { result.remove() }
+    let beats = try result.csvRows("heart_beats.csv")
+    #expect(beats.count == 10_000)
+    // Beat 10,000 is second 9,999: 2 h 46 min 39 s.
+    #expect(beats.last?["time"] == "2024-01-15T02:46:39.000+00:00")
+    #expect(beats.last?["beat"] == "10000")
+    #expect(beats[4096]["time"] == "2024-01-15T01:08:16.000+00:00")
+    let reading = try #require(try result.csvRows("hrv_readings.csv").first)
+    #expect(reading["beats"] == "10002")
+    #expect(reading["beats_unread"] == "2")
+    #expect(reading["intervals"] == "10000")
+    #expect(reading["intervals_from_times"] == "9999")
+    #expect(reading["sdnn_ms"] == "0")
+    #expect(reading["rmssd_ms"] == "0")
+  }
+}

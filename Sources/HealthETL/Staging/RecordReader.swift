@@ -18,6 +18,10 @@ final class RecordReader {
   /// joins every night it covers into one session, so a record of thousands of years would cost
   /// millions of rows and hide every real night, for data no measurement gives.
   static let longestSpanSeconds: Int64 = 366 * 86_400
+  /// The most `InstantaneousBeatsPerMinute` entries kept for one record (Pipelines/README.md,
+  /// "Beat-to-beat heart rate"): a real reading lists a minute's, 30–80; the rest of a longer list
+  /// is counted, not held, so one odd record cannot fill the memory.
+  static let mostBeatsPerRecord = 10_000
   /// Whether a record is being read (its metadata comes next).
   private(set) var isOpen = false
 
@@ -133,7 +137,7 @@ final class RecordReader {
     beatsRead += 1
     guard isOpen else { return }
     sample.beatCount += 1
-    guard !rejected else { return }
+    guard !rejected, beats.count < Self.mostBeatsPerRecord else { return }
     let empty = UnsafeRawBufferPointer(start: nil, count: 0)
     let timeStart = scratch.count
     scratch.append(contentsOf: attributes.value(.time) ?? empty)

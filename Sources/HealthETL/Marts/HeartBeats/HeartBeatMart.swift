@@ -40,7 +40,10 @@ public final class HeartBeatMart: OutputStage {
     /// Index into `zoneNames` of the record's `HKTimeZone`; -1 without one.
     var zone: Int32
     var firstBeat: Int
+    /// Entries listed, and of those kept (the first `RecordReader.mostBeatsPerRecord`).
     var beats: Int
+    var kept: Int
+    /// Entries kept whose time or bpm cannot be read, and those not kept.
     var unread: Int
   }
 
@@ -84,7 +87,8 @@ public final class HeartBeatMart: OutputStage {
       id: SampleMart.sampleID(sample, catalog: catalog, buffer: &idName), start: sample.start, end: sample.end,
       source: sample.source,
       appleSDNN: isSDNN && value.isFinite ? value : nil,
-      zone: zone, firstBeat: staged.count, beats: sample.beats.count, unread: 0)
+      zone: zone, firstBeat: staged.count, beats: sample.beatCount, kept: sample.beats.count,
+      unread: sample.beatCount - sample.beats.count)
     for index in 0..<sample.beats.count {
       let clock = BeatClockTime.millisecondsOfDay(sample.beats.time(at: index))
       var bpm = DecimalParser.parse(sample.beats.bpm(at: index))
@@ -111,8 +115,13 @@ public final class HeartBeatMart: OutputStage {
       let zone = reading.zone >= 0 ? zones[Int(reading.zone)] ?? runZone : runZone
       var intervals = BeatIntervals()
       var outside = 0
-      try staged.read(first: reading.firstBeat, count: reading.beats, into: &beats)
-      for (index, beat) in beats.enumerated() {
+      for index in 0..<reading.kept {
+        // A chunk at a time, so a long list is never held whole.
+        if index % Self.beatsPerRead == 0 {
+          try staged.read(
+            first: reading.firstBeat + index, count: min(Self.beatsPerRead, reading.kept - index), into: &beats)
+        }
+        let beat = beats[index % Self.beatsPerRead]
         let time = beat.clock >= 0 ? Self.place(clock: beat.clock, near: reading.start, zone: zone) : nil
         let bpm = beat.bpm.isNaN ? nil : beat.bpm
         if let time, time < (reading.start.seconds - 60) * 1000 || time > (reading.end.seconds + 60) * 1000 {
@@ -141,6 +150,9 @@ public final class HeartBeatMart: OutputStage {
     for writer in beatWriters + readingWriters { written.append(try writer.close()) }
     return written
   }
+
+  /// Beats read back from the scratch file at once.
+  static let beatsPerRead = 4096
 
   /// The instant, in epoch milliseconds, at which `zone`'s clock shows `clock` (milliseconds since
   /// midnight) nearest `start`: on the local date of `start`, the day before or the day after —
