@@ -56,7 +56,9 @@ import Testing
   /// The registry's order is the order of `pipelines tables` and of the decoder's message.
   @Test func kindsAreListedOnceInTheirOrder() {
     #expect(
-      JobKinds.all.map(\.name) == ["samples", "sleep", "workouts", "statistics", "elements", "daily", "report"])
+      JobKinds.all.map(\.name) == [
+        "samples", "sleep", "workouts", "statistics", "elements", "daily", "report", "beats",
+      ])
     #expect(Set(JobKinds.all.map(\.name)).count == JobKinds.all.count)
     #expect(TableDocumentation.all.map(\.id).first == "samples.samples")
   }
