@@ -47,7 +47,7 @@ struct ExportWriter: ~Copyable {
         recordCounts[type.rawValue] += scratch.count
       }
     }
-    guard model.profile == .watch else {
+    guard model.profile.wearsWatch else {
       // No cuff, no Watch: no correlations or activity summaries, and only the runs a
       // third-party app logged.
       for day in 0..<model.days {
@@ -337,6 +337,13 @@ struct ExportWriter: ~Copyable {
       out.put(" </Workout>\n")
       return
     }
+    if kind == .triathlon {
+      triathlon(plan, workout, totals, &r)
+      if let route = model.route(plan) { workoutRoute(route, of: workout, &r) }
+      workoutMetadata(kind, weather)
+      out.put(" </Workout>\n")
+      return
+    }
     let (events, segments) = plannedEvents(workout, &r)
     for event in events { workoutEvent(event, indent: "  ") }
     if kind == .poolSwim { swimEvents(workout) }
@@ -509,7 +516,7 @@ struct ExportWriter: ~Copyable {
       out.put(" %\"/>\n")
       entries += 2
     }
-    if kind == .running || kind == .walking || kind == .cycling {
+    if kind == .running || kind == .walking || kind == .cycling || kind == .triathlon {
       entry(&out, "HKElevationAscended")
       out.int(weather.elevation)
       out.put(" cm\"/>\n")
@@ -589,9 +596,13 @@ struct ExportWriter: ~Copyable {
       statistic(workout, "HKQuantityTypeIdentifierSwimmingStrokeCount", sum: totals.strokes, 0, "count", indent)
     case .openWaterSwim:
       statistic(workout, "HKQuantityTypeIdentifierDistanceSwimming", sum: totals.swimMeters, 2, "m", indent)
-    case .strength, .legacyRunning:
+    case .strength, .legacyRunning, .triathlon:
       break
     }
+    heartRateStatistic(workout, totals, indent: indent)
+  }
+
+  private mutating func heartRateStatistic(_ workout: PlannedWorkout, _ totals: WorkoutTotals, indent: StaticString) {
     guard totals.heartRateCount > 0 else { return }
     out.put(indent)
     out.put("<WorkoutStatistics type=\"HKQuantityTypeIdentifierHeartRate\" startDate=\"")
@@ -625,6 +636,106 @@ struct ExportWriter: ~Copyable {
     out.put(unit)
     out.put("\"/>\n")
     count(.workoutStatistics)
+  }
+
+  /// A triathlon as the Watch saves one (iOS 16+, after the multi-activity workouts of real
+  /// exports): one `WorkoutActivity` per leg — swim, transition, ride, transition, run, tiling the
+  /// workout — each with its own `workoutActivityType`, times, Segment event and statistics from
+  /// the samples of its stretch; the workout holds the same Segments and the totals.
+  private mutating func triathlon(
+    _ plan: DayPlan, _ workout: PlannedWorkout, _ whole: WorkoutTotals, _ r: inout SplitMix64
+  ) {
+    let types: [StaticString] = [
+      "HKWorkoutActivityTypeSwimming", "HKWorkoutActivityTypeTransition", "HKWorkoutActivityTypeCycling",
+      "HKWorkoutActivityTypeTransition", "HKWorkoutActivityTypeRunning",
+    ]
+    let shares = [0.2, 0.03, 0.5, 0.02, 0.25]
+    // Metres a second: an open-water swim, the ride at the plan's speed, a run at 5:00–6:00 /km.
+    let speeds = [r.double(0.65, 0.8), 0, workout.pace, 0, 1000 / r.double(300, 360)]
+    // Active energy shared out by overlap: a transition is shorter than the minute samples.
+    helper.removeAll(keepingCapacity: true)
+    model.samples(.activeEnergyBurned, plan, into: &helper)
+    let energy = helper.filter { $0.source == .watch && $0.end > $0.start }
+    var legs: [PlannedWorkout] = []
+    var legTotals: [WorkoutTotals] = []
+    var share = 0.0
+    var start = workout.start
+    for index in shares.indices {
+      share += shares[index]
+      var leg = workout
+      leg.start = start
+      leg.end =
+        index == shares.count - 1
+        ? workout.end : workout.start + Int64((Double(workout.end - workout.start) * share).rounded())
+      leg.pause = Interval(start: leg.start, end: leg.start)
+      // The last leg ends where the workout does, short of the whole second like its duration.
+      leg.fraction = index == shares.count - 1 ? workout.fraction : 0
+      // Samples are a ride's (`cycling`): no steps or swim strokes counted into the legs.
+      leg.kind = .cycling
+      var totals = totals(plan, leg)
+      totals.meters = speeds[index] * Double(leg.end - leg.start)
+      totals.activeKcal = energy.reduce(0) { sum, sample in
+        let overlap = Interval(start: sample.start, end: sample.end).overlap(leg.interval)
+        return sum + sample.value * Double(overlap) / Double(sample.end - sample.start)
+      }
+      legs.append(leg)
+      legTotals.append(totals)
+      start = leg.end
+    }
+    for leg in legs {
+      workoutEvent(Event(date: leg.start, type: .segment, minutes: leg.movingSeconds / 60), indent: "  ")
+    }
+    for index in legs.indices {
+      let leg = legs[index]
+      out.put("  <WorkoutActivity uuid=\"")
+      uuid(&r)
+      out.put("\" workoutActivityType=\"")
+      out.put(types[index])
+      out.put("\" startDate=\"")
+      out.date(leg.start)
+      out.put("\" endDate=\"")
+      out.date(leg.end)
+      out.put("\" duration=\"")
+      out.decimal(leg.movingSeconds / 60, digits: 12)
+      out.put("\" durationUnit=\"min\">\n")
+      count(.workoutActivity)
+      workoutEvent(Event(date: leg.start, type: .segment, minutes: leg.movingSeconds / 60), indent: "   ")
+      triathlonStatistics(leg, index, legTotals[index], indent: "   ")
+      heartRateStatistic(leg, legTotals[index], indent: "   ")
+      out.put("  </WorkoutActivity>\n")
+    }
+    var sum = WorkoutTotals()
+    for totals in legTotals {
+      sum.activeKcal += totals.activeKcal
+      sum.basalKcal += totals.basalKcal
+    }
+    statistic(workout, "HKQuantityTypeIdentifierActiveEnergyBurned", sum: sum.activeKcal, 3, "kcal", "  ")
+    statistic(workout, "HKQuantityTypeIdentifierBasalEnergyBurned", sum: sum.basalKcal, 3, "kcal", "  ")
+    for index in [0, 2, 4] { triathlonDistance(workout, index, legTotals[index], indent: "  ") }
+    heartRateStatistic(workout, whole, indent: "  ")
+  }
+
+  /// A leg's energy and distance statistics.
+  private mutating func triathlonStatistics(
+    _ leg: PlannedWorkout, _ index: Int, _ totals: WorkoutTotals, indent: StaticString
+  ) {
+    statistic(leg, "HKQuantityTypeIdentifierActiveEnergyBurned", sum: totals.activeKcal, 3, "kcal", indent)
+    statistic(leg, "HKQuantityTypeIdentifierBasalEnergyBurned", sum: totals.basalKcal, 3, "kcal", indent)
+    triathlonDistance(leg, index, totals, indent: indent)
+  }
+
+  /// The distance of leg `index` (swim in m, ride and run in km; none for a transition), dated
+  /// like `span`.
+  private mutating func triathlonDistance(
+    _ span: PlannedWorkout, _ index: Int, _ totals: WorkoutTotals, indent: StaticString
+  ) {
+    switch index {
+    case 0: statistic(span, "HKQuantityTypeIdentifierDistanceSwimming", sum: totals.meters, 2, "m", indent)
+    case 2: statistic(span, "HKQuantityTypeIdentifierDistanceCycling", sum: totals.meters / 1000, 5, "km", indent)
+    case 4:
+      statistic(span, "HKQuantityTypeIdentifierDistanceWalkingRunning", sum: totals.meters / 1000, 5, "km", indent)
+    default: break
+    }
   }
 
   /// An upper-case random (version 4) UUID.

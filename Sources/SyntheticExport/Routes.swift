@@ -13,7 +13,7 @@ struct RouteSpec {
 
 extension SampleModel {
   func route(_ plan: DayPlan) -> RouteSpec? {
-    guard profile == .watch, let workout = plan.workout, workout.kind.hasRoute else { return nil }
+    guard profile.wearsWatch, let workout = plan.workout, workout.kind.hasRoute else { return nil }
     var r = rng(.route, plan.index)
     let start = workout.start + r.seconds(1...6)
     let end = workout.end - r.seconds(2...40)
@@ -53,7 +53,7 @@ extension SampleModel {
     let (latitude, longitude): (Double, Double)
     let speed: Double
     switch workout.kind {
-    case .cycling:
+    case .cycling, .triathlon:
       (latitude, longitude) = (52.4700, 13.2400)  // Grunewald
       speed = workout.pace
     case .openWaterSwim:

@@ -137,7 +137,7 @@ struct SampleModel {
     case 1 where week % 2 == 1: kind = .legacyRunning
     case 2: kind = .poolSwim
     case 3 where week % 2 == 0: kind = .strength
-    case 5: kind = week % 3 == 2 ? .openWaterSwim : .cycling
+    case 5: kind = week % 3 == 2 ? .openWaterSwim : profile == .multisport ? .triathlon : .cycling
     case 6 where week % 2 == 0: kind = .walking
     default: return nil
     }
@@ -168,6 +168,10 @@ struct SampleModel {
     case .cycling:
       moving = r.seconds(2400...4200)
       pauseChance = 0.6
+      pace = r.double(6.1, 7.5)
+    case .triathlon:
+      // A sprint distance; the legs are shared out when the workout is written.
+      moving = r.seconds(4200...5400)
       pace = r.double(6.1, 7.5)
     case .strength:
       moving = r.seconds(1800...2700)
@@ -299,7 +303,7 @@ struct SampleModel {
 
   /// The samples of `type` on the day of `plan`, in start order, appended to `out`.
   func samples(_ type: RecordType, _ plan: DayPlan, into out: inout [Sample]) {
-    if profile == .watch {
+    if profile.wearsWatch {
       watchSamples(type, plan, into: &out)
     } else {
       profileSamples(type, plan, into: &out)

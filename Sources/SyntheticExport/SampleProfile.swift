@@ -19,6 +19,13 @@ public enum SampleProfile: String, CaseIterable, Sendable {
   /// An iPhone 6s on iOS 10: steps and sleep typed in by hand beside the phone's own and Mi Fit's,
   /// body mass typed in, runs from Runtastic with overlapping distance samples; from 2017.
   case ios10
+  /// The Watch user training for a triathlon: the `watch` export, except that the Saturday rides
+  /// are saved as the Watch saves a triathlon (`SwimBikeRun` with one `WorkoutActivity` per leg).
+  case multisport
+
+  /// Whether the export is the Watch user's (`watch`, and `multisport`, which only saves some
+  /// workouts differently).
+  var wearsWatch: Bool { self == .watch || self == .multisport }
 
   /// The first day when `--start` is not given: an iOS 10 export is from iOS 10's years.
   public var defaultStart: CivilDate {
@@ -40,7 +47,7 @@ extension SampleModel {
     switch profile {
     case .garmin: return .garminConnect
     case .ios10: return .runtastic
-    case .watch, .iphoneSleepApps: return nil
+    case .watch, .iphoneSleepApps, .multisport: return nil
     }
   }
 
@@ -196,7 +203,7 @@ extension SampleModel {
     case .ios10:
       asleep(.miFit, .sleepAsleep, pieces: 2)
       if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, metadata: .userEntered) }
-    case .watch:
+    case .watch, .multisport:
       return
     }
   }

@@ -153,6 +153,8 @@ enum WorkoutKind: UInt8 {
   case running, walking, cycling, strength, poolSwim, openWaterSwim
   /// A run saved the old way: only `totalDistance`/`totalEnergyBurned` attributes, no statistics.
   case legacyRunning
+  /// Swim, ride and run in one workout (the `multisport` profile); its samples are a ride's.
+  case triathlon
 
   var activityType: StaticString {
     switch self {
@@ -161,12 +163,13 @@ enum WorkoutKind: UInt8 {
     case .cycling: return "HKWorkoutActivityTypeCycling"
     case .strength: return "HKWorkoutActivityTypeTraditionalStrengthTraining"
     case .poolSwim, .openWaterSwim: return "HKWorkoutActivityTypeSwimming"
+    case .triathlon: return "HKWorkoutActivityTypeSwimBikeRun"
     }
   }
 
   var hasRoute: Bool {
     switch self {
-    case .running, .walking, .cycling, .openWaterSwim: return true
+    case .running, .walking, .cycling, .openWaterSwim, .triathlon: return true
     case .strength, .poolSwim, .legacyRunning: return false
     }
   }
@@ -178,7 +181,7 @@ enum WorkoutKind: UInt8 {
   /// sparser because the optical sensor struggles underwater.
   var heartRateInterval: ClosedRange<Int64> {
     switch self {
-    case .running, .legacyRunning, .walking, .cycling, .strength: return 5...5
+    case .running, .legacyRunning, .walking, .cycling, .strength, .triathlon: return 5...5
     case .poolSwim, .openWaterSwim: return 20...60
     }
   }
@@ -188,7 +191,7 @@ enum WorkoutKind: UInt8 {
     switch self {
     case .running, .legacyRunning: return 11.0...13.5
     case .walking: return 4.2...5.4
-    case .cycling: return 8.0...10.5
+    case .cycling, .triathlon: return 8.0...10.5
     case .strength: return 5.0...7.0
     case .poolSwim: return 8.5...10.5
     case .openWaterSwim: return 9.0...11.0
@@ -200,7 +203,7 @@ enum WorkoutKind: UInt8 {
     switch self {
     case .running, .legacyRunning: return 148...162
     case .walking: return 98...112
-    case .cycling: return 128...145
+    case .cycling, .triathlon: return 128...145
     case .strength: return 105...125
     case .poolSwim, .openWaterSwim: return 125...142
     }
@@ -211,7 +214,7 @@ enum WorkoutKind: UInt8 {
     switch self {
     case .running, .legacyRunning: return 9.2...10.6
     case .walking: return 3.6...4.4
-    case .cycling: return 7.0...8.5
+    case .cycling, .triathlon: return 7.0...8.5
     case .strength: return 4.5...5.5
     case .poolSwim, .openWaterSwim: return 7.5...8.8
     }

@@ -155,6 +155,37 @@ def xml_seeds():
                     'startDate="2024-03-18 01:%02d:00 +0100" endDate="2024-03-18 05:00:00 +0100" '
                     'value="HKCategoryValueSleepAnalysisAsleepCore"/>' % (name, k))
     seeds["edge-many-sources.xml"] = document(many)
+    # Beat lists in every form a clock time is written in, and forms no clock is (Pipelines/README.md,
+    # "Beat-to-beat heart rate"): past midnight, a repeat, unreadable times and rates, a fraction
+    # longer than a millisecond, a beat list outside any record.
+    times = ["11:59:59.00 PM", "12:00:00.80\u202fAM", "00:00:01,80", "00:00:01,80", "24:00:00", "7:47", "",
+             "0:00:00 AM", "1:02:03.45678901234567890", "13:00:00 PM", "23:59:59.99 pm"]
+    rates = ["60", "75", "1e308", "60", "-5", "0", "abc", "60", "400", "401", ""]
+    seeds["edge-hrv-beats.xml"] = document(
+        ['<Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="W" unit="ms" '
+         'startDate="2024-03-17 23:59:58 +0100" endDate="2024-03-18 00:01:00 +0100" value="40">'
+         '<MetadataEntry key="HKTimeZone" value="Nowhere/Zone"/><HeartRateVariabilityMetadataList>'
+         + "".join(f'<InstantaneousBeatsPerMinute bpm="{b}" time="{t}"/>' for t, b in zip(times, rates))
+         + '</HeartRateVariabilityMetadataList></Record>',
+         '<HeartRateVariabilityMetadataList><InstantaneousBeatsPerMinute bpm="60" time="1:00:00 AM"/>'
+         '</HeartRateVariabilityMetadataList>']
+    )
+    # A triathlon: activities with their own types, one without an end, statistics at both levels.
+    seeds["edge-multisport.xml"] = document(
+        ['<Workout workoutActivityType="HKWorkoutActivityTypeSwimBikeRun" duration="60" durationUnit="min" '
+         'sourceName="W" startDate="2024-03-18 07:00:00 +0100" endDate="2024-03-18 08:00:00 +0100">'
+         '<WorkoutActivity uuid="a" workoutActivityType="HKWorkoutActivityTypeSwimming" '
+         'startDate="2024-03-18 07:00:00 +0100" endDate="2024-03-18 07:20:00 +0100" duration="20" durationUnit="min">'
+         '<WorkoutStatistics type="HKQuantityTypeIdentifierDistanceSwimming" startDate="2024-03-18 07:00:00 +0100" '
+         'endDate="2024-03-18 07:20:00 +0100" sum="750" unit="m"/></WorkoutActivity>'
+         '<WorkoutActivity uuid="b" workoutActivityType="HKWorkoutActivityTypeNoSuchSport" '
+         'startDate="2024-03-18 07:20:00 +0100" duration="x" durationUnit="min">'
+         '<WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" average="1e308" unit="count/min"/>'
+         '</WorkoutActivity>'
+         '<WorkoutActivity workoutActivityType="" endDate="2024-03-18 06:00:00 +0100"/>'
+         '<WorkoutStatistics type="HKQuantityTypeIdentifierDistanceSwimming" startDate="2024-03-18 07:00:00 +0100" '
+         'endDate="2024-03-18 08:00:00 +0100" sum="750" unit="m"/></Workout>']
+    )
     return seeds
 
 
@@ -307,7 +338,7 @@ def main():
     for name in ["sample-sleep-night.xml", "sample-steps.xml", "sample-heart-rate-hrv.xml", "sample-workout-run.xml",
                  "sample-workout-swim.xml", "sample-workout-old-style.xml", "sample-correlation.xml",
                  "edge-dates-and-numbers.xml", "edge-nested-unknown.xml", "edge-minimal.xml", "edge-route-locations.xml",
-                 "edge-many-sources.xml"]:
+                 "edge-many-sources.xml", "edge-hrv-beats.xml", "edge-multisport.xml"]:
         write("run", name, xml[name])
     for name, data in zip_seeds(xml).items():
         write("zip", name, data)

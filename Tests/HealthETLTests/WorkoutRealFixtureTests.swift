@@ -244,6 +244,56 @@ struct WorkoutRealFixtureTests {
     #expect(routes.first == "/workout-routes/route_2025-09-26_7.00pm.gpx")
   }
 
+  /// Interval runs with 17 and 18 activities carry their statistics twice: the workout's totals
+  /// and each step's share of them. The workout row counts the totals once (5.96338 km, not
+  /// twice); the step rows add up to them within the exports' rounding (the 17 steps' sums are
+  /// 5963.382 m and 450.8812 kcal against the workout's 5963.38 m and 450.881 kcal; the 18 steps'
+  /// 5552.1422 m and 423.92347 kcal against 5552.15 m and 423.923 kcal).
+  @Test(arguments: [
+    ("workout_running_multiple_parts.xml", 17, 5963.38, 450.881, 5963.382, 450.8812),
+    ("workout_running_too_fast.xml", 18, 5552.15, 423.923, 5552.1422, 423.92347),
+  ])
+  func intervalStepsAreRowsAndTheWorkoutCountsTotalsOnce(
+    _ name: String, _ steps: Int, _ meters: Double, _ kilocalories: Double, _ stepMeters: Double,
+    _ stepKilocalories: Double
+  ) throws {
+    let run = try Self.fragment(name)
+    defer { run.result.remove() }
+    let row = try #require(run.rows.first)
+    #expect(row.distanceMeters == meters)
+    #expect(row.energyKilocalories == kilocalories)
+    let activities = row.activityRows
+    #expect(activities.map(\.activity) == Array(1...steps))
+    #expect(activities.allSatisfy { $0.activityType == "Running" && $0.activityTypeFrom == "workout" })
+    #expect(activities.allSatisfy { $0.heartRateFrom == "statistics" })
+    #expect(abs(activities.reduce(0) { $0 + $1.distanceMeters! } - stepMeters) < 1e-6)
+    #expect(abs(activities.reduce(0) { $0 + $1.energyKilocalories! } - stepKilocalories) < 1e-6)
+    #expect(try run.text("workout_activities.csv").split(separator: "\n").count == steps + 1)
+  }
+
+  /// The first step of the 17: 17:40:18–18:00:18 +0100 (18:40:18 in Paris), 20.00001266598701 min
+  /// = 1200.0007599592206 s → 1200.001 at the column's precision; 3.08424 km; 231.76 kcal; heart
+  /// rate 127.476 / 114 / 138; 6 events of its own.
+  @Test func theFirstIntervalStepByHand() throws {
+    let run = try Self.fragment("workout_running_multiple_parts.xml")
+    defer { run.result.remove() }
+    let step = try #require(run.rows.first?.activityRows.first)
+    #expect(step.uuid == "5508C9A8-3F3B-4497-BE32-CFDEDCAAB9F2")
+    #expect(step.elapsedSeconds == 1200)
+    #expect(abs(step.durationSeconds! - 1200.0007599592206) < 1e-9)
+    #expect(step.distanceMeters == 3084.24)
+    #expect(step.energyKilocalories == 231.76)
+    #expect(step.heartRateAverage == 127.476)
+    #expect(step.heartRateMinimum == 114)
+    #expect(step.heartRateMaximum == 138)
+    let line = try #require(try run.text("workout_activities.csv").split(separator: "\n").dropFirst().first)
+    #expect(line.hasPrefix("2025-09-26 18:40:18,"))
+    #expect(
+      line.contains(
+        ",2025-09-26T18:40:18+02:00,2025-09-26T19:00:18+02:00,1200.001,1200,3084.24,231.76,127.476,114,138,statistics,")
+    )
+  }
+
   @Test(arguments: [
     "workout_cp_calculation.xml", "workout_cycling.xml", "workout_hiking.xml", "workout_running_long_distance.xml",
     "workout_running_too_fast.xml", "workout_running_usaint_bolt.xml", "workout_strength.xml",

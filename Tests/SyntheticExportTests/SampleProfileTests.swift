@@ -157,4 +157,44 @@ private struct WrittenExport {
     #expect(!runs.isEmpty && runs.allSatisfy { $0.contains("sourceName=\"Runtastic\"") })
     #expect(export.records("DistanceWalkingRunning").filter { $0.contains("\"Runtastic\"") }.count == 3 * runs.count)
   }
+
+  /// The multisport profile is the Watch export with its Saturday rides saved as triathlons: a
+  /// `SwimBikeRun` workout whose five activities — swim, transition, ride, transition, run — tile
+  /// it, each with its own type, Segment event and statistics, the distances again at workout level.
+  @Test func multisportSavesTheRidesAsTriathlons() throws {
+    let export = try WrittenExport(.multisport)
+    let watch = try WrittenExport(.watch)
+    #expect(export.workouts.count == watch.workouts.count)
+    var triathlons = 0
+    var index = 0
+    while index < export.lines.count {
+      defer { index += 1 }
+      let line = export.lines[index]
+      guard line.hasPrefix(" <Workout "), line.contains("HKWorkoutActivityTypeSwimBikeRun") else { continue }
+      triathlons += 1
+      let end = export.lines[index...].firstIndex(of: " </Workout>")!
+      let body = export.lines[index...end]
+      let activities = body.filter { $0.hasPrefix("  <WorkoutActivity ") }
+      #expect(
+        activities.map { WrittenExport.attribute("workoutActivityType", $0)! } == [
+          "HKWorkoutActivityTypeSwimming", "HKWorkoutActivityTypeTransition", "HKWorkoutActivityTypeCycling",
+          "HKWorkoutActivityTypeTransition", "HKWorkoutActivityTypeRunning",
+        ])
+      let starts = activities.map { WrittenExport.instant(WrittenExport.attribute("startDate", $0)!) }
+      let ends = activities.map { WrittenExport.instant(WrittenExport.attribute("endDate", $0)!) }
+      #expect(starts.first == WrittenExport.instant(WrittenExport.attribute("startDate", line)!))
+      #expect(ends.last == WrittenExport.instant(WrittenExport.attribute("endDate", line)!))
+      #expect(Array(starts.dropFirst()) == Array(ends.dropLast()))
+      // Each distance at workout level (two spaces in) repeats the one activity's (three).
+      for type in ["DistanceSwimming", "DistanceCycling", "DistanceWalkingRunning"] {
+        let sums = body.filter { $0.contains("TypeIdentifier\(type)\"") }.map { line in
+          (line.hasPrefix("   "), WrittenExport.attribute("sum", line)!)
+        }
+        #expect(sums.count == 2 && sums[0].0 && !sums[1].0 && sums[0].1 == sums[1].1, "\(type)")
+      }
+      #expect(body.filter { $0.hasPrefix("   <WorkoutEvent ") }.count == 5)
+      #expect(body.filter { $0.hasPrefix("  <WorkoutEvent ") }.count == 5)
+    }
+    #expect(triathlons >= 2)
+  }
 }

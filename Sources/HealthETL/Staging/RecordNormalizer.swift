@@ -64,7 +64,7 @@ public final class RecordNormalizer: ExportEventHandler {
     switch element {
     case .record: records.start(attributes, line: line, inCorrelation: correlations.isOpen)
     case .metadataEntry: addMetadata(attributes)
-    case .instantaneousBeatsPerMinute: records.addBeat()
+    case .instantaneousBeatsPerMinute: records.addBeat(attributes)
     case .heartRateVariabilityMetadataList: break
     case .correlation: correlations.start(attributes, line: line)
     case .workout: workouts.start(attributes, line: line)

@@ -18,6 +18,10 @@ final class RecordReader {
   /// joins every night it covers into one session, so a record of thousands of years would cost
   /// millions of rows and hide every real night, for data no measurement gives.
   static let longestSpanSeconds: Int64 = 366 * 86_400
+  /// The most `InstantaneousBeatsPerMinute` entries kept for one record (Pipelines/README.md,
+  /// "Beat-to-beat heart rate"): a real reading lists a minute's, 30–80; the rest of a longer list
+  /// is counted, not held, so one odd record cannot fill the memory.
+  static let mostBeatsPerRecord = 10_000
   /// Whether a record is being read (its metadata comes next).
   private(set) var isOpen = false
 
@@ -35,6 +39,7 @@ final class RecordReader {
   private var scratch: [UInt8] = []
   private var metadataKeys: [Int32] = []
   private var metadataRanges: [Range<Int>] = []
+  private var beats: [BeatList.Entry] = []
   private var rawValueRange: Range<Int> = 0..<0
 
   init(catalog: SampleCatalog, ledger: StagingLedger, stages: [any SampleStage], deduplicationBudget: Int) {
@@ -62,6 +67,7 @@ final class RecordReader {
     scratch.removeAll(keepingCapacity: true)
     metadataKeys.removeAll(keepingCapacity: true)
     metadataRanges.removeAll(keepingCapacity: true)
+    if !beats.isEmpty { beats.removeAll(keepingCapacity: true) }
 
     guard let type = attributes.value(.type), type.count > 0 else {
       return reject("missing attribute", line: line, detail: "no type attribute")
@@ -125,10 +131,19 @@ final class RecordReader {
     metadataRanges.append(from..<scratch.count)
   }
 
-  /// An `InstantaneousBeatsPerMinute` entry (of an HRV record, when one is open).
-  func addBeat() {
+  /// An `InstantaneousBeatsPerMinute` entry (of an HRV record, when one is open): its `time` and
+  /// `bpm` bytes go to the scratch buffer, read by the stages that want them.
+  func addBeat(_ attributes: ElementAttributes) {
     beatsRead += 1
-    if isOpen { sample.beatCount += 1 }
+    guard isOpen else { return }
+    sample.beatCount += 1
+    guard !rejected, beats.count < Self.mostBeatsPerRecord else { return }
+    let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+    let timeStart = scratch.count
+    scratch.append(contentsOf: attributes.value(.time) ?? empty)
+    let bpmStart = scratch.count
+    scratch.append(contentsOf: attributes.value(.bpm) ?? empty)
+    beats.append(BeatList.Entry(time: timeStart..<bpmStart, bpm: bpmStart..<scratch.count))
   }
 
   func end() {
@@ -198,7 +213,16 @@ final class RecordReader {
           if let zone = sample.metadata.value(forKey: timeZoneKey) {
             ledger.vote(forZone: ElementAttributes.text(zone))
           }
-          for stage in stages { stage.consume(sample, catalog: catalog) }
+          if beats.isEmpty {
+            for stage in stages { stage.consume(sample, catalog: catalog) }
+          } else {
+            // An HRV record's beats, borrowed for the calls like its metadata.
+            beats.withUnsafeBufferPointer { entries in
+              sample.beats = BeatList(entries: entries, bytes: bytes)
+              for stage in stages { stage.consume(sample, catalog: catalog) }
+              sample.beats = BeatList()
+            }
+          }
           sample.metadata = MetadataList()
           sample.rawValue = UnsafeRawBufferPointer(start: nil, count: 0)
         }

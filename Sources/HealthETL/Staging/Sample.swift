@@ -30,6 +30,8 @@ public struct Sample {
   public var inCorrelation = false
   /// `InstantaneousBeatsPerMinute` entries of an HRV record.
   public var beatCount = 0
+  /// Those entries' `time` and `bpm` as written (borrowed like `metadata`).
+  public var beats: BeatList = BeatList()
   /// Hash of the identity key (type, source, start, end, raw value, raw unit).
   public var fingerprint: UInt64 = 0
 
@@ -37,6 +39,39 @@ public struct Sample {
 
   public var rawValueString: String? {
     hasRawValue ? String(decoding: rawValue, as: UTF8.self) : nil
+  }
+}
+
+/// The `InstantaneousBeatsPerMinute` entries of the current record, as written, borrowed from the
+/// normalizer's scratch space (Pipelines/README.md, "Beat-to-beat heart rate").
+public struct BeatList {
+  /// The bytes of an entry's `time` and `bpm` (an empty range for a missing attribute).
+  struct Entry {
+    var time: Range<Int>
+    var bpm: Range<Int>
+  }
+
+  var entries: UnsafeBufferPointer<Entry> = UnsafeBufferPointer(start: nil, count: 0)
+  var bytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
+
+  public init() {}
+
+  init(entries: UnsafeBufferPointer<Entry>, bytes: UnsafeRawBufferPointer) {
+    self.entries = entries
+    self.bytes = bytes
+  }
+
+  public var count: Int { entries.count }
+  public var isEmpty: Bool { entries.isEmpty }
+
+  /// The `time` text of entry `index` (`7:47:41.86 PM`).
+  public func time(at index: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: bytes[entries[index].time])
+  }
+
+  /// The `bpm` text of entry `index`.
+  public func bpm(at index: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: bytes[entries[index].bpm])
   }
 }
 

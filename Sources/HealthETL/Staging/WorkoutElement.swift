@@ -29,6 +29,9 @@ public struct WorkoutElement: Sendable {
 
   public struct Activity: Sendable {
     public var uuid: String?
+    /// `workoutActivityType` of the activity itself (a discipline of a multi-sport workout), when
+    /// written.
+    public var activityType: String? = nil
     public var start: Instant?
     public var end: Instant?
     public var duration: Quantity?

@@ -84,7 +84,8 @@ final class WorkoutReader {
     switch element {
     case .workoutActivity:
       activity = WorkoutElement.Activity(
-        uuid: attributes.string(.uuid), start: attributes.date(.startDate), end: attributes.date(.endDate),
+        uuid: attributes.string(.uuid), activityType: attributes.string(.workoutActivityType),
+        start: attributes.date(.startDate), end: attributes.date(.endDate),
         duration: attributes.quantity(.duration, unit: .durationUnit))
     case .workoutEvent:
       eventInActivity = activity != nil

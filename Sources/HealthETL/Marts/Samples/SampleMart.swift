@@ -161,22 +161,41 @@ public final class SampleMart: OutputStage {
   /// Writes the UUID v5 of `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`
   /// into `idBytes`.
   private func writeSampleID(_ sample: borrowing Sample, catalog: SampleCatalog) {
-    nameBuffer.removeAll(keepingCapacity: true)
-    nameBuffer.append(contentsOf: UUIDv5.urlNamespace)
-    nameBuffer.append(contentsOf: Self.idPrefix)
-    nameBuffer.append(contentsOf: cache.typeName(sample.type, catalog))
-    nameBuffer.append(UInt8(ascii: "|"))
-    nameBuffer.append(contentsOf: cache.sourceName(sample.source, catalog))
-    nameBuffer.append(UInt8(ascii: "|"))
-    Self.appendInteger(sample.start.seconds, to: &nameBuffer)
-    nameBuffer.append(UInt8(ascii: "|"))
-    Self.appendInteger(sample.end.seconds, to: &nameBuffer)
-    nameBuffer.append(UInt8(ascii: "|"))
-    nameBuffer.append(contentsOf: sample.rawValue)
-    nameBuffer.append(UInt8(ascii: "|"))
-    nameBuffer.append(contentsOf: cache.rawUnitName(sample.rawUnit, catalog))
+    Self.idName(
+      sample, type: cache.typeName(sample.type, catalog), source: cache.sourceName(sample.source, catalog),
+      rawUnit: cache.rawUnitName(sample.rawUnit, catalog), into: &nameBuffer)
     idBytes.removeAll(keepingCapacity: true)
     nameBuffer.withUnsafeBytes { uuid.append($0, to: &idBytes) }
+  }
+
+  /// The URL namespace followed by `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`
+  /// (Pipelines/README.md, "Sample id"), the names given as bytes.
+  static func idName(
+    _ sample: borrowing Sample, type: [UInt8], source: [UInt8], rawUnit: [UInt8], into name: inout [UInt8]
+  ) {
+    name.removeAll(keepingCapacity: true)
+    name.append(contentsOf: UUIDv5.urlNamespace)
+    name.append(contentsOf: idPrefix)
+    name.append(contentsOf: type)
+    name.append(UInt8(ascii: "|"))
+    name.append(contentsOf: source)
+    name.append(UInt8(ascii: "|"))
+    appendInteger(sample.start.seconds, to: &name)
+    name.append(UInt8(ascii: "|"))
+    appendInteger(sample.end.seconds, to: &name)
+    name.append(UInt8(ascii: "|"))
+    name.append(contentsOf: sample.rawValue)
+    name.append(UInt8(ascii: "|"))
+    name.append(contentsOf: rawUnit)
+  }
+
+  /// The sample's id, as its `samples/` row has it; for stages that name a few samples.
+  static func sampleID(_ sample: borrowing Sample, catalog: SampleCatalog, buffer: inout [UInt8]) -> String {
+    idName(
+      sample, type: Array(catalog.typeInfo(sample.type).shortName.utf8),
+      source: Array(catalog.sourceName(sample.source).utf8), rawUnit: Array((catalog.unit(sample.rawUnit) ?? "").utf8),
+      into: &buffer)
+    return UUIDv5.make(buffer)
   }
 
   static let idPrefix = Array("healthetl:sample:".utf8)

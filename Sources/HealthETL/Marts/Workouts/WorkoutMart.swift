@@ -12,7 +12,7 @@ public final class WorkoutMart: OutputStage {
   /// The tables of a workouts job (the pipeline's `table` names).
   public enum Table: String, MartTable {
     case workouts, records, laps
-    case routePoints = "route_points", splits
+    case routePoints = "route_points", splits, activities
 
     public var schema: TableSchema {
       switch self {
@@ -21,6 +21,7 @@ public final class WorkoutMart: OutputStage {
       case .laps: return WorkoutTables.laps.schema
       case .routePoints: return WorkoutTables.routePoints.schema
       case .splits: return WorkoutTables.splits.schema
+      case .activities: return WorkoutTables.activities.schema
       }
     }
   }
@@ -85,11 +86,22 @@ public final class WorkoutMart: OutputStage {
   }
 
   /// Drops what no output reads, so a long export of interval workouts (hundreds of statistics
-  /// per workout inside its activities) stays small: activities are only counted, only Lap events
-  /// keep their metadata, routes keep their file.
+  /// per workout inside its activities) stays small: activities keep their times and the
+  /// statistics their rows read, without metadata; only Lap events keep their metadata, routes
+  /// keep their file.
   static func slim(_ workout: WorkoutElement) -> WorkoutElement {
     var slim = workout
-    slim.activities = workout.activities.map { _ in WorkoutElement.Activity() }
+    slim.activities = workout.activities.map { activity in
+      var kept = activity
+      kept.metadata = []
+      kept.events = activity.events.map { event in
+        var bare = event
+        bare.metadata = []
+        return bare
+      }
+      kept.statistics = activity.statistics.filter(WorkoutRowBuilder.isActivityStatistic)
+      return kept
+    }
     slim.events = workout.events.map { event in
       var kept = event
       if event.type != WorkoutRowBuilder.eventPrefix + "Lap" { kept.metadata = [] }
@@ -108,7 +120,8 @@ public final class WorkoutMart: OutputStage {
     var written = try routes.prepare(workouts, context: context)
     try samples.summarizeHeartRate(
       for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) }
-        + routes.heartRateWindows(workouts))
+        + routes.heartRateWindows(workouts)
+        + workouts.flatMap { $0.activities.compactMap(WorkoutRowBuilder.heartRateWindow) })
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     rows = workouts.indices.map { index in
@@ -149,6 +162,12 @@ public final class WorkoutMart: OutputStage {
         var splits = try writer(WorkoutTables.splits)
         for row in rows { for split in row.splits { try splits.append(WorkoutPart(workoutID: row.id, part: split)) } }
         written.append(try splits.close())
+      case .activities:
+        var activities = try writer(WorkoutTables.activities)
+        for row in rows {
+          for activity in row.activityRows { try activities.append(WorkoutPart(workoutID: row.id, part: activity)) }
+        }
+        written.append(try activities.close())
       case .routePoints: break
       }
     }

@@ -75,6 +75,8 @@ public struct WorkoutRow: Sendable {
   var routeShape: [RouteShape.Point]? = nil
   /// Splits per km and per mile (`workout_splits.csv`).
   public var splits: [WorkoutSplit] = []
+  /// One per `WorkoutActivity`, in document order (`workout_activities.csv`).
+  public var activityRows: [WorkoutActivityRow] = []
 }
 
 /// One length of a swim: a `Lap` event, or a `SwimmingStrokeCount` sample without one.
@@ -197,6 +199,7 @@ struct WorkoutRowBuilder {
       serverRecord: WorkoutServerRecord(
         workout: workout, id: id, codes: codes, ownZone: ownZone, runZone: runZone))
     addProvenance(&row, workout, statistics: statistics, heartRateStatistic: heartRateStatistic)
+    row.activityRows = Self.activityRows(workout, heartRate: samples)
     return row
   }
 

@@ -97,7 +97,53 @@ public enum WorkoutTables {
     ] + WorkoutTables.lapOriginColumns,
     inWorkbook: true)
 
-  public static let all = [workouts.schema, records.schema, laps.schema, routePoints.schema, splits.schema]
+  /// `workout_activities.csv`: one row per `WorkoutActivity` (a discipline of a multi-sport
+  /// workout, a step of an interval workout).
+  public static let activities = RowTable<WorkoutPart<WorkoutActivityRow>>(
+    "activities",
+    rows:
+      "one row per `WorkoutActivity` of a distinct workout, in the order of the workouts table, then document order",
+    defaultFile: "workout_activities.csv",
+    columns: [
+      .localTime("`start` on the local clock, `YYYY-MM-DD HH:MM:SS`") { $0.part.start },
+      .text("workout_id", "the workout's `id`") { $0.workoutID },
+      .integer("activity", "1-based, in document order") { Int64($0.part.activity) },
+      .text("uuid", "the activity's `uuid` as written") { $0.part.uuid },
+      .text("activity_type", "its own `workoutActivityType` without the prefix (`Cycling`), else its workout's") {
+        $0.part.activityType
+      },
+      .integer("activity_type_raw", "its HKWorkoutActivityType number; empty for a type HealthKit does not define") {
+        $0.part.activityTypeRaw.map(Int64.init)
+      },
+      .text("activity_type_from", "`activity` (its own attribute) or `workout` (it has none: its workout's)") {
+        $0.part.activityTypeFrom
+      },
+      .instant("start", "the activity's `startDate`") { $0.part.start },
+      .instant("end", "the activity's `endDate`; empty without one") { $0.part.end },
+      .measure("duration_s", unit: "s", "the activity's `duration`, pauses excluded") { $0.part.durationSeconds },
+      .integer("elapsed_s", unit: "s", "end − start") { $0.part.elapsedSeconds },
+      .measure("distance_m", unit: "m", sum: true, "the activity's own `Distance*` statistics summed") {
+        $0.part.distanceMeters
+      },
+      .measure("energy_kcal", unit: "kcal", sum: true, "its own ActiveEnergyBurned statistic") {
+        $0.part.energyKilocalories
+      },
+      .measure("hr_avg", unit: "count/min", "its own HeartRate statistic, else the mean of the samples inside it") {
+        $0.part.heartRateAverage
+      },
+      .measure("hr_min", unit: "count/min", "likewise, the minimum") { $0.part.heartRateMinimum },
+      .measure("hr_max", unit: "count/min", "likewise, the maximum") { $0.part.heartRateMaximum },
+      .text("hr_from", "`statistics` or `samples`: where `hr_avg` came from; empty without it") {
+        $0.part.heartRateFrom
+      },
+      .text("events", "its own `WorkoutEvent`s as `type=count` pairs, like the workout's `events`") {
+        $0.part.events
+      },
+    ])
+
+  public static let all = [
+    workouts.schema, records.schema, laps.schema, routePoints.schema, splits.schema, activities.schema,
+  ]
 
   /// A column of the workouts table by name (a programming error when there is none).
   static func column(_ name: String) -> Column { workouts.columns.first { $0.name == name }! }

@@ -3,7 +3,7 @@
 public enum JobKinds {
   public static let all: [any JobKind] = [
     SamplesJobKind(), SleepJobKind(), WorkoutsJobKind(), StatisticsJobKind(), ElementsJobKind(), DailyJobKind(),
-    ReportJobKind(), ElectrocardiogramsJobKind(), ClinicalRecordsJobKind(),
+    ReportJobKind(), ElectrocardiogramsJobKind(), ClinicalRecordsJobKind(), BeatsJobKind(),
   ]
 
   /// The kind a pipeline's `kind` names.
