@@ -6,7 +6,13 @@ import HealthModel
 public enum ExportRun {
   public struct RunOptions: Sendable {
     public var input: InputSource
-    public var outputDirectory: String = "out"
+    /// `--out`, resolved once (`OutputFolder`) and handed to the check, the lock and the
+    /// transaction.
+    public var output = OutputFolder("out")
+    public var outputDirectory: String {
+      get { output.given }
+      set { output = OutputFolder(newValue) }
+    }
     public var zone: RunZone.Request = .auto
     public var strict = false
     public var allowTruncated = false
@@ -46,14 +52,14 @@ public enum ExportRun {
     try checkBeforeWriting(options)
     var lock: OutputLock?
     if options.nightlyEntry == nil {
-      do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
+      do { lock = try OutputLock(options.output) } catch { throw .output(error) }
     }
     defer { lock?.release() }
     // A state that cannot be read stops the run before the export is read.
     var delivery: DeliveryState
     do { delivery = try DeliveryState.load(from: options.outputDirectory) } catch { throw .state(error) }
     let transaction: OutputTransaction
-    do { transaction = try OutputTransaction(outputDirectory: options.outputDirectory) } catch { throw .output(error) }
+    do { transaction = try OutputTransaction(options.output) } catch { throw .output(error) }
     var committed = false
     defer { if !committed { transaction.abandon() } }
 
