@@ -1,4 +1,5 @@
 import Foundation
+import HealthExtract
 import HealthModel
 import Synchronization
 
@@ -17,9 +18,9 @@ final class InputDigest: Sendable {
 
   init(path: String) {
     group.enter()
-    // A thread of its own (not the shared pool): its nice value cannot be raised back without
-    // privileges, and it ends with the hash.
-    let thread = Thread { [self] in
+    // A dedicated thread of the run (not the pool): its nice value cannot be raised back
+    // without privileges, and it ends with the hash.
+    RunExecutor.shared.startDedicated(name: "sha256") { [self] in
       defer { group.leave() }
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
@@ -33,7 +34,6 @@ final class InputDigest: Sendable {
       let hex = digest.finalizeHex()
       result.withLock { $0 = hex }
     }
-    thread.start()
   }
 
   /// Waits for the hash; nil when the file could not be read or the hash was cancelled.
