@@ -63,11 +63,15 @@ public enum ExportRun {
     var committed = false
     defer { if !committed { transaction.abandon() } }
 
-    let stages: [any OutputStage]
-    do { stages = try MartGraph.stages(for: options.plan, transaction: transaction) } catch {
+    // Who runs what. Main thread: the marts (`MartGraph`) take the samples as they stream, then
+    // finish in the graph's order. Dedicated threads of the run's executor (`RunExecutor`):
+    // the libxml2 parse and the read-ahead (inside `parse`), the input's SHA-256 (`InputDigest`)
+    // and health.xlsx (`RunWorkbook`). Its pool: the long tables' rows (`RowEncodingLane`).
+    let marts: RunMarts
+    do { marts = try MartGraph.marts(for: options.plan, transaction: transaction) } catch {
       throw .pipeline(error)
     }
-    let normalizer = RecordNormalizer(stages: stages)
+    let normalizer = RecordNormalizer(stages: marts.stages)
     var digest: InputDigest?
     // On every way out (a bad export, a full disk) the hashing thread is stopped before returning.
     defer { digest?.cancel() }
@@ -91,7 +95,7 @@ public enum ExportRun {
     report.jobs = options.plan.jobs.count
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
-    for case let report as ReportMart in stages { report.header = Self.reportHeader(inventory) }
+    marts.report?.header = Self.reportHeader(inventory)
     let context = StageContext(
       zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
@@ -103,7 +107,7 @@ public enum ExportRun {
           created: normalizer.facts.exportDate, charts: Self.dailyCharts, chartsFrom: dailyFile)
       }
       try load(
-        stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
+        marts, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
         into: &report
       ) { transaction.workbook?.startClosing() }
       if let workbook = transaction.workbook {
@@ -231,17 +235,13 @@ public enum ExportRun {
   /// run's workout records into the next delta. `tablesWritten` is called once every stage that
   /// writes tables has finished: before the report, which writes a page from their results.
   static func load(
-    _ stages: [any OutputStage], context: StageContext, parseSeconds: Double, delivery: inout DeliveryState,
+    _ marts: RunMarts, context: StageContext, parseSeconds: Double, delivery: inout DeliveryState,
     nightlyEntry: DeliveryState.Export?, into report: inout RunReport, tablesWritten: () -> Void = {}
   ) throws(OutputError) {
     let started = ContinuousClock.now
     var finishSeconds: [String: Double] = [:]
-    var tablesDone = false
-    for stage in stages {
-      if !tablesDone, stage is ReportMart {
-        tablesDone = true
-        tablesWritten()
-      }
+    for (index, stage) in marts.stages.enumerated() {
+      if index == marts.tableStages.count { tablesWritten() }
       let stageStarted = ContinuousClock.now
       for output in try stage.finish(context) {
         report.outputs.append(
@@ -252,8 +252,8 @@ public enum ExportRun {
       finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)
     }
-    if !tablesDone { tablesWritten() }
-    let workouts = stages.compactMap { $0 as? WorkoutMart }
+    if marts.report == nil { tablesWritten() }
+    let workouts = marts.workouts
     report.routes = workouts.lazy.compactMap(\.routeReport).first
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
