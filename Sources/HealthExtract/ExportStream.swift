@@ -55,7 +55,8 @@ public final class ExportStream {
     let channel = BatchChannel(depth: Self.depth)
     let source = self.source
     let allowTruncated = self.allowTruncated
-    let reader = Thread {
+    // libxml2 on a thread of its own: it must never wait behind the pool's jobs.
+    RunExecutor.shared.startDedicated(name: "libxml2", stackSize: 1 << 22) {
       do throws(ExtractError) {
         let input = try source.chunks()
         channel.send(.opened(input.info))
@@ -68,8 +69,6 @@ public final class ExportStream {
         channel.send(.failed(error))
       }
     }
-    reader.stackSize = 1 << 22
-    reader.start()
     let replayer = EventReplayer(handler: handler)
     while true {
       switch channel.receive() {

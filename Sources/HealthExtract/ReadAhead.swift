@@ -28,7 +28,7 @@ final class ReadAhead: ExportChunks {
   /// Opens `path` on the reading thread and waits until it is open (or refused).
   init(path: String) throws(ExtractError) {
     let channel = channel
-    let thread = Thread {
+    RunExecutor.shared.startDedicated(name: "read-ahead") {
       let input: ExportInput
       do throws(ExtractError) {
         input = try ExportInput.open(path)
@@ -56,7 +56,6 @@ final class ReadAhead: ExportChunks {
       input.close()
       channel.finished.signal()
     }
-    thread.start()
     switch channel.waitUntilOpened() {
     case .success(let info): self.info = info
     case .failure(let error):

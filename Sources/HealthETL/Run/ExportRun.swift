@@ -6,7 +6,13 @@ import HealthModel
 public enum ExportRun {
   public struct RunOptions: Sendable {
     public var input: InputSource
-    public var outputDirectory: String = "out"
+    /// `--out`, resolved once (`OutputFolder`) and handed to the check, the lock and the
+    /// transaction.
+    public var output = OutputFolder("out")
+    public var outputDirectory: String {
+      get { output.given }
+      set { output = OutputFolder(newValue) }
+    }
     public var zone: RunZone.Request = .auto
     public var strict = false
     public var allowTruncated = false
@@ -46,22 +52,26 @@ public enum ExportRun {
     try checkBeforeWriting(options)
     var lock: OutputLock?
     if options.nightlyEntry == nil {
-      do { lock = try OutputLock(directory: options.outputDirectory) } catch { throw .output(error) }
+      do { lock = try OutputLock(options.output) } catch { throw .output(error) }
     }
     defer { lock?.release() }
     // A state that cannot be read stops the run before the export is read.
     var delivery: DeliveryState
     do { delivery = try DeliveryState.load(from: options.outputDirectory) } catch { throw .state(error) }
     let transaction: OutputTransaction
-    do { transaction = try OutputTransaction(outputDirectory: options.outputDirectory) } catch { throw .output(error) }
+    do { transaction = try OutputTransaction(options.output) } catch { throw .output(error) }
     var committed = false
     defer { if !committed { transaction.abandon() } }
 
-    let stages: [any OutputStage]
-    do { stages = try MartGraph.stages(for: options.plan, transaction: transaction) } catch {
+    // Who runs what. Main thread: the marts (`MartGraph`) take the samples as they stream, then
+    // finish in the graph's order. Dedicated threads of the run's executor (`RunExecutor`):
+    // the libxml2 parse and the read-ahead (inside `parse`), the input's SHA-256 (`InputDigest`)
+    // and health.xlsx (`RunWorkbook`). Its pool: the long tables' rows (`RowEncodingLane`).
+    let marts: RunMarts
+    do { marts = try MartGraph.marts(for: options.plan, transaction: transaction) } catch {
       throw .pipeline(error)
     }
-    let normalizer = RecordNormalizer(stages: stages)
+    let normalizer = RecordNormalizer(stages: marts.stages)
     var digest: InputDigest?
     // On every way out (a bad export, a full disk) the hashing thread is stopped before returning.
     defer { digest?.cancel() }
@@ -85,7 +95,7 @@ public enum ExportRun {
     report.jobs = options.plan.jobs.count
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
-    for case let report as ReportMart in stages { report.header = Self.reportHeader(inventory) }
+    marts.report?.header = Self.reportHeader(inventory)
     let context = StageContext(
       zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
@@ -97,7 +107,7 @@ public enum ExportRun {
           created: normalizer.facts.exportDate, charts: Self.dailyCharts, chartsFrom: dailyFile)
       }
       try load(
-        stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
+        marts, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
         into: &report
       ) { transaction.workbook?.startClosing() }
       if let workbook = transaction.workbook {
@@ -225,17 +235,13 @@ public enum ExportRun {
   /// run's workout records into the next delta. `tablesWritten` is called once every stage that
   /// writes tables has finished: before the report, which writes a page from their results.
   static func load(
-    _ stages: [any OutputStage], context: StageContext, parseSeconds: Double, delivery: inout DeliveryState,
+    _ marts: RunMarts, context: StageContext, parseSeconds: Double, delivery: inout DeliveryState,
     nightlyEntry: DeliveryState.Export?, into report: inout RunReport, tablesWritten: () -> Void = {}
   ) throws(OutputError) {
     let started = ContinuousClock.now
     var finishSeconds: [String: Double] = [:]
-    var tablesDone = false
-    for stage in stages {
-      if !tablesDone, stage is ReportMart {
-        tablesDone = true
-        tablesWritten()
-      }
+    for (index, stage) in marts.stages.enumerated() {
+      if index == marts.tableStages.count { tablesWritten() }
       let stageStarted = ContinuousClock.now
       for output in try stage.finish(context) {
         report.outputs.append(
@@ -246,8 +252,8 @@ public enum ExportRun {
       finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
         ProgressReporter.seconds(ContinuousClock.now - stageStarted)
     }
-    if !tablesDone { tablesWritten() }
-    let workouts = stages.compactMap { $0 as? WorkoutMart }
+    if marts.report == nil { tablesWritten() }
+    let workouts = marts.workouts
     report.routes = workouts.lazy.compactMap(\.routeReport).first
     report.electrocardiograms = stages.lazy.compactMap { ($0 as? ElectrocardiogramMart)?.report }.first
     report.clinicalRecords = stages.lazy.compactMap { ($0 as? ClinicalRecordMart)?.report }.first

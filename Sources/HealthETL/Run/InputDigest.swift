@@ -1,4 +1,5 @@
 import Foundation
+import HealthExtract
 import HealthModel
 import Synchronization
 
@@ -17,9 +18,9 @@ final class InputDigest: Sendable {
 
   init(path: String) {
     group.enter()
-    // A thread of its own (not the shared pool): its nice value cannot be raised back without
-    // privileges, and it ends with the hash.
-    let thread = Thread { [self] in
+    // A dedicated thread of the run (not the pool): its nice value cannot be raised back
+    // without privileges, and it ends with the hash.
+    RunExecutor.shared.startDedicated(name: "sha256") { [self] in
       defer { group.leave() }
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
@@ -31,7 +32,6 @@ final class InputDigest: Sendable {
       }
       result.withLock { $0 = hex }
     }
-    thread.start()
   }
 
   /// Why a file could not be hashed: the `errno` of the failed read.

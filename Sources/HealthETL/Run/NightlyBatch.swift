@@ -17,7 +17,12 @@ public enum NightlyBatch {
 
   public struct Options: Sendable {
     public var inbox: String
-    public var outputDirectory: String
+    /// `--out`, resolved once (`OutputFolder`).
+    public var output: OutputFolder
+    public var outputDirectory: String {
+      get { output.given }
+      set { output = OutputFolder(newValue) }
+    }
     public var plan: RunPlan
     public var zone: RunZone.Request = .auto
     /// Progress shows only when stderr is a terminal anyway (never under cron).
@@ -27,7 +32,7 @@ public enum NightlyBatch {
 
     public init(inbox: String, outputDirectory: String, plan: RunPlan) {
       self.inbox = inbox
-      self.outputDirectory = outputDirectory
+      output = OutputFolder(outputDirectory)
       self.plan = plan
     }
   }
@@ -62,8 +67,8 @@ public enum NightlyBatch {
     // The inbox may sit inside the output folder (its exports are read before the swap), so
     // only the folder itself is checked here.
     do {
-      try OutputFolderCheck.check(options.outputDirectory, input: nil)
-      lock = try OutputLock(directory: options.outputDirectory)
+      try OutputFolderCheck.check(options.output, input: nil)
+      lock = try OutputLock(options.output)
     } catch { throw .output(error) }
     defer { lock.release() }
     var result = Result()
@@ -94,7 +99,7 @@ public enum NightlyBatch {
         continue
       }
       var run = ExportRun.RunOptions(input: .path(candidate.path), plan: options.plan)
-      run.outputDirectory = options.outputDirectory
+      run.output = options.output
       run.zone = options.zone
       run.quiet = options.quiet
       run.nightlyEntry = export
@@ -114,8 +119,8 @@ public enum NightlyBatch {
     if let delivery = options.delivery {
       result.delivery =
         delivery.dryRun
-        ? try WorkoutDelivery.dryRun(options.outputDirectory, delivery)
-        : try WorkoutDelivery.deliver(options.outputDirectory, delivery)
+        ? try WorkoutDelivery.dryRun(options.output, delivery)
+        : try WorkoutDelivery.deliver(options.output, delivery)
     }
     return result
   }
@@ -198,7 +203,7 @@ public enum NightlyBatch {
   /// Commits `state` alone.
   static func commit(_ state: DeliveryState, _ options: Options) throws(ETLError) {
     do {
-      let transaction = try OutputTransaction(outputDirectory: options.outputDirectory)
+      let transaction = try OutputTransaction(options.output)
       try state.write(to: transaction)
       try transaction.commit()
     } catch {
@@ -215,7 +220,7 @@ public enum NightlyBatch {
     state.failing.removeAll { !present.contains($0.export.name) }
     result.newWorkoutRecords = state.pending.count
     do {
-      let transaction = try OutputTransaction(outputDirectory: options.outputDirectory)
+      let transaction = try OutputTransaction(options.output)
       result.sequence = try state.commitDelta(adding: [], final: true, to: transaction)
       try writeNightReport(result, state: state, transaction: transaction)
       try transaction.commit()
@@ -228,12 +233,7 @@ public enum NightlyBatch {
   static func writeNightReport(_ result: Result, state: DeliveryState, transaction: OutputTransaction)
     throws(OutputError)
   {
-    var report: [String: Any] = [:]
-    if let data = FileManager.default.contents(atPath: transaction.committedPath(ToolFiles.runReport)),
-      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-    {
-      report = object
-    }
+    var report = try RunReport.readForAmending(transaction.committedPath(ToolFiles.runReport)) ?? [:]
     func describe(_ entry: DeliveryState.Quarantined) -> [String: Any] {
       [
         "name": entry.export.name, "sha256": entry.export.sha256, "exitCode": Int(entry.exitCode),

@@ -17,7 +17,7 @@ extension ExportRun {
     }
     // The nightly batch reads from its inbox, which may sit inside its output folder.
     do {
-      try OutputFolderCheck.check(options.outputDirectory, input: options.nightlyEntry == nil ? inputPath : nil)
+      try OutputFolderCheck.check(options.output, input: options.nightlyEntry == nil ? inputPath : nil)
     } catch {
       throw .output(error)
     }

@@ -15,7 +15,7 @@ public struct ElectrocardiogramsJobKind: JobKind {
     var destinations: [ElectrocardiogramMart.Destination]
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
-      graph.add(ElectrocardiogramMart(transaction: graph.transaction, destinations: destinations))
+      graph.addElectrocardiograms(ElectrocardiogramMart(transaction: graph.transaction, destinations: destinations))
     }
   }
 }

@@ -18,7 +18,7 @@ public struct SleepJobKind: JobKind {
     }
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
-      graph.add(SleepMart(transaction: graph.transaction, destinations: destinations))
+      graph.addSleep(SleepMart(transaction: graph.transaction, destinations: destinations))
     }
   }
 }

@@ -39,7 +39,7 @@ public struct WorkoutsJobKind: JobKind {
     }
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
-      graph.add(WorkoutMart(transaction: graph.transaction, codes: codes, outputs: outputs))
+      graph.addWorkouts(WorkoutMart(transaction: graph.transaction, codes: codes, outputs: outputs))
     }
   }
 }

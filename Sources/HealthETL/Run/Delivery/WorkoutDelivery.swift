@@ -52,15 +52,17 @@ public enum WorkoutDelivery {
   /// Delivers under the folder's lock (exit 75 when another run holds it).
   public static func run(outputDirectory: String, settings: DeliverySettings) throws(ETLError) -> Result {
     do { try settings.validate() } catch { throw .delivery(error) }
-    if settings.dryRun { return try dryRun(outputDirectory, settings) }
+    let folder = OutputFolder(outputDirectory)
+    if settings.dryRun { return try dryRun(folder, settings) }
     let lock: OutputLock
-    do { lock = try OutputLock(directory: outputDirectory) } catch { throw .output(error) }
+    do { lock = try OutputLock(folder) } catch { throw .output(error) }
     defer { lock.release() }
-    return try deliver(outputDirectory, settings)
+    return try deliver(folder, settings)
   }
 
   /// What a delivery would send, without sending or writing anything.
-  static func dryRun(_ directory: String, _ settings: DeliverySettings) throws(ETLError) -> Result {
+  static func dryRun(_ folder: OutputFolder, _ settings: DeliverySettings) throws(ETLError) -> Result {
+    let directory = folder.given
     var state = try NightlyBatch.loadState(directory)
     var result = Result(url: settings.displayURL)
     var log = DeliveryLog(progress: nil)
@@ -72,7 +74,8 @@ public enum WorkoutDelivery {
   }
 
   /// Delivers with the folder's lock already held (by this run or by the nightly batch).
-  static func deliver(_ directory: String, _ settings: DeliverySettings) throws(ETLError) -> Result {
+  static func deliver(_ folder: OutputFolder, _ settings: DeliverySettings) throws(ETLError) -> Result {
+    let directory = folder.given
     let started = ContinuousClock.now
     let deadline = started + .milliseconds(Int64(settings.maxTime * 1000))
     var result = Result(url: settings.displayURL)
@@ -84,7 +87,7 @@ public enum WorkoutDelivery {
       return result
     }
     var state = try NightlyBatch.loadState(directory)
-    if queue(&state, settings, into: &result, log: &log) { try commit(directory, state: state, log: &log) }
+    if queue(&state, settings, into: &result, log: &log) { try commit(folder, state: state, log: &log) }
     result.stillQuarantined = state.quarantinedBatches
     if state.batches.isEmpty { log.add("nothing to deliver") }
 
@@ -112,7 +115,7 @@ public enum WorkoutDelivery {
           result.acknowledgedBatches += 1
           result.acknowledgedRecords += batch.records.count
           log.add("\(label): HTTP \(status), acknowledged")
-          try commit(directory, state: state, log: &log)
+          try commit(folder, state: state, log: &log)
           continue sending
         case .rejected(let status, let excerpt):
           state.batches.removeFirst()
@@ -121,7 +124,7 @@ public enum WorkoutDelivery {
           state.quarantinedBatches.append(entry)
           result.quarantined.append(entry)
           log.add("\(label): HTTP \(status), quarantined: \(excerpt.isEmpty ? "(empty body)" : excerpt)")
-          try commit(directory, state: state, log: &log)
+          try commit(folder, state: state, log: &log)
           continue sending
         case .refused(let reason):
           result.refused = true
@@ -152,7 +155,7 @@ public enum WorkoutDelivery {
     log.add(
       "\(result.acknowledgedRecords) record(s) in \(result.acknowledgedBatches) batch(es) acknowledged, "
         + "\(result.quarantined.count) batch(es) quarantined, \(result.pendingRecords) record(s) still queued")
-    try commit(directory, state: nil, log: &log, report: report(result))
+    try commit(folder, state: nil, log: &log, report: report(result))
     return result
   }
 
@@ -306,19 +309,14 @@ public enum WorkoutDelivery {
   /// One commit of the delivery: the state (when given), the new log lines, and the run
   /// report's `delivery` section (when given). The outputs are carried over unchanged.
   static func commit(
-    _ directory: String, state: DeliveryState?, log: inout DeliveryLog, report: [String: Any]? = nil
+    _ folder: OutputFolder, state: DeliveryState?, log: inout DeliveryLog, report: [String: Any]? = nil
   ) throws(ETLError) {
     do {
-      let transaction = try OutputTransaction(outputDirectory: directory)
+      let transaction = try OutputTransaction(folder)
       try state?.write(to: transaction, ids: false)
       try log.write(to: transaction)
       if let report {
-        var runReport: [String: Any] = [:]
-        if let data = FileManager.default.contents(atPath: transaction.committedPath(ToolFiles.runReport)),
-          let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        {
-          runReport = object
-        }
+        var runReport = try RunReport.readForAmending(transaction.committedPath(ToolFiles.runReport)) ?? [:]
         runReport["delivery"] = report
         // It now holds what servers answered: readable by the folder's owner only.
         _ = try JSONOutput.write(runReport, to: transaction, path: ToolFiles.runReport, ownerOnly: true)

@@ -7,7 +7,8 @@ import Foundation
 /// `~/Downloads` would move (or hard-link) a whole tree.
 public enum OutputFolderCheck {
   /// - Parameter input: the export's path, when it is a file or folder (not stdin).
-  public static func check(_ directory: String, input: String?) throws(OutputError) {
+  public static func check(_ folder: OutputFolder, input: String?) throws(OutputError) {
+    let directory = folder.given
     guard !directory.isEmpty else {
       throw .unsuitable(path: directory, reason: "is empty; name the folder to write into, e.g. --out health-out")
     }
@@ -23,7 +24,7 @@ public enum OutputFolderCheck {
     if stat(directory, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
       throw .cannotCreate(path: directory, reason: "it exists and is not a folder; pass a folder to --out")
     }
-    let resolved = realPath(directory)
+    let resolved = folder.realPath
     if resolved == "/" {
       throw .unsuitable(
         path: directory,
@@ -32,7 +33,7 @@ public enum OutputFolderCheck {
       )
     }
     if let input {
-      let source = realPath(input)
+      let source = OutputFolder.realPath(input)
       if source == resolved || source.hasPrefix(resolved + "/") {
         throw .unsuitable(
           path: directory,
@@ -41,21 +42,5 @@ public enum OutputFolderCheck {
         )
       }
     }
-  }
-
-  /// `path` absolute, with every symbolic link and `.`/`..` of its existing part resolved; the
-  /// part that does not exist yet is appended as written.
-  static func realPath(_ path: String) -> String {
-    var existing = URL(fileURLWithPath: path).standardizedFileURL
-    var missing: [String] = []
-    while existing.path != "/", access(existing.path, F_OK) != 0 {
-      missing.insert(existing.lastPathComponent, at: 0)
-      existing = existing.deletingLastPathComponent()
-    }
-    guard let resolved = realpath(existing.path, nil) else { return existing.path }
-    defer { free(resolved) }
-    var result = String(cString: resolved)
-    for part in missing { result += (result.hasSuffix("/") ? "" : "/") + part }
-    return result
   }
 }

@@ -39,9 +39,12 @@ public final class OutputLock {
   private static let heldFolders = Mutex([FolderIdentity: HeldFolders]())
 
   /// - Throws: `OutputError.locked` when another process holds it.
-  public init(directory: String) throws(OutputError) {
+  public convenience init(directory: String) throws(OutputError) { try self.init(OutputFolder(directory)) }
+
+  public init(_ output: OutputFolder) throws(OutputError) {
+    let directory = output.path
     var missing: [String] = []
-    var folder = URL(fileURLWithPath: directory).standardizedFileURL
+    var folder = URL(fileURLWithPath: directory)
     while folder.path != "/", access(folder.path, F_OK) != 0 {
       missing.append(folder.path)
       folder = folder.deletingLastPathComponent()
@@ -49,14 +52,16 @@ public final class OutputLock {
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: directory, reason: OutputTransaction.reason(error))
+      throw .cannotCreate(path: output.given, reason: OutputTransaction.reason(error))
     }
     created = missing
     path = directory + "/" + ToolFiles.lock
+    // Messages name the folder as the user wrote it.
+    let shownPath = output.given + "/" + ToolFiles.lock
     let token = InterruptCleanup.register(lockFile: path, created: missing)
     descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
-      let failure = OutputError.openFailure(path: path, code: errno, creating: true)
+      let failure = OutputError.openFailure(path: shownPath, code: errno, creating: true)
       InterruptCleanup.unregister(lock: token)
       Self.removeEmpty(missing)
       throw failure
@@ -67,8 +72,8 @@ public final class OutputLock {
       Glibc.close(descriptor)
       descriptor = -1
       InterruptCleanup.unregister(lock: token)
-      if busy { throw .locked(path: directory) }
-      throw .ioError(path: path, reason: reason)
+      if busy { throw .locked(path: output.given) }
+      throw .ioError(path: shownPath, reason: reason)
     }
     let folderDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     var info = stat()
@@ -81,8 +86,8 @@ public final class OutputLock {
       Glibc.close(descriptor)
       descriptor = -1
       InterruptCleanup.unregister(lock: token)
-      if busy { throw .locked(path: directory) }
-      throw .ioError(path: directory, reason: reason)
+      if busy { throw .locked(path: output.given) }
+      throw .ioError(path: output.given, reason: reason)
     }
     let identity = FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     Self.heldFolders.withLock { $0[identity] = HeldFolders(folders: [(identity, folderDescriptor)]) }

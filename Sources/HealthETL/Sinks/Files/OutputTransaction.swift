@@ -83,19 +83,13 @@ public final class OutputTransaction {
   /// The staging folder's registration with `InterruptCleanup`, until it is gone.
   private var cleanupToken: Int?
 
-  public init(outputDirectory: String) throws(OutputError) {
+  public convenience init(outputDirectory: String) throws(OutputError) {
+    try self.init(OutputFolder(outputDirectory))
+  }
+
+  public init(_ output: OutputFolder) throws(OutputError) {
     let fm = FileManager.default
-    var trimmed =
-      outputDirectory.count > 1 && outputDirectory.hasSuffix("/")
-      ? String(outputDirectory.dropLast()) : outputDirectory
-    // `.`, `..` and relative paths become absolute, so the folder has a name and a parent to
-    // stage beside; a folder that is a symbolic link is swapped where it points, so the link
-    // survives.
-    trimmed = URL(fileURLWithPath: trimmed).standardizedFileURL.path
-    var info = stat()
-    if lstat(trimmed, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
-      trimmed = URL(fileURLWithPath: trimmed).resolvingSymlinksInPath().path
-    }
+    let trimmed = output.path
     self.outputDirectory = trimmed
     let url = URL(fileURLWithPath: trimmed)
     let parent = url.deletingLastPathComponent().path

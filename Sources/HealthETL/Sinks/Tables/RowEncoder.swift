@@ -5,8 +5,8 @@ import HealthModel
 /// declaration decides every value's text: numbers to the column's precision, instants in the
 /// run's zone; keys appear in column order, so reruns are byte-identical.
 ///
-/// A value with no references, so a table's rows can be encoded on a thread of their own
-/// (`RowEncodingThread`).
+/// A value with no references, so a table's rows can be encoded on another thread
+/// (`RowEncodingLane`).
 struct RowEncoder: Sendable {
   let format: TableFormat
   /// Each column's kind and precision, apart: a row reads them without copying a `Column`.

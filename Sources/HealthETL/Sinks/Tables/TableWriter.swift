@@ -11,14 +11,15 @@ public struct TableWriter {
   public private(set) var rows = 0
   /// The sheet of `health.xlsx` the rows also go to, when the table has one.
   private let sheet: WorkbookTableWriter?
-  /// With `encodeOnThread`: the rows not yet handed over, and the thread that encodes them.
+  /// With `encodeOnThread`: the rows not yet handed over, and the lane of the run's pool that
+  /// encodes them.
   private var batch: [Field] = []
-  private let thread: RowEncodingThread?
+  private let lane: RowEncodingLane?
 
   /// - Parameters:
   ///   - columns: the table's columns (its declaration, or the part of it a job asked for).
   ///   - zone: the run's zone, for `instant` columns.
-  ///   - encodeOnThread: encode rows on a thread of their own (`RowEncodingThread`), for long
+  ///   - encodeOnThread: encode rows on the run's pool (`RowEncodingLane`), for long
   ///     tables written after the parse, when both cores are not already busy.
   public init(
     _ transaction: OutputTransaction, path relativePath: String, columns: [Column], format: TableFormat = .csv,
@@ -31,11 +32,11 @@ public struct TableWriter {
     encoder = RowEncoder(columns: columns, format: format, zone: zone)
     try file.write(RowEncoder.head(columns: columns, format: format, byteOrderMark: byteOrderMark))
     if encodeOnThread {
-      // The thread appends after what is on disk.
+      // The lane appends after what is on disk.
       try file.flush()
-      thread = RowEncodingThread(encoder: encoder, appendingTo: file.path)
+      lane = RowEncodingLane(encoder: encoder, appendingTo: file.path)
     } else {
-      thread = nil
+      lane = nil
     }
   }
 
@@ -44,10 +45,10 @@ public struct TableWriter {
     precondition(fields.count == columnCount, "\(relativePath): \(fields.count) fields for \(columnCount) columns")
     rows += 1
     sheet?.append(fields)
-    if let thread {
+    if let lane {
       batch.append(contentsOf: fields)
-      if batch.count >= RowEncodingThread.batchRows * columnCount {
-        thread.send(batch)
+      if batch.count >= RowEncodingLane.batchRows * columnCount {
+        lane.send(batch)
         batch.removeAll(keepingCapacity: true)
       }
       return
@@ -60,10 +61,10 @@ public struct TableWriter {
   /// Writes the rest of the table, then syncs and closes the file.
   public func close() throws(OutputError) -> OutputSummary {
     sheet?.flush()
-    if let thread {
-      if !batch.isEmpty { thread.send(batch) }
-      // The thread writes the rows and the closing text.
-      try thread.finish()
+    if let lane {
+      if !batch.isEmpty { lane.send(batch) }
+      // The lane writes the rows and the closing text.
+      try lane.finish()
     } else {
       try file.write(RowEncoder.tail(format: encoder.format, rows: rows))
     }

@@ -36,7 +36,7 @@ final class WorkbookThread {
     charts: [[WorkbookChart]], chartSheet: Int?, zone: ZoneRules
   ) throws(WorkbookError) {
     let channel = channel
-    let thread = Thread {
+    RunExecutor.shared.startDedicated(name: "workbook") {
       var tables: [SheetRows] = []
       let workbook: Workbook
       do throws(WorkbookError) {
@@ -81,7 +81,6 @@ final class WorkbookThread {
       }
       channel.ended.signal()
     }
-    thread.start()
     if case .failed(let error) = channel.answer() {
       ended = true
       channel.ended.wait()

@@ -4,9 +4,9 @@ import Testing
 
 @testable import HealthETL
 
-/// Rows encoded on a thread of their own are the bytes the writer would write itself, in order,
-/// and a writer that fails part-way stops the thread.
-@Suite struct RowEncodingThreadTests {
+/// Rows encoded on the run's pool are the bytes the writer would write itself, in order,
+/// and a writer that fails part-way stops its lane.
+@Suite struct RowEncodingLaneTests {
   static let columns: [Column] = [
     .text("name", "a text that sometimes needs quoting"),
     .number("value", precision: .decimals(2), "a number to two places"),
@@ -81,9 +81,9 @@ import Testing
   /// (the caller never blocks) and the close reports the first error.
   @Test(.timeLimit(.minutes(10)), arguments: ["/dev/full", "/nonexistent-folder/t.csv"])
   func aWriteErrorIsReportedByTheCloseAndTheCallerNeverWaitsForever(path: String) throws {
-    let thread = RowEncodingThread(
+    let thread = RowEncodingLane(
       encoder: RowEncoder(columns: [.integer("n", "")], format: .csv, zone: .utc), appendingTo: path)
-    for batch in 0..<(RowEncodingThread.depth * 3) {
+    for batch in 0..<(RowEncodingLane.depth * 3) {
       thread.send((0..<2048).map { _ in .integer(Int64(batch)) })
     }
     do {
@@ -114,6 +114,6 @@ import Testing
     // The rows handed over were written before the thread ended; none was half-written.
     let text = try String(contentsOfFile: transaction.stagedPath("t.csv"), encoding: .utf8)
     #expect(text.hasSuffix("\n"))
-    #expect(text.split(separator: "\n").count == 1 + 30_000 / RowEncodingThread.batchRows * RowEncodingThread.batchRows)
+    #expect(text.split(separator: "\n").count == 1 + 30_000 / RowEncodingLane.batchRows * RowEncodingLane.batchRows)
   }
 }

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// A run's threads belong to one executor (README.md, "Speed and memory"): however many tables it
+/// writes, the process never has more than 8 threads, counted from outside in /proc.
+@Suite struct ThreadCountTests {
+  /// The most tasks /proc/<pid>/task listed while `process` ran, sampled every millisecond.
+  static func peakThreads(of process: Process) -> Int {
+    var peak = 0
+    while process.isRunning {
+      let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task"))
+      peak = max(peak, tasks?.count ?? 0)
+      usleep(1000)
+    }
+    return peak
+  }
+
+  /// 40 heart-rate-per-minute tables (each long enough to be encoded on the pool) and the daily
+  /// table with its workbook: main used to start a thread per table, 40 and more at once. Now at
+  /// most 8, and every table holds the same rows in the same order (the lanes keep order).
+  @Test(.timeLimit(.minutes(10))) func manyLongTablesShareAFewThreads() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let export = work.appendingPathComponent("export.zip").path
+    #expect(try CLI.run(["sample", "--days", "20", "--seed", "5", "--zip", "--out", export]).status == 0)
+    let jobs =
+      (0..<40).map {
+        #"{"name":"hr\#($0)","kind":"statistics","type":"HeartRate","interval":"1m","options":["max"]}"#
+      } + [#"{"name":"daily","kind":"daily"}"#]
+    let pipeline = work.appendingPathComponent("many.json").path
+    try Data((#"{"version":1,"name":"many","jobs":["# + jobs.joined(separator: ",") + "]}").utf8).write(
+      to: URL(fileURLWithPath: pipeline))
+    let out = work.appendingPathComponent("out").path
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = ["run", "--quiet", "--pipeline", pipeline, "--out", out, export]
+    try process.run()
+    let peak = Self.peakThreads(of: process)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(peak >= 2, "the sampling saw the run")
+    #expect(peak <= 8, "peak \(peak) threads")
+
+    let first = try Data(contentsOf: URL(fileURLWithPath: out + "/stats/hr0.csv"))
+    #expect(first.split(separator: UInt8(ascii: "\n")).count > 2048 * 2, "long enough for several batches")
+    for index in 1..<40 {
+      #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/stats/hr\(index).csv")) == first, "hr\(index)")
+    }
+  }
+}
