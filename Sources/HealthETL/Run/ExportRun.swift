@@ -16,6 +16,8 @@ public enum ExportRun {
     public var csvByteOrderMark = false
     /// Write `health.xlsx` when the plan has a `daily` job (`--no-workbook` turns it off).
     public var workbook = true
+    /// Write `health.sqlite` with the plan's tables (`--no-database` turns it off).
+    public var database = true
     /// Set by the nightly batch, which holds the folder's lock itself: the export being processed,
     /// whose records join the night's pending delta.
     public var nightlyEntry: DeliveryState.Export?
@@ -96,10 +98,17 @@ public enum ExportRun {
           transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
           created: normalizer.facts.exportDate, charts: Self.dailyCharts, chartsFrom: dailyFile)
       }
+      let databaseTables = Self.databaseEntries(options.plan)
+      if options.database, !databaseTables.isEmpty {
+        transaction.database = try RunDatabase(transaction: transaction, entries: databaseTables, zone: zone.rules)
+      }
       try load(
         stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
         into: &report
-      ) { transaction.workbook?.startClosing() }
+      ) {
+        transaction.workbook?.startClosing()
+        transaction.database?.startClosing()
+      }
       if let workbook = transaction.workbook {
         // Only the wait: the file was written on the workbook's thread while the report was.
         let closeStarted = ContinuousClock.now
@@ -110,6 +119,18 @@ public enum ExportRun {
             bytes: fileSize(transaction.stagedPath(RunWorkbook.file))))
         report.workbook = RunReport.Workbook(summary: summary, leftToCSV: workbook.leftToCSV)
         report.stageSeconds["workbook"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
+      }
+      if let database = transaction.database {
+        let closeStarted = ContinuousClock.now
+        let summary = try database.closed(transaction)
+        report.outputs.append(
+          .init(
+            path: RunDatabase.file, rows: summary.tables.reduce(0) { $0 + $1.rows },
+            bytes: fileSize(transaction.stagedPath(RunDatabase.file))))
+        report.outputs.append(
+          .init(
+            path: RunDatabase.metadataFile, rows: 0, bytes: fileSize(transaction.stagedPath(RunDatabase.metadataFile))))
+        report.stageSeconds["database"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
       }
       // Waited for only now: the marts' finish runs on one core, the hash on the other.
       report.inputSHA256 = digest?.wait()
@@ -177,6 +198,29 @@ public enum ExportRun {
       }
     }
     return (sheets, left)
+  }
+
+  /// The tables of `health.sqlite`, in the plan's order: each table of each job, fed by its
+  /// first output. Tables whose columns depend on the data (`elements`) and the report are not.
+  static func databaseEntries(_ plan: RunPlan) -> [RunDatabase.Entry] {
+    var entries: [RunDatabase.Entry] = []
+    var seen = Set<String>()
+    for job in plan.jobs {
+      for output in job.outputs {
+        guard let schema = job.kind.tables.first(where: { $0.name == output.table }),
+          seen.insert(job.name + "." + output.table).inserted
+        else { continue }
+        var keys = schema.keys
+        switch job.work {
+        case .statistics(let query): keys = StatisticsTables.keys(of: query)
+        case .elements, .report, .samples: continue
+        default: break
+        }
+        entries.append(
+          .init(file: output.file, job: job.name, table: output.table, rows: schema.rows, keys: keys))
+      }
+    }
+    return entries
   }
 
   static let sheetNames = [

@@ -32,7 +32,7 @@ public enum SleepTables {
       .date("date", "the night's date: the local date of the session's end, or the next date after the day boundary")
     ]
       + measures + [.integer("sessions", "sessions that belong to the date"), sources],
-    inWorkbook: true)
+    inWorkbook: true, keys: TableKeys(primary: ["date"]))
 
   /// `sleep_sessions.csv`: one row per session.
   public static let sessions = TableSchema(
@@ -42,7 +42,8 @@ public enum SleepTables {
       .instant("session_start", "earliest start of the session's samples, in-bed ones included"),
       .instant("session_end", "latest end of the session's samples"),
       .date("date", "the night the session belongs to"),
-    ] + measures + [sources])
+    ] + measures + [sources],
+    keys: TableKeys(indexes: [["date"], ["session_start_unix"]]))
 
   /// In the order a pipeline names them; the first is a job's default table.
   public static let all = [daily, sessions]

@@ -57,7 +57,8 @@ extension WorkoutTables {
       .number(
         "horizontal_accuracy_m", unit: "m", precision: .asRecorded, "`hAcc` (GPX), `horizontalAccuracy` (`Location`)"),
       .number("vertical_accuracy_m", unit: "m", precision: .asRecorded, "`vAcc`, `verticalAccuracy`"),
-    ])
+    ],
+    keys: TableKeys(indexes: [["workout_id", "time_unix"]], references: [.init("workout_id", to: "workouts")]))
 
   /// `workout_splits.csv`: splits per kilometre and per mile.
   public static let splits = TableSchema(
@@ -96,5 +97,7 @@ extension WorkoutTables {
       .measure(
         "elevation_loss_m", unit: "m", sum: true,
         "falls of the route elevation inside the split"),
-    ])
+    ],
+    keys: TableKeys(
+      primary: ["workout_id", "from", "unit", "split"], references: [.init("workout_id", to: "workouts")]))
 }

@@ -36,7 +36,8 @@ public enum WorkoutTables {
           "strokes_" + style.name, unit: "count", sum: true,
           "strokes of the \(style.name) lengths' stroke samples; empty when no length has one")
       } + WorkoutTables.lapAndRouteColumns,
-    inWorkbook: true)
+    inWorkbook: true,
+    keys: TableKeys(primary: ["id"], indexes: [["start_unix"], ["activity_type", "start_unix"]]))
 
   /// `workout_records.json`: the server records. Seven strings: the server contract has no numbers.
   public static let records = TableSchema(
@@ -51,7 +52,8 @@ public enum WorkoutTables {
       .text("deviceTypeCode", "`WATCH`, `PHONE` or `ETC`"),
       .text("recordUuid", "the workout's `id`"),
     ],
-    inWorkbook: true)
+    inWorkbook: true,
+    keys: TableKeys(primary: ["recordUuid"], references: [.init("recordUuid", to: "workouts")]))
 
   /// `swim_laps.csv`: one row per pool length.
   public static let laps = TableSchema(
@@ -73,7 +75,8 @@ public enum WorkoutTables {
         "swolf", precision: .decimals(2), display: .decimals(1),
         "`HKSWOLFScore` of the stroke sample, else of the Lap event"),
     ] + WorkoutTables.lapOriginColumns,
-    inWorkbook: true)
+    inWorkbook: true,
+    keys: TableKeys(primary: ["workout_id", "lap"], references: [.init("workout_id", to: "workouts")]))
 
   public static let all = [workouts, records, laps, routePoints, splits]
 
