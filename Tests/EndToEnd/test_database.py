@@ -95,15 +95,23 @@ class DatabaseEqualsFiles:
     out: Path
 
     def tables(self) -> dict[str, Path]:
-        """Each database table and the file that feeds it, from `run.json`'s outputs in plan order."""
+        """Each database table and the file that feeds it, as `metadata.json` says (its `source`)."""
+        metadata = json.loads((self.out / "metadata.json").read_text())
+        tables = metadata["databases"]["health"]["tables"]
+        return {name: self.out / table["source"] for name, table in tables.items() if name != "columns"}
+
+    def check_table_names(self):
+        """Tables of files of fixed names are named by the file (the first output of a table of a job)."""
         report = json.loads((self.out / "run.json").read_text())
-        fed: dict[str, Path] = {}
+        expected: dict[str, str] = {}
         for output in report["outputs"]:
             path = output["path"]
+            # Element tables' columns depend on the data: they have no table.
             if path.endswith((".csv", ".json", ".ndjson")) and path not in ("metadata.json", "report.html") \
-                    and not path.startswith("workout_records.new"):
-                fed.setdefault(table_name(path), self.out / path)
-        return fed
+                    and not path.startswith(("workout_records.new", "elements/", "samples/")):
+                expected.setdefault(table_name(path), path)
+        self.assertEqual({name: str(path.relative_to(self.out)) for name, path in self.tables().items()
+                          if not str(path.relative_to(self.out)).startswith("samples/")}, expected)
 
     def check_database_equals_files(self):
         database = sqlite3.connect(f"file:{self.out / 'health.sqlite'}?mode=ro", uri=True)
@@ -111,6 +119,7 @@ class DatabaseEqualsFiles:
         names = {row[0] for row in database.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         fed = self.tables()
         self.assertEqual(names, set(fed) | {"columns"})
+        self.check_table_names()
         for name, path in fed.items():
             with self.subTest(table=name):
                 self.check_table(database, name, path)
@@ -138,7 +147,10 @@ class DatabaseEqualsFiles:
                     self.assertIsNone(value, where)
                     continue
                 kind = declared[column]
-                if kind == "INTEGER":
+                if isinstance(value, str) and kind == "REAL" and not re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", text):
+                    # A column of numbers that holds text for some rows (a category sample's value).
+                    self.assertEqual(value, text, where)
+                elif kind == "INTEGER":
                     expected = {"true": 1, "false": 0}.get(text, None)
                     self.assertEqual(value, expected if expected is not None else int(text), where)
                     self.assertIsInstance(value, int, where)
@@ -251,6 +263,91 @@ class SampleDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
         run(self.export, out)
         self.assertEqual((out / "health.sqlite").read_bytes(), (self.out / "health.sqlite").read_bytes())
         self.assertEqual((out / "metadata.json").read_bytes(), (self.out / "metadata.json").read_bytes())
+
+
+def record(kind: str, value: str, source: str = "Phone", minute: int = 0, unit: str = "count") -> str:
+    return (f'<Record type="{kind}" sourceName="{source}" unit="{unit}" creationDate="2024-03-18 08:00:00 +0100" '
+            f'startDate="2024-03-18 07:{minute:02d}:00 +0100" endDate="2024-03-18 07:{minute:02d}:30 +0100" '
+            f'value="{value}"/>')
+
+
+# Type names are data: SQL in them must stay text, and names equal but for case get tables of
+# their own (SQLite's names ignore case).
+HOSTILE_TYPE = 'x&quot;; DROP TABLE columns; --'
+HOSTILE = ('<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_DE">\n'
+           ' <ExportDate value="2024-03-19 10:00:00 +0100"/>\n' + "\n".join([
+               record("HKQuantityTypeIdentifierStepCount", "12"),
+               record("HKQuantityTypeIdentifierStepCount", "7", source="Robert&apos;); DROP TABLE StepCount;--",
+                      minute=1),
+               record(HOSTILE_TYPE, "3", minute=2),
+               record("stepcount", "4", minute=3),
+               record("columns", "5", minute=4),
+               record("sqlite_master", "6", minute=5),
+               record("HKCategoryTypeIdentifierSleepAnalysis", "HKCategoryValueSleepAnalysisAsleepCore", minute=6,
+                      unit=""),
+           ]) + "\n</HealthData>\n")
+
+
+class SamplesDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
+    """`Pipelines/samples.json`: a table per sample type, typed values, source, device, metadata."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not Path(binary()).exists():
+            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
+        cls.tmp = tempfile.TemporaryDirectory()
+        root = Path(cls.tmp.name)
+        export = root / "export.zip"
+        subprocess.run([binary(), "sample", "--days", "7", "--seed", "9", "--zip", "--out", str(export)],
+                       check=True, capture_output=True, timeout=300)
+        cls.sample_out = root / "sample"
+        run(export, cls.sample_out, "--pipeline", str(REPO / "Pipelines/samples.json"))
+        hostile = root / "hostile.xml"
+        hostile.write_text(HOSTILE, encoding="utf-8")
+        cls.hostile_out = root / "hostile"
+        run(hostile, cls.hostile_out, "--pipeline", str(REPO / "Pipelines/samples.json"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_sample_table_equals_its_file(self):
+        for self.out in (self.sample_out, self.hostile_out):
+            with self.subTest(out=self.out.name):
+                self.check_database_equals_files()
+                self.check_sqlite_tool_checks()
+
+    def test_values_are_typed(self):
+        database = sqlite3.connect(f"file:{self.sample_out / 'health.sqlite'}?mode=ro", uri=True)
+        self.addCleanup(database.close)
+        kinds = dict(database.execute('SELECT typeof(value), count(*) FROM "HeartRate" GROUP BY 1'))
+        self.assertEqual(set(kinds), {"real"})
+        kinds = dict(database.execute('SELECT typeof(value), count(*) FROM "SleepAnalysis" GROUP BY 1'))
+        self.assertEqual(set(kinds), {"text"})
+        row = database.execute('SELECT source, device_model, json_extract(metadata, \'$.HKMetadataKeyHeartRateMotionContext\') '
+                               'FROM "HeartRate" WHERE metadata IS NOT NULL LIMIT 1').fetchone()
+        self.assertEqual(row, ("Alex’s Apple Watch", "Watch", "0"))
+
+    def test_hostile_names_are_data(self):
+        database = sqlite3.connect(f"file:{self.hostile_out / 'health.sqlite'}?mode=ro", uri=True)
+        self.addCleanup(database.close)
+        names = sorted(row[0] for row in database.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        files = sorted(p.name for p in (self.hostile_out / "samples").iterdir())
+        self.assertEqual(len(names), len(files) + 1, (names, files))
+        self.assertIn("columns", names)
+        # `StepCount` and `stepcount` differ only in case: both files, so both tables, are hashed.
+        self.assertEqual(len([name for name in names if name.lower().startswith("stepcount_")]), 2, names)
+        hostile = [name for name in names if name.startswith("x_")]
+        self.assertEqual(len(hostile), 1, names)
+        self.assertEqual(database.execute(f'SELECT type, value FROM "{hostile[0]}"').fetchall(),
+                         [('x"; DROP TABLE columns; --', 3.0)])
+        steps = next(name for name in names if name.startswith("StepCount_"))
+        self.assertEqual(database.execute(f'SELECT source FROM "{steps}" ORDER BY start_unix').fetchall(),
+                         [("Phone",), ("Robert'); DROP TABLE StepCount;--",)])
+        # `columns` and `sqlite_master` as type names get tables of other names.
+        self.assertEqual(database.execute('SELECT count(*) FROM "columns" WHERE "table" = \'columns\'').fetchone(), (0,))
+        self.assertTrue(any(name.startswith("columns_") for name in names), names)
+        self.assertIn("table_sqlite_master", names)
 
 
 class RealExportDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):

@@ -59,6 +59,13 @@ public enum ExportRun {
     var committed = false
     defer { if !committed { transaction.abandon() } }
 
+    // Before the stages: a stage that keeps rows until the zone is known keeps them for it too.
+    let databaseTables = Self.databaseEntries(options.plan)
+    if options.database, !databaseTables.isEmpty {
+      do { transaction.database = try RunDatabase(transaction: transaction, entries: databaseTables) } catch {
+        throw .output(error)
+      }
+    }
     let stages: [any OutputStage]
     do { stages = try StageFactory.stages(for: options.plan, transaction: transaction) } catch {
       throw .pipeline(error)
@@ -97,10 +104,6 @@ public enum ExportRun {
         transaction.workbook = try RunWorkbook(
           transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
           created: normalizer.facts.exportDate, charts: Self.dailyCharts, chartsFrom: dailyFile)
-      }
-      let databaseTables = Self.databaseEntries(options.plan)
-      if options.database, !databaseTables.isEmpty {
-        transaction.database = try RunDatabase(transaction: transaction, entries: databaseTables, zone: zone.rules)
       }
       try load(
         stages, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
@@ -201,7 +204,8 @@ public enum ExportRun {
   }
 
   /// The tables of `health.sqlite`, in the plan's order: each table of each job, fed by its
-  /// first output. Tables whose columns depend on the data (`elements`) and the report are not.
+  /// first output (a samples job's by each of its files). Tables whose columns depend on the data
+  /// (`elements`) and the report are not.
   static func databaseEntries(_ plan: RunPlan) -> [RunDatabase.Entry] {
     var entries: [RunDatabase.Entry] = []
     var seen = Set<String>()
@@ -213,7 +217,7 @@ public enum ExportRun {
         var keys = schema.keys
         switch job.work {
         case .statistics(let query): keys = StatisticsTables.keys(of: query)
-        case .elements, .report, .samples: continue
+        case .elements, .report: continue
         default: break
         }
         entries.append(

@@ -35,8 +35,9 @@ enum ColumnsTable {
 }
 
 /// `metadata.json` beside `health.sqlite`: Datasette's metadata (`datasette health.sqlite
-/// --metadata metadata.json`), from the same declarations: a title and description per table,
-/// a description per column (its unit first), and the units Datasette can convert.
+/// --metadata metadata.json`), from the same declarations: a title, description and source (the
+/// output file with the same rows) per table, a description per column (its unit first), and the
+/// units Datasette can convert.
 enum DatasetteMetadata {
   static let file = "metadata.json"
 
@@ -57,7 +58,9 @@ enum DatasetteMetadata {
         columns[column.name] = (column.unit.map { "[\($0)] " } ?? "") + column.meaning
         if let unit = column.unit, convertibleUnits.contains(unit) { units[column.name] = unit }
       }
-      var entry: [String: Any] = ["title": table.name, "description": table.rows, "columns": columns]
+      var entry: [String: Any] = [
+        "title": table.name, "description": table.rows, "source": table.file, "columns": columns,
+      ]
       if !units.isEmpty { entry["units"] = units }
       described[table.name] = entry
     }

@@ -34,6 +34,8 @@ struct DatabaseTable: Sendable {
   }
 
   let name: String
+  /// The output file with the same rows.
+  let file: String
   /// What one row is (the declaration's `rows`).
   let rows: String
   let columns: [Column]
@@ -44,8 +46,9 @@ struct DatabaseTable: Sendable {
 
   /// - Parameter keys: the declaration's keys; a key or index over a column the table does not
   ///   have (a job that asked for fewer columns) is left out.
-  init(name: String, rows: String, columns: [Column], keys: TableKeys, foreignKeys: [ForeignKey]) {
+  init(name: String, file: String, rows: String, columns: [Column], keys: TableKeys, foreignKeys: [ForeignKey]) {
     self.name = name
+    self.file = file
     self.rows = rows
     self.columns = columns
     var stored: [StoredColumn] = []

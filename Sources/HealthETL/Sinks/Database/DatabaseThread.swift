@@ -12,8 +12,8 @@ import HealthModel
 /// other outputs. A problem with a row is kept and reported by the close.
 final class DatabaseThread {
   enum Message: Sendable {
-    /// A new table; its number is the count of tables created before it.
-    case create(DatabaseTable)
+    /// A new table, its instants in `zone`; its number is the count of tables created before it.
+    case create(DatabaseTable, zone: ZoneRules)
     /// Rows of table number `table`, one field per declared column, row after row.
     case rows(table: Int, fields: [Field])
     /// Creates the indexes, commits and syncs the file.
@@ -34,11 +34,11 @@ final class DatabaseThread {
   private var ended = false
 
   /// Starts the thread and waits until it has created the file and its `columns` table.
-  init(path: String, zone: ZoneRules) throws(SQLiteError) {
+  init(path: String) throws(SQLiteError) {
     let channel = channel
     let thread = Thread {
       do throws(SQLiteError) {
-        let summary = try Self.write(path: path, zone: zone, channel: channel)
+        let summary = try Self.write(path: path, channel: channel)
         if let summary {
           try Self.sync(path)
           channel.reply(.closed(summary))
@@ -58,7 +58,7 @@ final class DatabaseThread {
 
   /// Everything the thread does with the connection, so that the connection and its statements
   /// are closed when it returns; nil when stopped.
-  private static func write(path: String, zone: ZoneRules, channel: Channel) throws(SQLiteError) -> Summary? {
+  private static func write(path: String, channel: Channel) throws(SQLiteError) -> Summary? {
     let database = try SQLiteDatabase(path: path)
     // No journal and no syncs while staging: a run that fails throws the file away.
     try database.execute(
@@ -75,7 +75,7 @@ final class DatabaseThread {
     var failure: SQLiteError?
     while true {
       switch channel.next() {
-      case .create(let table):
+      case .create(let table, let zone):
         tables.append(table)
         rows.append(0)
         converters.append(DatabaseRowValues(columns: table.columns, zone: zone))

@@ -3,7 +3,11 @@ import HealthModel
 
 /// `health.sqlite` of one run: a table per output table of the plan, filled by the same
 /// `TableWriter`s that write the CSV files (a table's first output feeds it), on the database's
-/// thread (`DatabaseThread`), with `metadata.json` for Datasette beside it.
+/// thread (`DatabaseThread`), with `metadata.json` for Datasette beside it. An output of one file
+/// per sample type (`samples/{type}.csv`) gets a table per file.
+///
+/// Created before the stages, which ask it whether to keep rows for it (`wants`); its tables are
+/// created as their writers claim them, in one transaction.
 public final class RunDatabase {
   /// The database's file in the output folder.
   public static let file = "health.sqlite"
@@ -11,7 +15,8 @@ public final class RunDatabase {
 
   /// An output table the plan puts in the database.
   public struct Entry: Sendable {
-    /// The output file that feeds it (its first output in the plan).
+    /// The output file that feeds it (its first output in the plan), or the pattern of its files
+    /// (`samples/{type}.csv`).
     public var file: String
     /// The job that writes it; references go to tables of the same job.
     public var job: String
@@ -40,26 +45,46 @@ public final class RunDatabase {
 
   private let thread: DatabaseThread
   private let placements: [String: Placement]
+  /// Placements of the files of a `{type}` pattern, by pattern; each file's name is made when it
+  /// is claimed.
+  private let patterns: [String: Placement]
+  /// Table names given, lower-cased: SQLite's names ignore case.
+  private var taken: Set<String>
   private var tables: [DatabaseTable] = []
   private var claimed: [String: DatabaseTableWriter] = [:]
 
-  init(transaction: OutputTransaction, entries: [Entry], zone: ZoneRules) throws(OutputError) {
-    placements = Self.placements(of: entries)
+  init(transaction: OutputTransaction, entries: [Entry]) throws(OutputError) {
+    (placements, patterns) = Self.placements(of: entries)
+    taken = Set(placements.values.map { $0.name.lowercased() } + [ColumnsTable.name])
     let path = transaction.reserve(Self.file)
     do throws(SQLiteError) {
-      thread = try DatabaseThread(path: path, zone: zone)
+      thread = try DatabaseThread(path: path)
     } catch {
       throw .ioError(path: Self.file, reason: error.description)
     }
   }
 
-  /// The table fed by the table written to `file`, once; nil for a file without one.
-  func claim(file: String, columns: [Column]) -> DatabaseTableWriter? {
-    guard let placement = placements[file], claimed[file] == nil else { return nil }
+  /// Whether the rows written to `file`, or to the files of pattern `file`, go to a table.
+  func wants(file: String) -> Bool { placements[file] != nil || patterns[file] != nil }
+
+  /// The table fed by the table written to `file` (one of the files of `pattern`, when given),
+  /// once; nil for a file without one.
+  /// - Parameter zone: the run's zone, for `instant` columns.
+  func claim(file: String, pattern: String? = nil, columns: [Column], zone: ZoneRules) -> DatabaseTableWriter? {
+    guard claimed[file] == nil else { return nil }
+    var placement: Placement
+    if let planned = placements[file] {
+      placement = planned
+    } else if let pattern, let planned = patterns[pattern] {
+      placement = planned
+      placement.name = Self.unique(Self.tableName(file: file), taken: &taken)
+    } else {
+      return nil
+    }
     let table = DatabaseTable(
-      name: placement.name, rows: placement.rows, columns: columns, keys: placement.keys,
+      name: placement.name, file: file, rows: placement.rows, columns: columns, keys: placement.keys,
       foreignKeys: placement.foreignKeys)
-    thread.post(.create(table))
+    thread.post(.create(table, zone: zone))
     let writer = DatabaseTableWriter(table: tables.count, columnCount: columns.count, thread: thread)
     tables.append(table)
     claimed[file] = writer
@@ -90,23 +115,18 @@ public final class RunDatabase {
 
   /// Table names, in the order of `entries`: the output file's name without its folder and
   /// extension, each character other than an ASCII letter, digit or `_` made `_`
-  /// (`stats/heart-rate-per-day.csv` → `heart_rate_per_day`); a name taken already, or one
-  /// SQLite or this file keeps (`columns`, `sqlite_…`), gets `_2`, `_3`, …
-  static func placements(of entries: [Entry]) -> [String: Placement] {
+  /// (`stats/heart-rate-per-day.csv` → `heart_rate_per_day`, `samples/StepCount.csv` →
+  /// `StepCount`); a name taken already (ignoring case) or kept by this file (`columns`) gets
+  /// `_2`, `_3`, …, one SQLite keeps (`sqlite_…`) starts `table_`. Files of a pattern are named
+  /// when claimed, after the others.
+  static func placements(of entries: [Entry]) -> (files: [String: Placement], patterns: [String: Placement]) {
     var taken: Set<String> = [ColumnsTable.name]
     var names: [String] = []
     for entry in entries {
-      let base = tableName(file: entry.file)
-      var name = base
-      var number = 1
-      while taken.contains(name.lowercased()) || name.lowercased().hasPrefix("sqlite_") {
-        number += 1
-        name = base + "_\(number)"
-      }
-      taken.insert(name.lowercased())
-      names.append(name)
+      names.append(isPattern(entry.file) ? "" : unique(tableName(file: entry.file), taken: &taken))
     }
     var placements: [String: Placement] = [:]
+    var patterns: [String: Placement] = [:]
     for (index, entry) in entries.enumerated() {
       let foreignKeys = entry.keys.references.compactMap { reference -> DatabaseTable.ForeignKey? in
         guard
@@ -117,10 +137,26 @@ public final class RunDatabase {
         else { return nil }
         return .init(column: reference.column, table: names[target], key: entries[target].keys.primary[0])
       }
-      placements[entry.file] = Placement(
-        name: names[index], rows: entry.rows, keys: entry.keys, foreignKeys: foreignKeys)
+      let placement = Placement(name: names[index], rows: entry.rows, keys: entry.keys, foreignKeys: foreignKeys)
+      if isPattern(entry.file) { patterns[entry.file] = placement } else { placements[entry.file] = placement }
     }
-    return placements
+    return (placements, patterns)
+  }
+
+  private static func isPattern(_ file: String) -> Bool { file.contains("{type}") }
+
+  /// `base`, or `base_2`, `base_3`, … : the first not in `taken` (lower-cased). A name SQLite
+  /// keeps for itself (`sqlite_…`) starts `table_`.
+  static func unique(_ base: String, taken: inout Set<String>) -> String {
+    let base = base.lowercased().hasPrefix("sqlite_") ? "table_" + base : base
+    var name = base
+    var number = 1
+    while taken.contains(name.lowercased()) {
+      number += 1
+      name = base + "_\(number)"
+    }
+    taken.insert(name.lowercased())
+    return name
   }
 
   static func tableName(file: String) -> String {
@@ -162,6 +198,8 @@ final class DatabaseTableWriter {
   func flush() {
     guard !batch.isEmpty else { return }
     thread.post(.rows(table: table, fields: batch))
-    batch.removeAll(keepingCapacity: true)
+    // The message shares the array's storage, so keeping its capacity would copy it; a run with
+    // thousands of sample tables keeps no batch per table either.
+    batch = []
   }
 }

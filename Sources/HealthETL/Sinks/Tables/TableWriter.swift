@@ -29,7 +29,7 @@ public struct TableWriter {
   ) throws(OutputError) {
     file = try transaction.create(relativePath)
     sheet = transaction.workbook?.claim(file: relativePath)
-    table = transaction.database?.claim(file: relativePath, columns: columns)
+    table = transaction.database?.claim(file: relativePath, columns: columns, zone: zone)
     self.relativePath = relativePath
     columnCount = columns.count
     encoder = RowEncoder(columns: columns, format: format, zone: zone)
