@@ -7,7 +7,9 @@ output file that feeds it (the table's first output in the pipeline: `workouts.c
 number column the CSV's number, a text column the CSV's text (less the quote that guards a
 formula in a CSV cell), booleans 1/0, and each `<instant>_unix` column the Unix seconds of its
 instant. The `sqlite3` tool's integrity and foreign-key checks pass, every column has a row in
-`columns`, and `--no-database` writes neither the database nor its `metadata.json`.
+`columns`, and `--no-database` writes neither the database nor its `metadata.json`. The samples
+pipeline's tables hold typed values, and names from the export stay data. README.md's five
+queries give what it shows.
 
 The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
 """
@@ -348,6 +350,29 @@ class SamplesDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
         self.assertEqual(database.execute('SELECT count(*) FROM "columns" WHERE "table" = \'columns\'').fetchone(), (0,))
         self.assertTrue(any(name.startswith("columns_") for name in names), names)
         self.assertIn("table_sqlite_master", names)
+
+
+class ReadmeQueriesTests(unittest.TestCase):
+    """README.md's five queries ("In SQL or Datasette") give what it shows on the bundled sample."""
+
+    def test_the_readme_shows_what_the_queries_give(self):
+        if not Path(binary()).exists():
+            self.skipTest(f"no healthetl binary at {binary()}")
+        readme = (REPO / "README.md").read_text(encoding="utf-8")
+        section = readme.split("### In SQL or Datasette", 1)[1].split("\n### ", 1)[0]
+        pairs = re.findall(r"```sql\n(.*?)```\n\n```text\n(.*?)```", section, flags=re.S)
+        self.assertEqual(len(pairs), 5)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out"
+            # As `make run` does: the bundled sample, the zone worked out from the export.
+            subprocess.run([binary(), "run", "--quiet", "--no-workbook", "--out", str(out),
+                            str(REPO / "SampleData/export.zip")], check=True, capture_output=True, timeout=600)
+            for query, shown in pairs:
+                with self.subTest(query=query.splitlines()[0]):
+                    given = subprocess.run(["sqlite3", "-readonly", "-header", "-column", str(out / "health.sqlite"),
+                                            query], check=True, capture_output=True, text=True, timeout=60).stdout
+                    self.assertEqual([line.rstrip() for line in given.splitlines()], shown.splitlines())
+                    self.assertGreater(len(shown.splitlines()), 3, "a query that shows rows")
 
 
 class RealExportDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
