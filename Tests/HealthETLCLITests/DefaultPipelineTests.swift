@@ -13,7 +13,7 @@ import Testing
     "stats/basal-energy-per-day.csv", "stats/exercise-time-per-day.csv", "stats/heart-rate-per-day.csv",
     "stats/walking-heart-rate-per-day.csv", "stats/respiratory-rate-per-day.csv", "stats/vo2max-per-day.csv",
     "stats/body-mass-per-day.csv", "daily.csv", "health.xlsx", "route_points.csv", "workout_splits.csv",
-    "report.html",
+    "report.html", "health.sqlite", "metadata.json",
   ]
 
   @Test func writesEveryOutputAndRerunsAreByteIdentical() throws {

@@ -48,7 +48,8 @@ import Testing
       try insert.run([.text("a")])
     } catch {
       // SQLITE_CONSTRAINT_PRIMARYKEY, and SQLite's own words.
-      #expect(error == .statement(sql: "INSERT INTO t VALUES (?)", code: 1555, message: "UNIQUE constraint failed: t.id"))
+      #expect(
+        error == .statement(sql: "INSERT INTO t VALUES (?)", code: 1555, message: "UNIQUE constraint failed: t.id"))
     }
     // The statement is reset after a refusal: the next row goes in.
     try insert.run([.text("b")])
@@ -121,10 +122,11 @@ import Testing
       .init(file: "samples/{type}.csv", job: "s", table: "samples", rows: "", keys: .none),
     ]
     let (files, patterns) = RunDatabase.placements(of: entries)
-    #expect(files.mapValues(\.name) == [
-      "workouts.csv": "workouts", "laps.csv": "laps", "other/laps.ndjson": "laps_2", "Columns.csv": "Columns_2",
-      "sqlite_stat1.csv": "table_sqlite_stat1",
-    ])
+    #expect(
+      files.mapValues(\.name) == [
+        "workouts.csv": "workouts", "laps.csv": "laps", "other/laps.ndjson": "laps_2", "Columns.csv": "Columns_2",
+        "sqlite_stat1.csv": "table_sqlite_stat1",
+      ])
     // A reference goes to the table of the same job, never to another job's.
     #expect(files["laps.csv"]?.foreignKeys == [.init(column: "workout_id", table: "workouts", key: "id")])
     #expect(files["other/laps.ndjson"]?.foreignKeys == [])
