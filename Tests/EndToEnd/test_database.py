@@ -209,7 +209,7 @@ class SampleDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
         self.assertEqual(primary("sleep_daily"), ["date"])
         self.assertEqual(primary("workouts"), ["id"])
         self.assertEqual(primary("swim_laps"), ["workout_id", "lap"])
-        self.assertEqual(primary("workout_splits"), ["workout_id", "from", "unit", "split"])
+        self.assertEqual(primary("workout_splits"), [])
         self.assertEqual(primary("steps_per_day"), ["bucket_start_unix"])
         self.assertEqual(primary("heart_rate_per_minute"), ["bucket_start_unix"])
         for table in ("swim_laps", "workout_splits", "route_points"):
@@ -220,7 +220,8 @@ class SampleDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
         indexes = {row[0] for row in database.execute(
             "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
         self.assertLessEqual({"workouts_by_start_unix", "workouts_by_activity_type_start_unix",
-                              "sleep_sessions_by_date", "steps_per_day_by_date", "route_points_by_workout_id_time_unix"},
+                              "sleep_sessions_by_date", "steps_per_day_by_date", "route_points_by_workout_id_time_unix",
+                              "workout_splits_by_workout_id_start_unix"},
                              indexes)
         # A date range and a workout type are looked up through an index, not a scan.
         plan = " ".join(row[3] for row in database.execute(

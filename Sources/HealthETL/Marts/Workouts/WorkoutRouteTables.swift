@@ -98,6 +98,7 @@ extension WorkoutTables {
         "elevation_loss_m", unit: "m", sum: true,
         "falls of the route elevation inside the split"),
     ],
-    keys: TableKeys(
-      primary: ["workout_id", "from", "unit", "split"], references: [.init("workout_id", to: "workouts")]))
+    // No primary key: a workout with several chains of Segment events numbers each chain's splits
+    // from 1.
+    keys: TableKeys(indexes: [["workout_id", "start_unix"]], references: [.init("workout_id", to: "workouts")]))
 }

@@ -39,8 +39,6 @@ enum ColumnsTable {
 /// output file with the same rows) per table, a description per column (its unit first), and the
 /// units Datasette can convert.
 enum DatasetteMetadata {
-  static let file = "metadata.json"
-
   /// Units Datasette's unit library (Pint) reads as written; the others are only described.
   static let convertibleUnits: Set<String> = ["s", "ms", "min", "h", "m", "km", "cm", "kg", "g", "kcal", "m/s", "degC"]
 

@@ -10,8 +10,8 @@ import HealthModel
 /// created as their writers claim them, in one transaction.
 public final class RunDatabase {
   /// The database's file in the output folder.
-  public static let file = "health.sqlite"
-  public static let metadataFile = DatasetteMetadata.file
+  public static let file = ToolFiles.database
+  public static let metadataFile = ToolFiles.databaseMetadata
 
   /// An output table the plan puts in the database.
   public struct Entry: Sendable {
