@@ -22,7 +22,7 @@ INBOX    ?= inbox
 BENCH_MB ?= 1000
 BENCH_DIR := .build/bench
 SWIFT    ?= swift
-PACKAGES := libxml2-dev libarchive-dev libssl-dev libxlsxwriter-dev libcurl4-openssl-dev openssl pkg-config tzdata python3 strace libjs-chart.js
+PACKAGES := libxml2-dev libarchive-dev libssl-dev libxlsxwriter-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 openssl pkg-config tzdata python3 strace libjs-chart.js
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: docs deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \

@@ -29,6 +29,8 @@ let package = Package(
     .systemLibrary(name: "CXLSXWriter", pkgConfig: "xlsxwriter", providers: [.apt(["libxlsxwriter-dev"])]),
     // libcurl (OpenSSL), the HTTP client that delivers workout records to a server.
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // libsqlite3, the engine of health.sqlite.
+    .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // renameat2(RENAME_EXCHANGE), for swapping a finished output folder into place atomically.
     .target(name: "CFileSystem"),
 
@@ -38,7 +40,10 @@ let package = Package(
     .target(name: "HealthExtract", dependencies: ["CLibXML2", "CArchive"], swiftSettings: hotPathSettings),
     // Transform + load: staging, stages, sinks, pipelines, run report.
     .target(
-      name: "HealthETL", dependencies: ["HealthModel", "HealthExtract", "CFileSystem", "CXLSXWriter", "CCurl"],
+      name: "HealthETL",
+      dependencies: [
+        "HealthModel", "HealthExtract", "CFileSystem", "CXLSXWriter", "CCurl", "CSQLite3",
+      ],
       swiftSettings: hotPathSettings),
     // The synthetic export generator behind `healthetl sample`.
     .target(name: "SyntheticExport", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),

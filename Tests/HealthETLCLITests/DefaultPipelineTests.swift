@@ -13,7 +13,8 @@ import Testing
     "stats/basal-energy-per-day.csv", "stats/exercise-time-per-day.csv", "stats/heart-rate-per-day.csv",
     "stats/walking-heart-rate-per-day.csv", "stats/respiratory-rate-per-day.csv", "stats/vo2max-per-day.csv",
     "stats/body-mass-per-day.csv", "daily.csv", "health.xlsx", "route_points.csv", "workout_splits.csv",
-    "workout_activities.csv", "report.html", "ecg_recordings.csv", "ecg_samples.csv",
+    "workout_activities.csv", "report.html", "ecg_recordings.csv", "ecg_samples.csv", "health.sqlite",
+    "metadata.json",
   ]
 
   @Test func writesEveryOutputAndRerunsAreByteIdentical() throws {

@@ -37,8 +37,21 @@ public enum TableDocumentation {
       lines.append("| " + cells.joined(separator: " | ") + " |")
     }
     if let variable = schema.variableColumns { lines += ["", "Columns: \(variable)."] }
+    if let keys = keysSentence(schema.keys) { lines += ["", keys] }
     lines += ["", end]
     return lines.joined(separator: "\n")
+  }
+
+  /// `In health.sqlite: primary key (`date`); …`: a table's keys, indexes and references.
+  static func keysSentence(_ keys: TableKeys) -> String? {
+    func list(_ columns: [String]) -> String { "(" + columns.map { "`\($0)`" }.joined(separator: ", ") + ")" }
+    var parts: [String] = []
+    if !keys.primary.isEmpty { parts.append("primary key " + list(keys.primary)) }
+    if !keys.indexes.isEmpty { parts.append("indexed by " + keys.indexes.map(list).joined(separator: " and ")) }
+    for reference in keys.references {
+      parts.append("`\(reference.column)` refers to the job's `\(reference.table)` table")
+    }
+    return parts.isEmpty ? nil : "In `health.sqlite`: " + parts.joined(separator: "; ") + "."
   }
 
   /// The precision table: decimals of values and sums per canonical unit, and how

@@ -22,6 +22,8 @@ public enum ExportRun {
     public var csvByteOrderMark = false
     /// Write `health.xlsx` when the plan has a `daily` job (`--no-workbook` turns it off).
     public var workbook = true
+    /// Write `health.sqlite` with the plan's tables (`--no-database` turns it off).
+    public var database = true
     /// Set by the nightly batch, which holds the folder's lock itself: the export being processed,
     /// whose records join the night's pending delta.
     public var nightlyEntry: DeliveryState.Export?
@@ -63,10 +65,17 @@ public enum ExportRun {
     var committed = false
     defer { if !committed { transaction.abandon() } }
 
+    // Before the marts: a mart that keeps rows until the zone is known keeps them for it too.
+    let databaseTables = Self.databaseEntries(options.plan)
+    if options.database, !databaseTables.isEmpty {
+      do { transaction.database = try RunDatabase(transaction: transaction, entries: databaseTables) } catch {
+        throw .output(error)
+      }
+    }
     // Who runs what. Main thread: the marts (`MartGraph`) take the samples as they stream, then
     // finish in the graph's order. Dedicated threads of the run's executor (`RunExecutor`):
     // the libxml2 parse and the read-ahead (inside `parse`), the input's SHA-256 (`InputDigest`)
-    // and health.xlsx (`RunWorkbook`). Its pool: the long tables' rows (`RowEncodingLane`).
+    // health.xlsx (`RunWorkbook`) and health.sqlite (`RunDatabase`). Its pool: the long tables' rows (`RowEncodingLane`).
     let marts: RunMarts
     do { marts = try MartGraph.marts(for: options.plan, transaction: transaction) } catch {
       throw .pipeline(error)
@@ -109,7 +118,10 @@ public enum ExportRun {
       try load(
         marts, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
         into: &report
-      ) { transaction.workbook?.startClosing() }
+      ) {
+        transaction.workbook?.startClosing()
+        transaction.database?.startClosing()
+      }
       if let workbook = transaction.workbook {
         // Only the wait: the file was written on the workbook's thread while the report was.
         let closeStarted = ContinuousClock.now
@@ -120,6 +132,18 @@ public enum ExportRun {
             bytes: fileSize(transaction.stagedPath(RunWorkbook.file))))
         report.workbook = RunReport.Workbook(summary: summary, leftToCSV: workbook.leftToCSV)
         report.stageSeconds["workbook"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
+      }
+      if let database = transaction.database {
+        let closeStarted = ContinuousClock.now
+        let summary = try database.closed(transaction)
+        report.outputs.append(
+          .init(
+            path: RunDatabase.file, rows: summary.tables.reduce(0) { $0 + $1.rows },
+            bytes: fileSize(transaction.stagedPath(RunDatabase.file))))
+        report.outputs.append(
+          .init(
+            path: RunDatabase.metadataFile, rows: 0, bytes: fileSize(transaction.stagedPath(RunDatabase.metadataFile))))
+        report.stageSeconds["database"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
       }
       // Waited for only now: the marts' finish runs on one core, the hash on the other.
       report.inputSHA256 = digest?.wait()
@@ -178,6 +202,24 @@ public enum ExportRun {
       }
     }
     return (sheets, left)
+  }
+
+  /// The tables of `health.sqlite`, in the plan's order: each table of each job, fed by its
+  /// first output (a samples job's by each of its files). Tables whose job keeps them out
+  /// (`JobWork.databaseKeys`: elements, whose columns depend on the data, and the report) are not.
+  static func databaseEntries(_ plan: RunPlan) -> [RunDatabase.Entry] {
+    var entries: [RunDatabase.Entry] = []
+    var seen = Set<String>()
+    for job in plan.jobs {
+      for output in job.outputs {
+        guard let schema = job.kind.tables.first(where: { $0.name == output.table }),
+          let keys = job.work.databaseKeys(of: schema), seen.insert(job.name + "." + output.table).inserted
+        else { continue }
+        entries.append(
+          .init(file: output.file, job: job.name, table: output.table, rows: schema.rows, keys: keys))
+      }
+    }
+    return entries
   }
 
   /// The Charts sheet, from the Daily sheet: steps per day; sleep per night by stage, or asleep

@@ -17,6 +17,8 @@ enum RunCommand {
     OptionSpec(name: "csv-bom", valueName: nil, help: "Start CSV files with a UTF-8 byte-order mark (for Excel)."),
     OptionSpec(
       name: "no-workbook", valueName: nil, help: "Do not write health.xlsx (written when a pipeline has a daily job)."),
+    OptionSpec(
+      name: "no-database", valueName: nil, help: "Do not write health.sqlite and its metadata.json (Datasette)."),
     OptionSpec(name: "quiet", valueName: nil, help: "No progress on stderr."),
   ]
 
@@ -25,7 +27,7 @@ enum RunCommand {
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "run",
         usage:
-          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--csv-bom] [--no-workbook] [--quiet] EXPORT",
+          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--csv-bom] [--no-workbook] [--no-database] [--quiet] EXPORT",
         summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
     else { return ExitCode.success }
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
@@ -34,6 +36,7 @@ enum RunCommand {
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     options.csvByteOrderMark = parsed.flag("csv-bom")
     options.workbook = !parsed.flag("no-workbook")
+    options.database = !parsed.flag("no-database")
     options.strict = parsed.flag("strict")
     options.allowTruncated = parsed.flag("allow-truncated")
     options.quiet = parsed.flag("quiet")

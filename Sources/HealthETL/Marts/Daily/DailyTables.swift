@@ -10,7 +10,7 @@ public enum DailyTables {
     defaultFile: "daily.csv",
     columns: [.date("date", "the local date") { $0.date }]
       + DailyMeasure.allCases.map(\.column),
-    inWorkbook: true)
+    inWorkbook: true, keys: TableKeys(primary: ["date"]))
 
   public static let all = [daily.schema]
 }

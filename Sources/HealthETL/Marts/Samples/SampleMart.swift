@@ -3,7 +3,8 @@ import HealthModel
 
 /// Writes every distinct sample (Pipelines/README.md, "Samples" and "Sample jobs") as a row: by
 /// default one CSV per type (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types,
-/// as the pipeline asks.
+/// as the pipeline asks; and, when the run writes `health.sqlite`, the rows of the first
+/// destination's files into its tables (kept as fields until the zone is known, `ScratchRows`).
 public final class SampleMart: OutputStage {
   /// The column names, in the order the row encoders below write them.
   static let columns = SampleTables.samples.columnNames
@@ -50,6 +51,11 @@ public final class SampleMart: OutputStage {
   private let uuid = UUIDv5.Writer()
   private var cache = EncodedVocabulary()
   private var failure: OutputError?
+  /// With `health.sqlite`: the first destination's rows as fields, one stream per file.
+  private let databaseStreams: ScratchStreams?
+  private var databaseSlots: [Int?] = []
+  private var fields: [Field] = []
+  private var databaseRow: [UInt8] = []
 
   public init(transaction: OutputTransaction, destinations: [Destination] = [.perTypeCSV], types: Set<String>? = nil) {
     self.transaction = transaction
@@ -57,6 +63,9 @@ public final class SampleMart: OutputStage {
     self.types = types
     streams = ScratchStreams(transaction: transaction, name: "samples")
     streamSlots = destinations.map { _ in [] }
+    databaseStreams =
+      destinations.first.map { transaction.database?.wants(file: $0.file) ?? false } ?? false
+      ? ScratchStreams(transaction: transaction, name: "samples-database") : nil
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
@@ -97,6 +106,10 @@ public final class SampleMart: OutputStage {
         try streams.append(row, to: stream)
         rows[stream] += 1
       }
+      if let databaseStreams {
+        try keepForDatabase(
+          copy sample, catalog: catalog, slot: destinations[0].perType ? group : 0, in: databaseStreams)
+      }
     } catch {
       failure = error
     }
@@ -115,7 +128,10 @@ public final class SampleMart: OutputStage {
   /// by `ContentFileNames`, in the order of the names.
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     if let failure { throw failure }
-    defer { streams.remove() }
+    defer {
+      streams.remove()
+      databaseStreams?.remove()
+    }
     var written: [OutputSummary] = []
     for (index, destination) in destinations.enumerated() {
       let slots = streamSlots[index]
@@ -127,9 +143,11 @@ public final class SampleMart: OutputStage {
           let name = groupNames[group]
           written.append(
             try write(slots[group]!, to: paths[name]!, format: destination.format, context: context, name: name))
+          if index == 0 { try writeDatabaseTable(slot: group, file: paths[name]!, pattern: destination.file, context) }
         }
       } else if let stream = slots.first ?? nil {
         written.append(try write(stream, to: destination.file, format: destination.format, context: context))
+        if index == 0 { try writeDatabaseTable(slot: 0, file: destination.file, pattern: nil, context) }
       } else {
         // A single-file destination is written even when no sample matched.
         let writer = try TableWriter(
@@ -139,6 +157,71 @@ public final class SampleMart: OutputStage {
       }
     }
     return written
+  }
+
+  /// The sample as the fields of its row, kept in the database stream of `slot`.
+  private func keepForDatabase(
+    _ sample: Sample, catalog: SampleCatalog, slot: Int, in databaseStreams: ScratchStreams
+  ) throws(OutputError) {
+    if slot >= databaseSlots.count {
+      databaseSlots.append(contentsOf: repeatElement(nil, count: slot + 1 - databaseSlots.count))
+    }
+    let stream = databaseSlots[slot] ?? databaseStreams.addStream()
+    databaseSlots[slot] = stream
+    let info = catalog.typeInfo(sample.type)
+    let finite = sample.kind != .category && sample.value.isFinite
+    fields.removeAll(keepingCapacity: true)
+    fields.append(.instant(sample.start))
+    fields.append(.text(String(decoding: idBytes, as: UTF8.self)))
+    fields.append(.text(info.shortName))
+    fields.append(.text(info.kind.rawValue))
+    if sample.kind == .category {
+      fields.append(.text(catalog.categoryShortName(value: sample.categoryValue, type: sample.type)))
+    } else if finite {
+      fields.append(.number(sample.value))
+    } else {
+      fields.append(.text(sample.rawValueString))
+    }
+    fields.append(finite ? .text(catalog.unitConversion(sample.rawUnit)?.canonicalUnit) : .missing)
+    fields.append(.text(sample.rawValueString))
+    fields.append(.text(catalog.unit(sample.rawUnit)))
+    fields.append(.instant(sample.start))
+    fields.append(.instant(sample.end))
+    fields.append(.instant(sample.created))
+    fields.append(.text(catalog.sourceName(sample.source)))
+    fields.append(.text(catalog.sourceVersion(sample.sourceVersion)))
+    let device = catalog.device(sample.device)
+    for value in [device?.name, device?.model, device?.hardware, device?.software] { fields.append(.text(value)) }
+    if sample.metadata.isEmpty {
+      fields.append(.missing)
+    } else {
+      json.removeAll(keepingCapacity: true)
+      json.append(UInt8(ascii: "{"))
+      for index in 0..<sample.metadata.count {
+        if index > 0 { json.append(UInt8(ascii: ",")) }
+        json.append(contentsOf: cache.metadataKeyJSON(sample.metadata.key(at: index), catalog))
+        json.append(UInt8(ascii: ":"))
+        JSONText.appendString(sample.metadata.value(at: index), to: &json)
+      }
+      json.append(UInt8(ascii: "}"))
+      fields.append(.text(String(decoding: json, as: UTF8.self)))
+    }
+    databaseRow.removeAll(keepingCapacity: true)
+    ScratchRows.append(fields, to: &databaseRow)
+    try databaseStreams.append(databaseRow, to: stream)
+  }
+
+  /// The rows kept for `slot` into the table of `file` (one of the files of `pattern`).
+  private func writeDatabaseTable(slot: Int, file: String, pattern: String?, _ context: StageContext)
+    throws(OutputError)
+  {
+    guard let databaseStreams, slot < databaseSlots.count, let stream = databaseSlots[slot],
+      let table = transaction.database?.claim(
+        file: file, pattern: pattern, columns: SampleTables.samples.columns, zone: context.zone.rules)
+    else { return }
+    var reader = ScratchRows.Reader()
+    try databaseStreams.read(stream) { (piece) throws(OutputError) in try reader.rows(in: piece) { table.append($0) } }
+    table.flush()
   }
 
   /// One file: the head of its format, the rows of `stream`, the tail.

@@ -25,7 +25,8 @@ public enum SampleTables {
       .text("device_software", "the `software:` field of `device`"),
       .text("metadata", "the record's `MetadataEntry`s as one JSON object"),
     ],
-    variableColumns: "`value` is a number for quantities and text for categories")
+    variableColumns: "`value` is a number for quantities and text for categories",
+    keys: TableKeys(indexes: [["start_unix"]]))
 
   public static let all = [samples]
 }

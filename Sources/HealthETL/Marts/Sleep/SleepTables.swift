@@ -50,7 +50,7 @@ public enum SleepTables {
     ]
       + measures() + [.integer("sessions", "sessions that belong to the date") { Int64($0.period.tally.sessions) }]
       + [sources()],
-    inWorkbook: true)
+    inWorkbook: true, keys: TableKeys(primary: ["date"]))
 
   /// `sleep_sessions.csv`: one row per session.
   public static let sessions = RowTable<SleepRow<SleepSessionSummary>>(
@@ -60,7 +60,8 @@ public enum SleepTables {
       .instant("session_start", "earliest start of the session's samples, in-bed ones included") { $0.period.start },
       .instant("session_end", "latest end of the session's samples") { $0.period.end },
       .date("date", "the night the session belongs to") { $0.period.date },
-    ] + measures() + [sources()])
+    ] + measures() + [sources()],
+    keys: TableKeys(indexes: [["date"], ["session_start_unix"]]))
 
   /// In the order a pipeline names them; the first is a job's default table.
   public static let all = [daily.schema, sessions.schema]

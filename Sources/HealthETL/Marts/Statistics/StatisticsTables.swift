@@ -89,6 +89,14 @@ public enum StatisticsTables {
     return RowTable(buckets, columns: columns)
   }
 
+  /// A query's keys in `health.sqlite`: a bucket (per source with `separateBySource`) is one
+  /// row; tables of days are also looked up by date.
+  public static func keys(of query: StatisticsQuery) -> TableKeys {
+    TableKeys(
+      primary: ["bucket_start_unix"] + (query.separateBySource ? ["source"] : []),
+      indexes: rowsAreDays(query.interval) ? [["date"]] : [])
+  }
+
   /// Where a query's table goes: the files its job lists, else the table's default file.
   public static func destinations(of query: StatisticsQuery) -> [StatisticsQuery.Destination] {
     query.destinations ?? [

@@ -91,7 +91,8 @@ extension WorkoutTables {
       .number("vertical_accuracy_m", unit: "m", precision: .asRecorded, "`vAcc`, `verticalAccuracy`") {
         $0.point.verticalAccuracy
       },
-    ])
+    ],
+    keys: TableKeys(indexes: [["workout_id", "time_unix"]], references: [.init("workout_id", to: "workouts")]))
 
   /// `workout_splits.csv`: splits per kilometre and per mile.
   public static let splits = RowTable<WorkoutPart<WorkoutSplit>>(
@@ -137,7 +138,10 @@ extension WorkoutTables {
         "elevation_loss_m", unit: "m", sum: true,
         "falls of the route elevation inside the split"
       ) { $0.part.elevationLossMeters },
-    ])
+    ],
+    // No primary key: a workout with several chains of Segment events numbers each chain's splits
+    // from 1.
+    keys: TableKeys(indexes: [["workout_id", "start_unix"]], references: [.init("workout_id", to: "workouts")]))
 }
 
 /// A row of `route_points`: a kept point, its time to the second, and where it came from.

@@ -51,7 +51,8 @@ public enum WorkoutTables {
           "strokes of the \(style.name) lengths' stroke samples; empty when no length has one"
         ) { $0.strokesByStyle?[style.rawValue] }
       } + WorkoutTables.lapAndRouteColumns,
-    inWorkbook: true)
+    inWorkbook: true,
+    keys: TableKeys(primary: ["id"], indexes: [["start_unix"], ["activity_type", "start_unix"]]))
 
   /// `workout_records.json`: the server records. Seven strings: the server contract has no numbers.
   public static let records = RowTable<WorkoutServerRecord>(
@@ -66,7 +67,8 @@ public enum WorkoutTables {
       .text("deviceTypeCode", "`WATCH`, `PHONE` or `ETC`") { $0.deviceTypeCode },
       .text("recordUuid", "the workout's `id`") { $0.recordUuid },
     ],
-    inWorkbook: true)
+    inWorkbook: true,
+    keys: TableKeys(primary: ["recordUuid"], references: [.init("recordUuid", to: "workouts")]))
 
   /// `swim_laps.csv`: one row per pool length.
   public static let laps = RowTable<WorkoutPart<SwimLap>>(
@@ -95,7 +97,8 @@ public enum WorkoutTables {
         "`HKSWOLFScore` of the stroke sample, else of the Lap event"
       ) { $0.part.swolf },
     ] + WorkoutTables.lapOriginColumns,
-    inWorkbook: true)
+    inWorkbook: true,
+    keys: TableKeys(primary: ["workout_id", "lap"], references: [.init("workout_id", to: "workouts")]))
 
   /// `workout_activities.csv`: one row per `WorkoutActivity` (a discipline of a multi-sport
   /// workout, a step of an interval workout).

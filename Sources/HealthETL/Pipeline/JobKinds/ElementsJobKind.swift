@@ -25,6 +25,9 @@ public struct ElementsJobKind: JobKind {
       return [table.columnNames.first!, "(\(variable))", table.columnNames.last!]
     }
 
+    /// Not in `health.sqlite`: its columns depend on the attributes the export holds.
+    func databaseKeys(of table: TableSchema) -> TableKeys? { nil }
+
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
       graph.add(ElementMart(transaction: graph.transaction, destinations: destinations, names: names.map(Set.init)))
     }

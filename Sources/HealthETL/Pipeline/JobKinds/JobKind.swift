@@ -58,6 +58,8 @@ public protocol JobWork: Sendable {
   func columnNames(of table: TableSchema) -> [String]
   /// How `table` shows in `health.xlsx` when it can be a sheet (`TableSchema.inWorkbook`).
   func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice
+  /// The keys and indexes `table` gets in `health.sqlite`; nil keeps the table out of it.
+  func databaseKeys(of table: TableSchema) -> TableKeys?
   /// Adds the job's marts, or its part of a shared one, to the run.
   func addStages(for job: PlannedJob, to graph: inout MartGraph) throws(ConfigFileError)
 }
@@ -69,6 +71,7 @@ extension JobWork {
   public func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice {
     .sheet(name: job, columns: columns(of: table))
   }
+  public func databaseKeys(of table: TableSchema) -> TableKeys? { table.keys }
 }
 
 /// Whether a table becomes a sheet of `health.xlsx`.

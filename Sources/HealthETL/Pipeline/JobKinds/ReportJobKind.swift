@@ -23,6 +23,9 @@ public struct ReportJobKind: JobKind {
 
     var explanation: String { " from \(template), chart library \(chartLibrary)" }
 
+    /// A page, not a table.
+    func databaseKeys(of table: TableSchema) -> TableKeys? { nil }
+
     func addStages(for job: PlannedJob, to graph: inout MartGraph) throws(ConfigFileError) {
       let page: ReportPage
       do { page = try ReportPage(templatePath: template, libraryPath: chartLibrary) } catch {

@@ -46,6 +46,8 @@ public struct StatisticsJobKind: JobKind {
       return .sheet(name: job, columns: columns(of: table))
     }
 
+    func databaseKeys(of table: TableSchema) -> TableKeys? { StatisticsTables.keys(of: query) }
+
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
       graph.addStatistics(query)
     }

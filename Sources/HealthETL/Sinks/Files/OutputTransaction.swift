@@ -78,6 +78,8 @@ public final class OutputTransaction {
   let stagingDirectory: String
   /// `health.xlsx` of the run, when it writes one: `TableWriter`s feed its sheets.
   var workbook: RunWorkbook?
+  /// `health.sqlite` of the run, when it writes one: `TableWriter`s feed its tables.
+  var database: RunDatabase?
   private var files: Set<String> = []
   private var finished = false
   /// The staging folder's registration with `InterruptCleanup`, until it is gone.

@@ -16,7 +16,12 @@ public enum ToolFiles {
   public static let deliveryLog = "delivery.log"
   /// Scratch files of a run, inside its staging folder; never committed.
   public static let scratch = ".scratch"
+  /// The run's tables in one SQLite database, and its Datasette metadata.
+  public static let database = "health.sqlite"
+  public static let databaseMetadata = "metadata.json"
 
   /// Names reserved at the top of the output folder.
-  public static let reserved = [lock, state, emitted, runReport, newRecords, deliveryLog, scratch]
+  public static let reserved = [
+    lock, state, emitted, runReport, newRecords, deliveryLog, scratch, database, databaseMetadata,
+  ]
 }

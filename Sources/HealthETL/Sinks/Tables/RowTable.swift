@@ -69,11 +69,11 @@ public struct RowTable<Row>: Sendable {
 
   public init(
     _ name: String, rows: String, defaultFile: String, columns: [RowColumn<Row>], variableColumns: String? = nil,
-    inWorkbook: Bool = false
+    inWorkbook: Bool = false, keys: TableKeys = .none
   ) {
     schema = TableSchema(
       name, rows: rows, defaultFile: defaultFile, columns: columns.map(\.column), variableColumns: variableColumns,
-      inWorkbook: inWorkbook)
+      inWorkbook: inWorkbook, keys: keys)
     values = columns.map(\.value)
   }
 
@@ -82,7 +82,7 @@ public struct RowTable<Row>: Sendable {
   public init(_ schema: TableSchema, columns: [RowColumn<Row>]) {
     self.schema = TableSchema(
       schema.name, rows: schema.rows, defaultFile: schema.defaultFile, columns: columns.map(\.column),
-      variableColumns: schema.variableColumns, inWorkbook: schema.inWorkbook)
+      variableColumns: schema.variableColumns, inWorkbook: schema.inWorkbook, keys: schema.keys)
     values = columns.map(\.value)
   }
 

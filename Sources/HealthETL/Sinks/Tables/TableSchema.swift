@@ -169,10 +169,12 @@ public struct TableSchema: Sendable, Equatable {
   /// Whether the table can be a sheet of `health.xlsx` (its column table then says how each
   /// column is shown there).
   public let inWorkbook: Bool
+  /// Its keys and indexes in `health.sqlite`.
+  public let keys: TableKeys
 
   public init(
     _ name: String, rows: String, defaultFile: String, columns: [Column], variableColumns: String? = nil,
-    inWorkbook: Bool = false
+    inWorkbook: Bool = false, keys: TableKeys = .none
   ) {
     self.name = name
     self.rows = rows
@@ -180,6 +182,7 @@ public struct TableSchema: Sendable, Equatable {
     self.columns = columns
     self.variableColumns = variableColumns
     self.inWorkbook = inWorkbook
+    self.keys = keys
   }
 
   /// The format a file name implies: `.json` an array, `.ndjson`/`.jsonl` one object per line,

@@ -1,7 +1,8 @@
 public import HealthModel
 
 /// One table output in CSV, JSON or NDJSON (`RowEncoder` says how each value is written), staged
-/// by the run's transaction, and the table's sheet of `health.xlsx` when it has one.
+/// by the run's transaction, and the table's sheet of `health.xlsx` and table of `health.sqlite`
+/// when it has them.
 public struct TableWriter {
   private let file: OutputFile
   public let relativePath: String
@@ -11,6 +12,8 @@ public struct TableWriter {
   public private(set) var rows = 0
   /// The sheet of `health.xlsx` the rows also go to, when the table has one.
   private let sheet: WorkbookTableWriter?
+  /// The table of `health.sqlite` the rows also go to, when the table has one.
+  private let table: DatabaseTableWriter?
   /// With `encodeOnThread`: the rows not yet handed over, and the lane of the run's pool that
   /// encodes them.
   private var batch: [Field] = []
@@ -27,6 +30,7 @@ public struct TableWriter {
   ) throws(OutputError) {
     file = try transaction.create(relativePath)
     sheet = transaction.workbook?.claim(file: relativePath)
+    table = transaction.database?.claim(file: relativePath, columns: columns, zone: zone)
     self.relativePath = relativePath
     columnCount = columns.count
     encoder = RowEncoder(columns: columns, format: format, zone: zone)
@@ -45,6 +49,7 @@ public struct TableWriter {
     precondition(fields.count == columnCount, "\(relativePath): \(fields.count) fields for \(columnCount) columns")
     rows += 1
     sheet?.append(fields)
+    table?.append(fields)
     if let lane {
       batch.append(contentsOf: fields)
       if batch.count >= RowEncodingLane.batchRows * columnCount {
@@ -61,6 +66,7 @@ public struct TableWriter {
   /// Writes the rest of the table, then syncs and closes the file.
   public func close() throws(OutputError) -> OutputSummary {
     sheet?.flush()
+    table?.flush()
     if let lane {
       if !batch.isEmpty { lane.send(batch) }
       // The lane writes the rows and the closing text.

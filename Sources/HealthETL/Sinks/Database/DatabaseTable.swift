@@ -1,0 +1,152 @@
+import HealthModel
+
+/// One output table as a table of `health.sqlite`, from the table's declaration: a column per
+/// declared column, its SQLite type by the column's kind, and after each instant column its Unix
+/// seconds (`start` → `start_unix`), for range queries and arithmetic. The values are the CSV's:
+/// numbers rounded to the column's precision, instants as the CSV writes them in the run's zone,
+/// and an empty field (a missing value or empty text) is NULL, never 0 or ''.
+struct DatabaseTable: Sendable {
+  /// A column as SQLite stores it.
+  struct StoredColumn: Sendable, Equatable {
+    var name: String
+    /// `INTEGER`, `REAL` or `TEXT`.
+    var type: String
+    /// The declared column it comes from.
+    var column: Column
+    /// Unix seconds of the instant `column`, not its text.
+    var unixSeconds: Bool
+
+    var unit: String? { unixSeconds ? "s" : column.unit }
+
+    var meaning: String {
+      unixSeconds ? "`\(column.name)` as Unix seconds (seconds since 1970-01-01T00:00:00Z)" : column.meaning
+    }
+
+    /// The precision the column tables print, for numbers; empty for other kinds.
+    var precision: String? { column.kind == .number && !unixSeconds ? column.precision.description : nil }
+  }
+
+  /// A column holding the primary key of a row of another table.
+  struct ForeignKey: Sendable, Equatable {
+    var column: String
+    var table: String
+    var key: String
+  }
+
+  let name: String
+  /// The output file with the same rows.
+  let file: String
+  /// What one row is (the declaration's `rows`).
+  let rows: String
+  let columns: [Column]
+  let stored: [StoredColumn]
+  let primaryKey: [String]
+  let indexes: [[String]]
+  let foreignKeys: [ForeignKey]
+
+  /// - Parameter keys: the declaration's keys; a key or index over a column the table does not
+  ///   have (a job that asked for fewer columns) is left out.
+  init(name: String, file: String, rows: String, columns: [Column], keys: TableKeys, foreignKeys: [ForeignKey]) {
+    self.name = name
+    self.file = file
+    self.rows = rows
+    self.columns = columns
+    var stored: [StoredColumn] = []
+    for column in columns {
+      stored.append(StoredColumn(name: column.name, type: Self.type(of: column), column: column, unixSeconds: false))
+      if column.kind == .instant {
+        stored.append(StoredColumn(name: column.name + "_unix", type: "INTEGER", column: column, unixSeconds: true))
+      }
+    }
+    self.stored = stored
+    let names = Set(stored.map(\.name))
+    primaryKey = keys.primary.allSatisfy(names.contains) ? keys.primary : []
+    indexes = keys.indexes.filter { $0.allSatisfy(names.contains) }
+    self.foreignKeys = foreignKeys.filter { names.contains($0.column) }
+  }
+
+  static func type(of column: Column) -> String {
+    switch column.kind {
+    case .integer, .boolean: return "INTEGER"
+    case .number: return "REAL"
+    case .text, .instant, .date, .localTime, .localMinute: return "TEXT"
+    }
+  }
+
+  /// `CREATE TABLE`, with the primary and foreign keys.
+  var createStatement: String {
+    var parts = stored.map { SQLiteDatabase.quoted($0.name) + " " + $0.type }
+    if !primaryKey.isEmpty { parts.append("PRIMARY KEY (" + Self.list(primaryKey) + ")") }
+    for key in foreignKeys {
+      parts.append(
+        "FOREIGN KEY (" + SQLiteDatabase.quoted(key.column) + ") REFERENCES " + SQLiteDatabase.quoted(key.table)
+          + " (" + SQLiteDatabase.quoted(key.key) + ")")
+    }
+    return "CREATE TABLE " + SQLiteDatabase.quoted(name) + " (\n  " + parts.joined(separator: ",\n  ") + "\n)"
+  }
+
+  /// `CREATE INDEX` for each index, named `<table>_by_<columns>`. Created after the rows, which
+  /// is faster than keeping them up to date row by row.
+  var indexStatements: [String] {
+    indexes.map { columns in
+      "CREATE INDEX " + SQLiteDatabase.quoted(name + "_by_" + columns.joined(separator: "_")) + " ON "
+        + SQLiteDatabase.quoted(name) + " (" + Self.list(columns) + ")"
+    }
+  }
+
+  var insertStatement: String {
+    "INSERT INTO " + SQLiteDatabase.quoted(name) + " VALUES ("
+      + Array(repeating: "?", count: stored.count).joined(separator: ", ") + ")"
+  }
+
+  private static func list(_ names: [String]) -> String { names.map(SQLiteDatabase.quoted).joined(separator: ", ") }
+}
+
+/// Turns the fields of a table's rows into the values SQLite stores, on the database's thread.
+struct DatabaseRowValues {
+  private let kinds: [Column.Kind]
+  private let precisions: [NumberPrecision]
+  private let zone: ZoneRules
+  private var text: [UInt8] = []
+
+  init(columns: [Column], zone: ZoneRules) {
+    kinds = columns.map(\.kind)
+    precisions = columns.map(\.precision)
+    self.zone = zone
+  }
+
+  /// The values of one row (one field per declared column) in the order of the stored columns.
+  mutating func append(_ fields: ArraySlice<Field>, to values: inout [SQLiteValue]) {
+    for (column, field) in zip(kinds.indices, fields) {
+      values.append(value(field, column: column))
+      if kinds[column] == .instant {
+        if case .instant(let instant) = field { values.append(.integer(instant.seconds)) } else { values.append(.null) }
+      }
+    }
+  }
+
+  private mutating func value(_ field: Field, column: Int) -> SQLiteValue {
+    switch field {
+    case .missing: return .null
+    case .text(let value): return value.isEmpty ? .null : .text(value)
+    case .integer(let value): return .integer(value)
+    case .number(let value):
+      guard value.isFinite else { return .null }
+      return .real(precisions[column].rounded(value))
+    case .boolean(let value): return .integer(value ? 1 : 0)
+    case .date(let date):
+      text.removeAll(keepingCapacity: true)
+      LocalTimeFormatter.appendDate(date, to: &text)
+    case .instant(let instant):
+      text.removeAll(keepingCapacity: true)
+      let offset = zone.offset(at: instant)
+      switch kinds[column] {
+      case .date: LocalTimeFormatter.appendDate(zone.localDate(at: instant), to: &text)
+      case .localTime: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, to: &text)
+      case .localMinute: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, seconds: false, to: &text)
+      default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &text)
+      }
+    }
+    return .text(String(decoding: text, as: UTF8.self))
+  }
+}

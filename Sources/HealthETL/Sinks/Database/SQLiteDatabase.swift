@@ -1,0 +1,170 @@
+import CSQLite3
+import Foundation
+
+/// Why SQLite refused: where, SQLite's extended result code and its message.
+enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+  case open(path: String, code: Int32, message: String)
+  /// A statement that could not be prepared or run; `sql` is its first line, cut to 120 characters.
+  case statement(sql: String, code: Int32, message: String)
+
+  var description: String {
+    switch self {
+    case .open(let path, let code, let message):
+      return "SQLite cannot open \(path): \(message) (code \(code))"
+    case .statement(let sql, let code, let message):
+      return "SQLite refused `\(sql)`: \(message) (code \(code))"
+    }
+  }
+
+  static func summary(of sql: String) -> String {
+    let line = sql.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+    return line.count > 120 ? String(line.prefix(120)) + "…" : line
+  }
+}
+
+/// One value of a row as SQLite stores it.
+enum SQLiteValue: Sendable, Equatable {
+  case null
+  case integer(Int64)
+  case real(Double)
+  case text(String)
+}
+
+/// A connection to one SQLite file through Debian's libsqlite3. Every `sqlite3_*` call of
+/// HealthETL is in this file; the rest of the program sees statements, values and `SQLiteError`.
+///
+/// A connection is used by one thread at a time (the database's thread, `DatabaseThread`), so
+/// libsqlite3's own mutexes are off (`SQLITE_OPEN_NOMUTEX`).
+final class SQLiteDatabase {
+  private let handle: OpaquePointer
+  let path: String
+
+  /// Opens `path`, creating it when `create` and it does not exist.
+  init(path: String, create: Bool = true) throws(SQLiteError) {
+    self.path = path
+    var opened: OpaquePointer?
+    let flags =
+      (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX
+      | SQLITE_OPEN_EXRESCODE
+    let code = sqlite3_open_v2(path, &opened, flags, nil)
+    guard code == SQLITE_OK, let opened else {
+      // Even a failed open may return a handle, which holds the message and must be closed.
+      let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+      sqlite3_close_v2(opened)
+      throw .open(path: path, code: code, message: message)
+    }
+    handle = opened
+  }
+
+  deinit { sqlite3_close_v2(handle) }
+
+  /// Runs statements that take no parameters and return no rows (`;`-separated).
+  func execute(_ sql: String) throws(SQLiteError) {
+    let code = sqlite3_exec(handle, sql, nil, nil, nil)
+    guard code == SQLITE_OK else { throw failure(sql, code) }
+  }
+
+  /// A statement to run many times with different values.
+  func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    var statement: OpaquePointer?
+    let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard code == SQLITE_OK, let statement else { throw failure(sql, code) }
+    return SQLiteStatement(statement, sql: sql, database: self)
+  }
+
+  /// Every row `sql` returns, with `parameters` bound in order.
+  func rows(_ sql: String, _ parameters: [SQLiteValue] = []) throws(SQLiteError) -> [[SQLiteValue]] {
+    try prepare(sql).rows(parameters)
+  }
+
+  /// `name` as an SQL identifier: in double quotes, a quote inside doubled. Any text is safe so,
+  /// including a name that comes from an export.
+  static func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  /// `text` as an SQL string literal, for the few statements that cannot take a parameter.
+  static func literal(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+  }
+
+  /// The libsqlite3 this program runs with (`3.40.1`).
+  static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+  fileprivate func failure(_ sql: String, _ code: Int32) -> SQLiteError {
+    .statement(sql: SQLiteError.summary(of: sql), code: code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+}
+
+/// A prepared statement of one connection, run again and again with new values.
+final class SQLiteStatement {
+  private let statement: OpaquePointer
+  private let sql: String
+  /// Kept so the connection outlives its statements.
+  private let database: SQLiteDatabase
+
+  fileprivate init(_ statement: OpaquePointer, sql: String, database: SQLiteDatabase) {
+    self.statement = statement
+    self.sql = sql
+    self.database = database
+  }
+
+  deinit { sqlite3_finalize(statement) }
+
+  /// Runs the statement once with `values` bound to its parameters in order (an INSERT).
+  func run(_ values: some Collection<SQLiteValue>) throws(SQLiteError) {
+    try bind(values)
+    let code = sqlite3_step(statement)
+    sqlite3_reset(statement)
+    guard code == SQLITE_DONE else { throw database.failure(sql, code) }
+  }
+
+  /// Runs the statement with `values` bound and returns every row.
+  func rows(_ values: [SQLiteValue]) throws(SQLiteError) -> [[SQLiteValue]] {
+    try bind(values)
+    defer { sqlite3_reset(statement) }
+    var rows: [[SQLiteValue]] = []
+    let columns = sqlite3_column_count(statement)
+    while true {
+      let code = sqlite3_step(statement)
+      if code == SQLITE_DONE { return rows }
+      guard code == SQLITE_ROW else { throw database.failure(sql, code) }
+      rows.append((0..<columns).map(value))
+    }
+  }
+
+  private func bind(_ values: some Collection<SQLiteValue>) throws(SQLiteError) {
+    var index: Int32 = 1
+    for value in values {
+      let code: Int32
+      switch value {
+      case .null: code = sqlite3_bind_null(statement, index)
+      case .integer(let integer): code = sqlite3_bind_int64(statement, index, integer)
+      case .real(let real): code = sqlite3_bind_double(statement, index, real)
+      case .text(let text):
+        // SQLite copies the bytes (SQLITE_TRANSIENT): the string's buffer is gone after the call.
+        // The length is given, so a NUL inside the text is kept.
+        code = text.withCString { bytes in
+          sqlite3_bind_text64(statement, index, bytes, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+        }
+      }
+      guard code == SQLITE_OK else { throw database.failure(sql, code) }
+      index += 1
+    }
+  }
+
+  private func value(_ column: Int32) -> SQLiteValue {
+    switch sqlite3_column_type(statement, column) {
+    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+    case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+    case SQLITE_NULL: return .null
+    default:
+      guard let text = sqlite3_column_text(statement, column) else { return .null }
+      let count = Int(sqlite3_column_bytes(statement, column))
+      return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+    }
+  }
+
+  /// C's `SQLITE_TRANSIENT`, a macro Swift does not import.
+  private static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+}
