@@ -19,7 +19,9 @@ final class CorrelationReader {
     zone = nil
     let start = attributes.date(.startDate)
     let end = attributes.date(.endDate)
-    guard let type = attributes.value(.type), let source = attributes.value(.sourceName), let start, let end else {
+    guard let type = attributes.value(.type), let source = attributes.value(.sourceName) ?? attributes.value(.source),
+      let start, let end
+    else {
       valid = false
       ledger.rejections.reject(
         reason: "missing attribute", line: line, element: "Correlation",

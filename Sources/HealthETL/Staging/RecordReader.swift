@@ -75,7 +75,7 @@ final class RecordReader {
       duplicateSamples.append(0)
     }
     recordsRead[typeIndex] += 1
-    guard let source = attributes.value(.sourceName) else {
+    guard let source = attributes.value(.sourceName) ?? attributes.value(.source) else {
       return reject("missing attribute", line: line, detail: "no sourceName attribute")
     }
     sample.source = catalog.sources.intern(source)

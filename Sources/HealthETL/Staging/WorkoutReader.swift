@@ -36,7 +36,8 @@ final class WorkoutReader {
     ordinals += 1
     rejected = false
     defer { workout = element }
-    guard let activityType = attributes.string(.workoutActivityType), let source = attributes.string(.sourceName),
+    guard let activityType = attributes.string(.workoutActivityType),
+      let source = attributes.string(.sourceName) ?? attributes.string(.source),
       let startBytes = attributes.value(.startDate), let endBytes = attributes.value(.endDate)
     else {
       rejected = true
