@@ -44,6 +44,18 @@ public struct ElementAttributes {
     }
   }
 
+  /// Calls `body` with the name of every attribute that `mask` sets no bit for (bit n stands for
+  /// `ExportAttribute(rawValue: n)`; a name HealthETL does not know never has one).
+  public func forEachName(notIn mask: UInt64, _ body: (UnsafeRawBufferPointer) -> Void) {
+    for record in records where record.known < 0 || mask & (1 << UInt64(record.known)) == 0 {
+      if record.known >= 0 {
+        ExportAttribute.nameBytes[Int(record.known)].withUnsafeBytes { body($0) }
+      } else {
+        body(UnsafeRawBufferPointer(start: bytes + Int(record.nameOffset), count: Int(record.nameLength)))
+      }
+    }
+  }
+
   /// Number of attributes on the tag.
   public var attributeCount: Int { records.count }
 }

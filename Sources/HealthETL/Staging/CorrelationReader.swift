@@ -12,6 +12,12 @@ final class CorrelationReader {
   private var zone: String?
   private var valid = false
 
+  /// The attributes this family takes in: enough to know a correlation and its zone; its records
+  /// are read as records.
+  static let attributesRead: [ExportElement: [ExportAttribute]] = [
+    .correlation: [.type, .sourceName, .source, .startDate, .endDate]
+  ]
+
   init(ledger: StagingLedger) { self.ledger = ledger }
 
   func start(_ attributes: ElementAttributes, line: Int) {

@@ -12,6 +12,16 @@ public final class RecordNormalizer: ExportEventHandler {
   /// Occurrences of element names HealthETL does not know.
   public private(set) var unknownElementCounts: [String: Int] = [:]
 
+  /// What no reader takes in (Pipelines/README.md, "What was not read"); the files are added
+  /// after the parse (`NotRead.countFiles`).
+  public var notRead = NotRead()
+  /// Per element: a bit per `ExportAttribute` its reader takes in.
+  private let attributesRead: [UInt64]
+  /// What the normalizer reads itself.
+  private static let ownAttributesRead: [ExportElement: [ExportAttribute]] = [
+    .healthData: [.locale], .exportDate: [.value], .metadataEntry: [.key, .value],
+  ]
+
   private let ledger = StagingLedger()
   private let records: RecordReader
   private let correlations: CorrelationReader
@@ -27,6 +37,16 @@ public final class RecordNormalizer: ExportEventHandler {
     correlations = CorrelationReader(ledger: ledger)
     workouts = WorkoutReader(ledger: ledger, stages: stages)
     others = OtherElementReader(stages: stages)
+    var read = [UInt64](repeating: 0, count: ExportElement.allCases.count)
+    for family in [
+      Self.ownAttributesRead, RecordReader.attributesRead, CorrelationReader.attributesRead,
+      WorkoutReader.attributesRead,
+    ] {
+      for (element, attributes) in family {
+        for attribute in attributes { read[element.rawValue] |= 1 << UInt64(attribute.rawValue) }
+      }
+    }
+    attributesRead = read
   }
 
   /// Fingerprints kept in memory by default (see `SampleDeduplicator`).
@@ -77,10 +97,22 @@ public final class RecordNormalizer: ExportEventHandler {
         ledger.facts.exportDateOffset = parsed.offsetSeconds
       }
     default:
-      others.start(attributes, depth: depth, line: line)
+      let taken = others.start(attributes, depth: depth, line: line)
       if element == .other {
         unknownElementCounts[ElementAttributes.text(attributes.elementName), default: 0] += 1
       }
+      switch taken {
+      case .whole: return
+      case .counted: break
+      case .dropped: return notRead.elements.add(ElementAttributes.excerpt(attributes.elementName))
+      }
+    }
+    // Every attribute of an element no reader keeps whole that its reader does not take in.
+    attributes.forEachName(notIn: attributesRead[element.rawValue]) { name in
+      notRead.attributes.add(
+        NotRead.attributeName(
+          element: element.xmlName ?? ElementAttributes.text(attributes.elementName),
+          attribute: ElementAttributes.text(name)))
     }
   }
 

@@ -18,6 +18,12 @@ final class RecordReader {
   /// joins every night it covers into one session, so a record of thousands of years would cost
   /// millions of rows and hide every real night, for data no measurement gives.
   static let longestSpanSeconds: Int64 = 366 * 86_400
+  /// The attributes this family takes in (Pipelines/README.md, "What was not read").
+  static let attributesRead: [ExportElement: [ExportAttribute]] = [
+    .record: [
+      .type, .sourceName, .source, .sourceVersion, .device, .unit, .creationDate, .startDate, .endDate, .value,
+    ]
+  ]
   /// Whether a record is being read (its metadata comes next).
   private(set) var isOpen = false
 

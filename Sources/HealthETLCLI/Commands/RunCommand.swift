@@ -47,6 +47,9 @@ enum RunCommand {
       if report.inventory.rejections.total > 0 {
         message += "healthetl: \(report.inventory.rejections.total) records rejected; see run.json\n"
       }
+      if let notRead = report.inventory.notRead.summary() {
+        message += "healthetl: not read: \(notRead); see run.json (notRead)\n"
+      }
       if report.inventory.read.truncated {
         message +=
           "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"
