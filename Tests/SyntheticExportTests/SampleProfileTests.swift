@@ -157,4 +157,25 @@ private struct WrittenExport {
     #expect(!runs.isEmpty && runs.allSatisfy { $0.contains("sourceName=\"Runtastic\"") })
     #expect(export.records("DistanceWalkingRunning").filter { $0.contains("\"Runtastic\"") }.count == 3 * runs.count)
   }
+
+  /// The iOS 8–9 format, as export-shapes.md describes it: no DTD, `source=`, compact dates, and
+  /// Health Mate's metadata attributes with spaces in their names.
+  @Test func ios8WritesTheOldFormat() throws {
+    let export = try WrittenExport(.ios8, days: 7)
+    #expect(!export.text.contains("<!DOCTYPE"))
+    #expect(!export.text.contains("sourceName="))
+    #expect(export.text.contains("<ExportDate value=\"20150309"))
+    let steps = export.records("StepCount")
+    #expect(!steps.isEmpty)
+    for line in steps + export.workouts {
+      let start = try #require(WrittenExport.attribute("startDate", line))
+      #expect(start.utf8.count == 19 && HealthDateParser.parse(start) != nil, "\(start)")
+      #expect(WrittenExport.attribute("source", line) != nil)
+    }
+    let weights = export.records("BodyMass")
+    #expect(!weights.isEmpty)
+    #expect(
+      weights.allSatisfy { $0.contains(" Health Mate App Version=\"2.6.2\" Withings User Identifier=\"4711\"/>") })
+    #expect(!export.workouts.isEmpty && export.workouts.allSatisfy { $0.contains("source=\"Runtastic\"") })
+  }
 }
