@@ -44,14 +44,17 @@ public struct ElementAttributes {
     }
   }
 
-  /// Calls `body` with the name of every attribute that `mask` sets no bit for (bit n stands for
-  /// `ExportAttribute(rawValue: n)`; a name HealthETL does not know never has one).
-  public func forEachName(notIn mask: UInt64, _ body: (UnsafeRawBufferPointer) -> Void) {
-    for record in records where record.known < 0 || mask & (1 << UInt64(record.known)) == 0 {
-      if record.known >= 0 {
-        ExportAttribute.nameBytes[Int(record.known)].withUnsafeBytes { body($0) }
-      } else {
-        body(UnsafeRawBufferPointer(start: bytes + Int(record.nameOffset), count: Int(record.nameLength)))
+  /// Calls `known` with the raw value of every attribute HealthETL knows that `mask` sets no bit
+  /// for (bit n stands for `ExportAttribute(rawValue: n)`), and `unknown` with the name of every
+  /// other attribute.
+  public func forEachAttribute(
+    notIn mask: UInt64, known: (Int) -> Void, unknown: (UnsafeRawBufferPointer) -> Void
+  ) {
+    for record in records {
+      if record.known < 0 {
+        unknown(UnsafeRawBufferPointer(start: bytes + Int(record.nameOffset), count: Int(record.nameLength)))
+      } else if mask & (1 << UInt64(record.known)) == 0 {
+        known(Int(record.known))
       }
     }
   }

@@ -268,6 +268,8 @@ struct ByteSink: ~Copyable {
 
   /// The same date as iOS 8–9 wrote it: `20240319071209+0200`.
   private mutating func compactDate(_ instant: Int64) {
+    // Room first: a flush inside `fullDate` would move the date to the buffer's start.
+    reserve(25)
     let start = count
     fullDate(instant)
     let p = base + start

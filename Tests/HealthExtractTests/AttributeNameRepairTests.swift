@@ -96,4 +96,57 @@ import Testing
     #expect(handler.counts[.record] == 2)
     #expect(summary.repairedAttributeNames == 2)
   }
+
+  /// Random documents — well-formed ones from a small grammar of what the repair looks at
+  /// (attributes with spaces around `=`, values holding spaces and `>`, comments, CDATA, text),
+  /// half of them with one random piece inserted somewhere: the output is as long as the input
+  /// and differs only where a space became `_`; it does not depend on where the input is cut;
+  /// and a document libxml2 accepts as it is (checked with a DOCTYPE in front, which turns the
+  /// repair off) comes out unchanged.
+  @Test func randomDocumentsKeepEveryPromise() throws {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+    func pick(_ options: [String]) -> String { options[next(options.count)] }
+    func element(_ depth: Int) -> String {
+      var tag = "<" + pick(["R", "Record", "x:y", "é"])
+      for index in 0..<next(4) {
+        tag += pick([" ", "  ", "\n"]) + pick(["a", "Health", "x.y", "é"]) + "\(index)" + pick(["=", " = ", "\t="])
+        tag += pick(["\"v w\"", "'a > b'", "\"\"", "\"Health Mate App\""])
+      }
+      guard depth < 3, next(2) == 0 else { return tag + pick(["/>", " />"]) }
+      var content = ""
+      for _ in 0..<next(4) {
+        content += pick(["t u", "<!-- a b=\"1\" -->", "<![CDATA[ <x a b=\"1\"> ]]>", "<?pi a b?>", element(depth + 1)])
+      }
+      return tag + ">" + content + "</" + tag.dropFirst().prefix { $0 != " " && $0 != "\n" } + ">"
+    }
+    let pieces = [" ", "  Mate", "<", ">", "\"", "=", "<!--", "]]>", "?>", "/", "a b"]
+    var wellFormed = 0
+    var changed = 0
+    for round in 0..<300 {
+      var text = "<HealthData>" + element(0) + element(1) + "</HealthData>"
+      if round % 2 == 1 {
+        var bytes = Array(text.utf8)
+        bytes.insert(contentsOf: Array(pick(pieces).utf8), at: 1 + next(bytes.count - 1))
+        text = String(decoding: bytes, as: UTF8.self)
+      }
+      let input = Array(text.utf8)
+      let whole = Self.filtered(text, cuts: []).bytes
+      #expect(whole.count == input.count, "\(text)")
+      #expect(zip(input, whole).allSatisfy { $0 == $1 || ($0 == 0x20 && $1 == 0x5F) }, "\(text)")
+      if whole != input { changed += 1 }
+      let cut = 1 + next(max(input.count - 1, 1))
+      #expect(Self.filtered(text, cuts: [cut, min(cut + 1 + next(8), input.count)]).bytes == whole, "\(text)")
+      if (try? Fixtures.read("<!DOCTYPE HealthData>" + text)) != nil {
+        wellFormed += 1
+        #expect(whole == input, "\(text)")
+      }
+    }
+    // Both sides must occur for the promises to be tested at all.
+    #expect(wellFormed > 50)
+    #expect(changed >= 1)
+  }
 }

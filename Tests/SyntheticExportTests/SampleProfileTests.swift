@@ -178,4 +178,20 @@ private struct WrittenExport {
       weights.allSatisfy { $0.contains(" Health Mate App Version=\"2.6.2\" Withings User Identifier=\"4711\"/>") })
     #expect(!export.workouts.isEmpty && export.workouts.allSatisfy { $0.contains("source=\"Runtastic\"") })
   }
+
+  /// Past the writer's 1 MB buffer, which is flushed between two dates: every compact date stays
+  /// whole and in its place.
+  @Test func ios8DatesSurviveTheWritersFlushes() throws {
+    let export = try WrittenExport(.ios8, days: 150)
+    #expect(export.text.utf8.count > 1 << 20)
+    var dates = 0
+    for line in export.lines where line.hasPrefix(" <Record ") {
+      for name in ["startDate", "endDate"] {
+        let date = try #require(WrittenExport.attribute(name, line), "\(line)")
+        #expect(date.utf8.count == 19 && HealthDateParser.parse(date) != nil, "\(line)")
+        dates += 1
+      }
+    }
+    #expect(dates > 10_000)
+  }
 }

@@ -296,7 +296,7 @@ public enum ExportRun {
       progress.done()
       throw .extract(error)
     }
-    if let info { normalizer.notRead.countFiles(of: info, claims: ExportFileReaders.claims) }
+    if let info { normalizer.countNotReadFiles(of: info, claims: ExportFileReaders.claims) }
     progress.done()
     if let failure = normalizer.deduplicationFailure {
       throw .output(.ioError(path: NSTemporaryDirectory(), reason: failure))

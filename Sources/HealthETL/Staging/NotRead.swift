@@ -25,6 +25,16 @@ public struct NotReadTally: Sendable {
     if counts[key] != nil || counts.count < Self.namesKept { counts[key, default: 0] += count }
   }
 
+  /// Adds every count of `other`, its occurrences past `namesKept` included.
+  mutating func merge(_ other: NotReadTally) {
+    var counted = 0
+    for (name, count) in other.counts {
+      add(name, count: count)
+      counted += count
+    }
+    total += other.total - counted
+  }
+
   /// The `namesListed` most frequent names (ties in name order) and how many distinct names, or
   /// occurrences past `namesKept`, are left out of that list.
   public var listed: (names: [(name: String, count: Int)], omitted: Int) {

@@ -13,8 +13,27 @@ public final class RecordNormalizer: ExportEventHandler {
   public private(set) var unknownElementCounts: [String: Int] = [:]
 
   /// What no reader takes in (Pipelines/README.md, "What was not read"); the files are added
-  /// after the parse (`NotRead.countFiles`).
-  public var notRead = NotRead()
+  /// after the parse (`countNotReadFiles`).
+  public var notRead: NotRead {
+    var result = tallied
+    var attributes = NotReadTally()
+    let width = Self.attributeKinds
+    for (slot, count) in unreadKnownAttributes.enumerated() where count > 0 {
+      let element = ExportElement.allCases[slot / width]
+      let attribute = ExportAttribute.allCases[slot % width]
+      attributes.add(NotRead.attributeName(element: element.xmlName ?? "", attribute: attribute.xmlName), count: count)
+    }
+    attributes.merge(tallied.attributes)
+    result.attributes = attributes
+    return result
+  }
+  private var tallied = NotRead()
+  /// `ExportAttribute.allCases.count`, taken once: `allCases` builds an array.
+  private static let attributeKinds = ExportAttribute.allCases.count
+  /// Per element and known attribute (`element * attributes + attribute`): occurrences not read.
+  /// Counted without a string, since some (the beats of HRV records) occur millions of times.
+  private var unreadKnownAttributes = [Int](
+    repeating: 0, count: ExportElement.allCases.count * attributeKinds)
   /// Per element: a bit per `ExportAttribute` its reader takes in.
   private let attributesRead: [UInt64]
   /// What the normalizer reads itself.
@@ -104,16 +123,31 @@ public final class RecordNormalizer: ExportEventHandler {
       switch taken {
       case .whole: return
       case .counted: break
-      case .dropped: return notRead.elements.add(ElementAttributes.excerpt(attributes.elementName))
+      case .dropped: return tallied.elements.add(ElementAttributes.excerpt(attributes.elementName))
       }
     }
     // Every attribute of an element no reader keeps whole that its reader does not take in.
-    attributes.forEachName(notIn: attributesRead[element.rawValue]) { name in
-      notRead.attributes.add(
+    let row = element.rawValue * Self.attributeKinds
+    attributes.forEachAttribute(notIn: attributesRead[element.rawValue]) { attribute in
+      if element == .other {
+        tallied.attributes.add(
+          NotRead.attributeName(
+            element: ElementAttributes.text(attributes.elementName),
+            attribute: ExportAttribute.allCases[attribute].xmlName))
+      } else {
+        unreadKnownAttributes[row + attribute] += 1
+      }
+    } unknown: { name in
+      tallied.attributes.add(
         NotRead.attributeName(
           element: element.xmlName ?? ElementAttributes.text(attributes.elementName),
           attribute: ElementAttributes.text(name)))
     }
+  }
+
+  /// Counts the files of the export no reader claims (see `NotRead.countFiles`).
+  func countNotReadFiles(of input: InputInfo, claims: [ExportFileClaim]) {
+    tallied.countFiles(of: input, claims: claims)
   }
 
   public func didEnd(_ element: ExportElement) {
