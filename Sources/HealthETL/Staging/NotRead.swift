@@ -70,8 +70,9 @@ public struct NotRead: Sendable {
   }
 }
 
-/// Files beside the main XML that a reader takes in, as that reader declares them; every other
-/// file of the export is counted as not read.
+/// Files beside the main XML that a reader takes in, as that reader declares them (each kind of
+/// job lists its marts' claims, `JobKind.filesRead`); every other file of the export is counted
+/// as not read.
 public struct ExportFileClaim: Sendable {
   /// How `run.json` names what is claimed (`workout-routes/*.gpx`).
   public let name: String
