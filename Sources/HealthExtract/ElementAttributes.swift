@@ -44,6 +44,21 @@ public struct ElementAttributes {
     }
   }
 
+  /// Calls `known` with the raw value of every attribute HealthETL knows that `mask` sets no bit
+  /// for (bit n stands for `ExportAttribute(rawValue: n)`), and `unknown` with the name of every
+  /// other attribute.
+  public func forEachAttribute(
+    notIn mask: UInt64, known: (Int) -> Void, unknown: (UnsafeRawBufferPointer) -> Void
+  ) {
+    for record in records {
+      if record.known < 0 {
+        unknown(UnsafeRawBufferPointer(start: bytes + Int(record.nameOffset), count: Int(record.nameLength)))
+      } else if mask & (1 << UInt64(record.known)) == 0 {
+        known(Int(record.known))
+      }
+    }
+  }
+
   /// Number of attributes on the tag.
   public var attributeCount: Int { records.count }
 }

@@ -30,6 +30,8 @@ public enum ExportAttribute: Int, CaseIterable, Sendable {
   case date, average, minimum, maximum, sum, path, uuid, bpm, time, dateComponents
   case latitude, longitude, altitude
   case course, speed, horizontalAccuracy, verticalAccuracy
+  /// What iOS 8–9 exports wrote where later ones write `sourceName`.
+  case source
 
   public var xmlName: String { String(describing: self) }
 }

@@ -15,6 +15,8 @@ public struct ReadSummary: Sendable, Equatable {
   public var xmlBytes: Int64 = 0
   /// Characters XML 1.0 forbids that were replaced by spaces.
   public var replacedControlCharacters = 0
+  /// Attribute names whose spaces became `_` (some iOS 8 exports wrote such names).
+  public var repairedAttributeNames = 0
   /// Whether the document ended before its root element closed (only with `allowTruncated`).
   public var truncated = false
   /// The line where a truncated input ended.

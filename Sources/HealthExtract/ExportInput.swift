@@ -578,6 +578,79 @@ final class StandardInputFeed {
   }
 }
 
+extension ExportInput {
+  /// The most files `forEachFilePath` lists, and the deepest folder it walks into: an export
+  /// holds a few thousand route files in folders one deep.
+  public static let filesListed = 200_000
+  static let deepestFolder = 8
+
+  /// Calls `body` with the path of every regular file of the export, relative to the main XML's
+  /// folder (the main XML itself included), so that what no reader takes can be counted: a zip's
+  /// members from its central directory, never inflated; a folder's files below it, links never
+  /// followed. `__MACOSX/` members and `._*` resource forks are not files of the export.
+  ///
+  /// - Returns: false when not every file was listed (more than `filesListed`, folders deeper
+  ///   than `deepestFolder`, or a zip whose list of members breaks off).
+  public static func forEachFilePath(of companions: Companions, _ body: (String) -> Void) throws(ExtractError)
+    -> Bool
+  {
+    var listed = 0
+    switch companions {
+    case .unavailable:
+      return false
+    case .zip(let path, let prefix):
+      useUTF8MemberNames()
+      let (archive, cutShort) = try openArchive(path)
+      defer { archive_read_free(archive) }
+      var entry: OpaquePointer?
+      while true {
+        let status = archive_read_next_header(archive, &entry)
+        if status == ARCHIVE_EOF { return !cutShort }
+        guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { return false }
+        guard archive_entry_filetype(entry) == 0o100000 else { continue }
+        let name =
+          (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
+        let base = name.split(separator: "/").last ?? ""
+        guard !name.hasPrefix("__MACOSX/"), !base.hasPrefix("._") else { continue }
+        listed += 1
+        guard listed <= filesListed else { return false }
+        body(name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : name)
+      }
+    case .folder(let base):
+      guard case .success(let root) = ExportFolderEntry.openRoot(base) else { return true }
+      defer { Glibc.close(root) }
+      var whole = true
+      func walk(_ folder: Int32, _ prefix: String, depth: Int) {
+        for name in ExportFolderEntry.names(in: folder) where !name.hasPrefix("._") && name != "__MACOSX" {
+          guard listed < filesListed else {
+            whole = false
+            return
+          }
+          var info = stat()
+          guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+          switch info.st_mode & S_IFMT {
+          case S_IFREG:
+            listed += 1
+            body(prefix + name)
+          case S_IFDIR:
+            guard depth < deepestFolder else {
+              whole = false
+              continue
+            }
+            guard case .success(let inner) = ExportFolderEntry.openFolder(name, in: folder) else { continue }
+            walk(inner, prefix + name + "/", depth: depth + 1)
+            Glibc.close(inner)
+          default:
+            continue
+          }
+        }
+      }
+      walk(root, "", depth: 0)
+      return whole
+    }
+  }
+}
+
 // MARK: - Files beside the main XML
 
 /// One file of the export beside its main XML (a GPX route under `workout-routes/`), streamed:

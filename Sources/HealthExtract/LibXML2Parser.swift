@@ -82,6 +82,7 @@ final class LibXML2Parser {
     flush(force: true)
     summary.xmlBytes = input.progress.xmlBytes
     summary.replacedControlCharacters = parse.filter.replacedControlCharacters
+    summary.repairedAttributeNames = parse.filter.repairedAttributeNames
     summary.exportVersion = parse.filter.exportVersion
     return summary
   }

@@ -6,7 +6,10 @@
 ///   export needs it: Apple declares no entities. With no DTD left, no entity can be declared, so
 ///   no external entity is ever loaded and no expansion bomb can go off;
 /// - characters XML 1.0 forbids (a vertical tab has been seen inside values) become spaces and
-///   are counted.
+///   are counted;
+/// - in a document without a DOCTYPE (iOS 8–9 wrote none; every later export has one), the spaces
+///   inside attribute names are rewritten (`AttributeNameRepair`). A document with a DOCTYPE
+///   never goes through that byte-by-byte walk, so a current export costs nothing more.
 struct XMLByteFilter {
   /// Control characters replaced so far.
   private(set) var replacedControlCharacters = 0
@@ -14,6 +17,10 @@ struct XMLByteFilter {
   private(set) var blankedDoctype = false
   /// The `HealthKit Export Version: N` comment of the DTD, read before it is blanked.
   private(set) var exportVersion: Int?
+  /// Set once the prolog is read, for a document without a DOCTYPE.
+  private var nameRepair: AttributeNameRepair?
+  /// Attribute names whose spaces were rewritten (iOS 8 metadata keys such as `Health Mate App Version`).
+  var repairedAttributeNames: Int { nameRepair?.repairedNames ?? 0 }
 
   private enum State { case prolog, body }
   private var state = State.prolog
@@ -33,21 +40,15 @@ struct XMLByteFilter {
     switch state {
     case .body:
       replaceControlCharacters(chunk)
-      try emit(UnsafeRawBufferPointer(chunk))
+      guard nameRepair != nil else { return try emit(UnsafeRawBufferPointer(chunk)) }
+      try nameRepair!.filter(chunk, emit: emit)
     case .prolog:
       prolog.append(contentsOf: chunk)
       guard let rootStart = Self.rootElementStart(in: prolog) ?? (prolog.count > Self.prologLimit ? prolog.count : nil)
       else { return }
       if let encoding = prolog.withUnsafeBytes(Self.encodingProblem) { throw refuse(encoding) }
       blankDoctype(before: rootStart)
-      state = .body
-      let held = prolog
-      prolog = []
-      let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: held.count, alignment: 32)
-      defer { scratch.deallocate() }
-      held.withUnsafeBytes { scratch.copyMemory(from: $0) }
-      replaceControlCharacters(scratch)
-      try emit(UnsafeRawBufferPointer(scratch))
+      try emitProlog(emit)
     }
   }
 
@@ -55,18 +56,28 @@ struct XMLByteFilter {
   mutating func finish<E: Error>(
     refuse: (_ encoding: String) -> E, emit: (UnsafeRawBufferPointer) throws(E) -> Void
   ) throws(E) {
-    guard state == .prolog, !prolog.isEmpty else { return }
+    guard state == .prolog, !prolog.isEmpty else {
+      try nameRepair?.finish(emit: emit)
+      return
+    }
     if let encoding = prolog.withUnsafeBytes(Self.encodingProblem) { throw refuse(encoding) }
     blankDoctype(before: prolog.count)
+    try emitProlog(emit)
+    try nameRepair?.finish(emit: emit)
+  }
+
+  /// The held prolog, once blanked: from here on the document is body.
+  private mutating func emitProlog<E: Error>(_ emit: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
     state = .body
+    if !blankedDoctype { nameRepair = AttributeNameRepair() }
     let held = prolog
     prolog = []
-    let count = held.count
-    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 32)
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: held.count, alignment: 32)
     defer { scratch.deallocate() }
     held.withUnsafeBytes { scratch.copyMemory(from: $0) }
     replaceControlCharacters(scratch)
-    try emit(UnsafeRawBufferPointer(scratch))
+    guard nameRepair != nil else { return try emit(UnsafeRawBufferPointer(scratch)) }
+    try nameRepair!.filter(scratch, emit: emit)
   }
 
   /// Index of the `<` that opens the root element, skipping the XML declaration, processing

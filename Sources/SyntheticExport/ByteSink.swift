@@ -35,8 +35,12 @@ struct ByteSink: ~Copyable {
 
   static let flushThreshold = 1 << 20
 
-  init(target: Target, offsetSeconds: Int32 = 0) {
+  /// Whether dates are written as iOS 8–9 did, `20240319071209+0200`.
+  private let compactDates: Bool
+
+  init(target: Target, offsetSeconds: Int32 = 0, compactDates: Bool = false) {
     self.target = target
+    self.compactDates = compactDates
     // Room for one flush threshold plus the largest single append (a few KB) without checks failing.
     capacity = ByteSink.flushThreshold + 64 * 1024
     base = .allocate(capacity: capacity)
@@ -241,6 +245,10 @@ struct ByteSink: ~Copyable {
   /// An export date, `2024-03-19 07:12:09 +0200`: the instant's wall clock at the export's single
   /// offset.
   @inline(__always) mutating func date(_ instant: Int64) {
+    if compactDates { compactDate(instant) } else { fullDate(instant) }
+  }
+
+  @inline(__always) private mutating func fullDate(_ instant: Int64) {
     reserve(25)
     let local = instant + offsetSeconds
     var day = local / 86_400
@@ -257,6 +265,21 @@ struct ByteSink: ~Copyable {
     (p + 19).update(from: scratch + 10, count: 6)
     count += 25
   }
+
+  /// The same date as iOS 8–9 wrote it: `20240319071209+0200`.
+  private mutating func compactDate(_ instant: Int64) {
+    // Room first: a flush inside `fullDate` would move the date to the buffer's start.
+    reserve(25)
+    let start = count
+    fullDate(instant)
+    let p = base + start
+    // yyyy-MM-dd HH:mm:ss ±hhmm → yyyyMMddHHmmss±hhmm, in place, left to right.
+    for (to, from) in ByteSink.compactPositions.enumerated() { p[to] = p[from] }
+    count = start + ByteSink.compactPositions.count
+  }
+
+  /// Where each byte of a compact date lies in the full one.
+  static let compactPositions = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22, 23, 24]
 
   /// `2024-03-19T06:12:00Z`, as GPX files write times.
   mutating func utc(_ instant: Int64) {

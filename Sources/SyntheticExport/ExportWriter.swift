@@ -30,6 +30,9 @@ struct ExportWriter: ~Copyable {
     self.exportInstant = exportInstant
   }
 
+  /// Whether the document is written in the iOS 8–9 format.
+  private var iOS8: Bool { model.profile.writesIOS8Format }
+
   @inline(__always) private mutating func count(_ element: WrittenElement, _ n: Int = 1) {
     elementCounts[element.rawValue] += n
   }
@@ -74,15 +77,23 @@ struct ExportWriter: ~Copyable {
 
   private mutating func header() {
     out.put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-    var dtd = exportDTD
-    dtd.withUTF8 { out.put(UnsafeRawBufferPointer($0)) }
-    out.put("\n<HealthData locale=\"en_DE\">\n <ExportDate value=\"")
+    // iOS 8–9 wrote no DTD, and none of the characteristics added since.
+    if !iOS8 {
+      var dtd = exportDTD
+      dtd.withUTF8 { out.put(UnsafeRawBufferPointer($0)) }
+      out.put("\n")
+    }
+    out.put("<HealthData locale=\"en_DE\">\n <ExportDate value=\"")
     out.date(exportInstant)
     out.put("\"/>\n <Me HKCharacteristicTypeIdentifierDateOfBirth=\"1990-07-14\"")
     out.put(" HKCharacteristicTypeIdentifierBiologicalSex=\"HKBiologicalSexFemale\"")
     out.put(" HKCharacteristicTypeIdentifierBloodType=\"HKBloodTypeAPositive\"")
-    out.put(" HKCharacteristicTypeIdentifierFitzpatrickSkinType=\"HKFitzpatrickSkinTypeNotSet\"")
-    out.put(" HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse=\"None\"/>\n")
+    if iOS8 {
+      out.put("/>\n")
+    } else {
+      out.put(" HKCharacteristicTypeIdentifierFitzpatrickSkinType=\"HKFitzpatrickSkinTypeNotSet\"")
+      out.put(" HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse=\"None\"/>\n")
+    }
     count(.healthData)
     count(.exportDate)
     count(.me)
@@ -95,6 +106,7 @@ struct ExportWriter: ~Copyable {
   private mutating func record(_ type: RecordType, _ sample: Sample, nested: Bool) {
     out.put(nested ? "  <Record type=\"" : " <Record type=\"")
     out.put(type.identifier)
+    if iOS8 { return legacyRecord(type, sample) }
     out.put("\" sourceName=\"")
     out.put(sample.source.name)
     out.put("\" sourceVersion=\"")
@@ -155,6 +167,38 @@ struct ExportWriter: ~Copyable {
     }
     if sample.metadata != .beats { count(.metadataEntry) }
     out.put(nested ? "  </Record>\n" : " </Record>\n")
+  }
+
+  /// The rest of an iOS 8–9 `Record` after its type: `source` (no version, device or creation
+  /// date), compact dates, and metadata as attributes — Health Mate's with spaces in their names.
+  private mutating func legacyRecord(_ type: RecordType, _ sample: Sample) {
+    out.put("\" source=\"")
+    out.put(sample.source.name)
+    if !sample.unit.isCategory {
+      out.put("\" unit=\"")
+      out.put(sample.unit.text)
+    }
+    out.put("\" startDate=\"")
+    out.date(sample.start)
+    out.put("\" endDate=\"")
+    out.date(sample.end)
+    if sample.unit.isCategory {
+      if sample.unit != .noValue {
+        out.put("\" value=\"")
+        out.put(sample.unit.text)
+      }
+    } else {
+      out.put("\" value=\"")
+      out.decimal(sample.value, digits: Int(sample.decimals))
+    }
+    if sample.metadata == .userEntered { out.put("\" HKWasUserEntered=\"1") }
+    if sample.source == .healthMate {
+      out.put("\" Health Mate App Version=\"")
+      out.put(sample.source.version)
+      out.put("\" Withings User Identifier=\"4711")
+    }
+    out.put("\"/>\n")
+    count(.record)
   }
 
   /// The rest of a `device` text after `0x`: a nine-digit object pointer that differs per record.
@@ -364,12 +408,17 @@ struct ExportWriter: ~Copyable {
     out.decimal(run.meters / 1000, digits: 3)
     out.put("\" totalDistanceUnit=\"km\" totalEnergyBurned=\"")
     out.decimal(run.kilocalories, digits: 0)
-    out.put("\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"")
-    out.put(run.source.name)
-    out.put("\" sourceVersion=\"")
-    out.put(run.source.version)
-    out.put("\" creationDate=\"")
-    out.date(run.workout.end + 95)
+    if iOS8 {
+      out.put("\" totalEnergyBurnedUnit=\"kcal\" source=\"")
+      out.put(run.source.name)
+    } else {
+      out.put("\" totalEnergyBurnedUnit=\"kcal\" sourceName=\"")
+      out.put(run.source.name)
+      out.put("\" sourceVersion=\"")
+      out.put(run.source.version)
+      out.put("\" creationDate=\"")
+      out.date(run.workout.end + 95)
+    }
     out.put("\" startDate=\"")
     out.date(run.workout.start)
     out.put("\" endDate=\"")

@@ -19,6 +19,12 @@ public enum SampleProfile: String, CaseIterable, Sendable {
   /// An iPhone 6s on iOS 10: steps and sleep typed in by hand beside the phone's own and Mi Fit's,
   /// body mass typed in, runs from Runtastic with overlapping distance samples; from 2017.
   case ios10
+  /// The same iPhone two years earlier, on iOS 8–9, in that era's format: no DTD, `source=` where
+  /// later exports write `sourceName=`, compact dates (`20150302071500+0100`), metadata as
+  /// attributes; body mass from Withings' Health Mate, whose metadata attribute names hold spaces
+  /// (`Health Mate App Version="2.6.2"`), as in some real iOS 8 exports: not well-formed XML.
+  case ios8
+
   /// The Watch user training for a triathlon: the `watch` export, except that the Saturday rides
   /// are saved as the Watch saves a triathlon (`SwimBikeRun` with one `WorkoutActivity` per leg).
   case multisport
@@ -27,10 +33,20 @@ public enum SampleProfile: String, CaseIterable, Sendable {
   /// workouts differently).
   var wearsWatch: Bool { self == .watch || self == .multisport }
 
-  /// The first day when `--start` is not given: an iOS 10 export is from iOS 10's years.
+  /// The first day when `--start` is not given: an old phone's export is from its years.
   public var defaultStart: CivilDate {
-    self == .ios10 ? CivilDate(year: 2017, month: 1, day: 2) : CivilDate(year: 2024, month: 3, day: 18)
+    switch self {
+    case .ios10: return CivilDate(year: 2017, month: 1, day: 2)
+    case .ios8: return CivilDate(year: 2015, month: 3, day: 2)
+    case .watch, .iphoneSleepApps, .garmin: return CivilDate(year: 2024, month: 3, day: 18)
+    }
   }
+
+  /// An old iPhone with Mi Fit and Runtastic (the iOS 10 and iOS 8–9 profiles).
+  var isOldPhone: Bool { self == .ios10 || self == .ios8 }
+
+  /// Whether the export is written in the iOS 8–9 format.
+  var writesIOS8Format: Bool { self == .ios8 }
 }
 
 /// A run a third-party app logged, with the distance it says the run covered.
@@ -46,13 +62,13 @@ extension SampleModel {
   var runApp: SampleSource? {
     switch profile {
     case .garmin: return .garminConnect
-    case .ios10: return .runtastic
+    case .ios10, .ios8: return .runtastic
     case .watch, .iphoneSleepApps, .multisport: return nil
     }
   }
 
   /// The phone of the profile: iOS 10 on the old iPhone, else today's.
-  var phone: SampleSource { profile == .ios10 ? .oldIPhone : .iPhone }
+  var phone: SampleSource { profile.isOldPhone ? .oldIPhone : .iPhone }
 
   /// The day's run as a third-party app logged it: the Monday and Tuesday runs of the routine.
   func thirdPartyRun(_ plan: DayPlan) -> ThirdPartyRun? {
@@ -79,6 +95,12 @@ extension SampleModel {
           out[index].source = .oldIPhone
           out[index].hasDevice = false
           out[index].metadata = .userEntered
+        }
+      } else if profile == .ios8 {
+        // Weighed on a Withings scale, written by its Health Mate app.
+        for index in out.indices[first...] {
+          out[index].source = .healthMate
+          out[index].hasDevice = false
         }
       }
     case .flightsClimbed:
@@ -200,7 +222,7 @@ extension SampleModel {
       // was worn.
       add(night.inBed, night.outOfBed, .iPhone, .sleepInBed, metadata: .timeZone)
       if plan.index % 6 != 3 { asleep(.garminConnect, .sleepAsleep, pieces: r.int(2...4)) }
-    case .ios10:
+    case .ios10, .ios8:
       asleep(.miFit, .sleepAsleep, pieces: 2)
       if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, metadata: .userEntered) }
     case .watch, .multisport:

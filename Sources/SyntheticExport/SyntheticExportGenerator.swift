@@ -118,7 +118,8 @@ public enum SyntheticExportGenerator {
     func measure(_ days: Int) -> Double {
       var model = SampleModel(seed: options.seed, start: options.start, days: days, zone: zone)
       model.profile = options.profile
-      var writer = ExportWriter(out: ByteSink(target: .discard), model: model, exportInstant: 0)
+      var writer = ExportWriter(
+        out: ByteSink(target: .discard, compactDates: model.profile.writesIOS8Format), model: model, exportInstant: 0)
       writer.writeDocument()
       return Double(writer.out.totalBytes)
     }
@@ -139,7 +140,9 @@ public enum SyntheticExportGenerator {
     guard fd >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
     let offset = model.zone.offset(at: Instant(seconds: exportInstant))
     var writer = ExportWriter(
-      out: ByteSink(target: .file(fd), offsetSeconds: offset), model: model, exportInstant: exportInstant)
+      out: ByteSink(target: .file(fd), offsetSeconds: offset, compactDates: model.profile.writesIOS8Format),
+      model: model,
+      exportInstant: exportInstant)
     writer.writeDocument()
     let failure = writer.out.failure
     let closed = close(fd)

@@ -6,7 +6,7 @@
 enum SampleSource: UInt8 {
   case watch, iPhone, autoSleep, withings
   // The other profiles' sources (`SampleProfile`).
-  case garminConnect, sleepCycle, pillow, oldIPhone, miFit, runtastic
+  case garminConnect, sleepCycle, pillow, oldIPhone, miFit, runtastic, healthMate
 
   var name: StaticString {
     switch self {
@@ -20,6 +20,7 @@ enum SampleSource: UInt8 {
     case .oldIPhone: return "Alex’s iPhone"
     case .miFit: return "Mi Fit"
     case .runtastic: return "Runtastic"
+    case .healthMate: return "Health Mate"
     }
   }
 
@@ -35,6 +36,7 @@ enum SampleSource: UInt8 {
     case .oldIPhone: return "10.2"
     case .miFit: return "2.2.3"
     case .runtastic: return "7.2"
+    case .healthMate: return "2.6.2"
     }
   }
 
@@ -49,7 +51,7 @@ enum SampleSource: UInt8 {
       return "&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,3, software:17.2&gt;"
     case .oldIPhone:
       return "&gt;, name:iPhone, manufacturer:Apple, model:iPhone, hardware:iPhone8,4, software:10.2&gt;"
-    case .autoSleep, .withings, .garminConnect, .sleepCycle, .pillow, .miFit, .runtastic:
+    case .autoSleep, .withings, .garminConnect, .sleepCycle, .pillow, .miFit, .runtastic, .healthMate:
       return nil
     }
   }

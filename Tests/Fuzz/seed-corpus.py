@@ -186,7 +186,26 @@ def xml_seeds():
          '<WorkoutStatistics type="HKQuantityTypeIdentifierDistanceSwimming" startDate="2024-03-18 07:00:00 +0100" '
          'endDate="2024-03-18 08:00:00 +0100" sum="750" unit="m"/></Workout>']
     )
+    seeds.update(legacy_seeds())
     return seeds
+
+
+def legacy_seeds():
+    """The iOS 8-9 format (Pipelines/README.md, "The iOS 8-9 format"): no DOCTYPE, `source=`,
+    compact dates, and attribute names with spaces that the byte filter rewrites -- next to the
+    same bytes inside a comment, a CDATA section and a value, which it must leave; then a run of
+    spaces too long to be held back across reads."""
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_GB">\n <ExportDate value="20151107171924+0100"/>\n'
+    weight = ('<Record type="HKQuantityTypeIdentifierBodyMass" source="Health Mate" unit="kg" '
+              'startDate="20151107071500+0100" endDate="20151107071500+0100" value="72.4" '
+              'Health Mate App Version="2.6.2" Withings  User Identifier = "4711"/>')
+    run = ('<Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="31.5" durationUnit="min" '
+           'source="Runtastic" startDate="20151107090000+0100" endDate="20151107093130+0100"/>')
+    return {
+        "edge-ios8-format.xml": head + " " + weight + "\n <!-- <Record a b=\"1\"/> -->"
+        + "<![CDATA[ <x a b=\"1\"> ]]>\n <Me note=\"a b c=d\"/>\n " + run + "\n</HealthData>\n",
+        "edge-ios8-long-space-run.xml": head + ' <Record type="T" source="S" a' + " " * 300 + 'b="1"/>\n</HealthData>\n',
+    }
 
 
 def scrub(data):

@@ -36,6 +36,26 @@ import Testing
     #expect(HealthDateParser.parse(text) == nil)
   }
 
+  /// iOS 8–9 wrote `yyyyMMddHHmmss±hhmm`: 2015-11-07 is day 16746 (45 years = 16436 days incl.
+  /// 11 leap days, + 304 for January–October + 6), so 17:19:24 +0100 is 16746·86400 + 62364 − 3600.
+  @Test func parsesTheCompactFormOfIOS8And9() throws {
+    let parsed = try #require(HealthDateParser.parse("20151107171924+0100"))
+    #expect(parsed.instant.seconds == 16746 * 86400 + 62364 - 3600)
+    #expect(parsed.offsetSeconds == 3600)
+    let west = try #require(HealthDateParser.parse("20150325190606-0700"))
+    #expect(west.instant == HealthDateParser.parse("2015-03-25 19:06:06 -0700")?.instant)
+    #expect(west.offsetSeconds == -25_200)
+  }
+
+  @Test(arguments: [
+    "2015110717192+0100", "201511071719240+0100", "20151107171924 +0100", "20151107171924+010",
+    "20151307171924+0100", "20150229171924+0100", "20151107241924+0100", "20151107171924*0100",
+    "20151107171924+1500", "2015-11-07171924+01", "20151107171924+01:0",
+  ])
+  func rejectsMalformedCompactDates(text: String) {
+    #expect(HealthDateParser.parse(text) == nil)
+  }
+
   @Test func formatsWithTheZoneOffset() {
     let instant = Instant(seconds: 1_710_080_103)  // 2024-03-10T14:15:03Z
     #expect(LocalTimeFormatter.iso8601(instant, offsetSeconds: -25_200) == "2024-03-10T07:15:03-07:00")

@@ -197,4 +197,41 @@ private struct WrittenExport {
     }
     #expect(triathlons >= 2)
   }
+
+  /// The iOS 8–9 format, as export-shapes.md describes it: no DTD, `source=`, compact dates, and
+  /// Health Mate's metadata attributes with spaces in their names.
+  @Test func ios8WritesTheOldFormat() throws {
+    let export = try WrittenExport(.ios8, days: 7)
+    #expect(!export.text.contains("<!DOCTYPE"))
+    #expect(!export.text.contains("sourceName="))
+    #expect(export.text.contains("<ExportDate value=\"20150309"))
+    let steps = export.records("StepCount")
+    #expect(!steps.isEmpty)
+    for line in steps + export.workouts {
+      let start = try #require(WrittenExport.attribute("startDate", line))
+      #expect(start.utf8.count == 19 && HealthDateParser.parse(start) != nil, "\(start)")
+      #expect(WrittenExport.attribute("source", line) != nil)
+    }
+    let weights = export.records("BodyMass")
+    #expect(!weights.isEmpty)
+    #expect(
+      weights.allSatisfy { $0.contains(" Health Mate App Version=\"2.6.2\" Withings User Identifier=\"4711\"/>") })
+    #expect(!export.workouts.isEmpty && export.workouts.allSatisfy { $0.contains("source=\"Runtastic\"") })
+  }
+
+  /// Past the writer's 1 MB buffer, which is flushed between two dates: every compact date stays
+  /// whole and in its place.
+  @Test func ios8DatesSurviveTheWritersFlushes() throws {
+    let export = try WrittenExport(.ios8, days: 150)
+    #expect(export.text.utf8.count > 1 << 20)
+    var dates = 0
+    for line in export.lines where line.hasPrefix(" <Record ") {
+      for name in ["startDate", "endDate"] {
+        let date = try #require(WrittenExport.attribute(name, line), "\(line)")
+        #expect(date.utf8.count == 19 && HealthDateParser.parse(date) != nil, "\(line)")
+        dates += 1
+      }
+    }
+    #expect(dates > 10_000)
+  }
 }

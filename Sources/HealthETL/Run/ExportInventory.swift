@@ -26,6 +26,8 @@ public struct ExportInventory {
   public var unknownUnits: [String]
   public var unknownTypes: [String]
   public var workoutCopies: Int
+  /// What no reader took in (Pipelines/README.md, "What was not read").
+  public var notRead: NotRead
 
   /// How many source names and device models are listed at most: an export naming a new source
   /// in every record must not make `run.json` and the report as long as the export.
@@ -69,6 +71,7 @@ public struct ExportInventory {
     deviceModelsOmitted = models.count - deviceModels.count
     unknownUnits = catalog.allUnits.filter { !$0.1.isKnown }.map(\.0).sorted()
     workoutCopies = normalizer.workoutCopies
+    notRead = normalizer.notRead
   }
 
   /// The `inspect --json` object, also the `input`/`counts` part of `run.json` (Pipelines/README.md,
@@ -115,6 +118,18 @@ public struct ExportInventory {
       "seconds": (seconds * 1000).rounded() / 1000,
       "mbPerSecond": (megabytesPerSecond * 10).rounded() / 10,
     ]
+    func tally(_ tally: NotReadTally) -> [String: Any] {
+      let listed = tally.listed
+      return [
+        "total": tally.total, "names": Dictionary(listed.names.map { ($0.name, $0.count) }, uniquingKeysWith: +),
+        "omitted": listed.omitted,
+      ]
+    }
+    object["notRead"] = [
+      "elements": tally(notRead.elements), "attributes": tally(notRead.attributes),
+      "files": notRead.files.map(tally) ?? NSNull(), "filesListedWhole": notRead.filesListedWhole,
+    ]
+    if read.repairedAttributeNames > 0 { object["attributeNamesRepaired"] = read.repairedAttributeNames }
     // Only when a list was cut, so that the description of an ordinary export stays as it was.
     if sourcesOmitted > 0 { object["sourcesOmitted"] = sourcesOmitted }
     if deviceModelsOmitted > 0 { object["deviceModelsOmitted"] = deviceModelsOmitted }
@@ -155,6 +170,10 @@ public struct ExportInventory {
     lines.append("Sources     \(list(sources, omitted: sourcesOmitted))")
     lines.append("Devices     \(list(deviceModels, omitted: deviceModelsOmitted))")
     if !unknownUnits.isEmpty { lines.append("Units kept as written: \(unknownUnits.joined(separator: ", "))") }
+    lines.append("Not read    \(notRead.summary() ?? "nothing")")
+    if read.repairedAttributeNames > 0 {
+      lines.append("Repaired \(read.repairedAttributeNames) attribute names with spaces (iOS 8): spaces became _")
+    }
     if read.replacedControlCharacters > 0 {
       lines.append("Replaced \(read.replacedControlCharacters) control characters XML 1.0 forbids")
     }

@@ -346,6 +346,9 @@ public enum ExportRun {
       progress.done()
       throw .extract(error)
     }
+    // Whatever the run's pipelines: what no kind of job could read (Pipelines/README.md, "What was
+    // not read").
+    if let info { normalizer.countNotReadFiles(of: info, claims: JobKinds.all.flatMap(\.filesRead)) }
     progress.done()
     if let failure = normalizer.deduplicationFailure {
       throw .output(.ioError(path: NSTemporaryDirectory(), reason: failure))

@@ -12,6 +12,12 @@ final class CorrelationReader {
   private var zone: String?
   private var valid = false
 
+  /// The attributes this family takes in: enough to know a correlation and its zone; its records
+  /// are read as records.
+  static let attributesRead: [ExportElement: [ExportAttribute]] = [
+    .correlation: [.type, .sourceName, .source, .startDate, .endDate]
+  ]
+
   init(ledger: StagingLedger) { self.ledger = ledger }
 
   func start(_ attributes: ElementAttributes, line: Int) {
@@ -19,7 +25,9 @@ final class CorrelationReader {
     zone = nil
     let start = attributes.date(.startDate)
     let end = attributes.date(.endDate)
-    guard let type = attributes.value(.type), let source = attributes.value(.sourceName), let start, let end else {
+    guard let type = attributes.value(.type), let source = attributes.value(.sourceName) ?? attributes.value(.source),
+      let start, let end
+    else {
       valid = false
       ledger.rejections.reject(
         reason: "missing attribute", line: line, element: "Correlation",

@@ -10,14 +10,26 @@ final class OtherElementReader {
 
   var isOpen: Bool { element != nil }
 
+  /// What became of an element handed to `start`.
+  enum Taken {
+    /// A top-level element: kept with every attribute.
+    case whole
+    /// Inside a kept element: counted as one of its children, its attributes left.
+    case counted
+    /// Anywhere else (inside a record or a workout, say): no reader takes it.
+    case dropped
+  }
+
   /// An element at `depth` (2 = a child of `HealthData`) that no other family reads.
-  func start(_ attributes: ElementAttributes, depth: Int, line: Int) {
+  func start(_ attributes: ElementAttributes, depth: Int, line: Int) -> Taken {
     if depth == 2 {
       element = GenericElement(
         name: ElementAttributes.text(attributes.elementName), attributes: attributes.all(), line: line)
-    } else {
-      element?.childCount += 1
+      return .whole
     }
+    guard element != nil else { return .dropped }
+    element!.childCount += 1
+    return .counted
   }
 
   /// A `MetadataEntry` inside the element counts as one of its children.

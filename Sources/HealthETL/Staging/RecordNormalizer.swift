@@ -12,6 +12,35 @@ public final class RecordNormalizer: ExportEventHandler {
   /// Occurrences of element names HealthETL does not know.
   public private(set) var unknownElementCounts: [String: Int] = [:]
 
+  /// What no reader takes in (Pipelines/README.md, "What was not read"); the files are added
+  /// after the parse (`countNotReadFiles`).
+  public var notRead: NotRead {
+    var result = tallied
+    var attributes = NotReadTally()
+    let width = Self.attributeKinds
+    for (slot, count) in unreadKnownAttributes.enumerated() where count > 0 {
+      let element = ExportElement.allCases[slot / width]
+      let attribute = ExportAttribute.allCases[slot % width]
+      attributes.add(NotRead.attributeName(element: element.xmlName ?? "", attribute: attribute.xmlName), count: count)
+    }
+    attributes.merge(tallied.attributes)
+    result.attributes = attributes
+    return result
+  }
+  private var tallied = NotRead()
+  /// `ExportAttribute.allCases.count`, taken once: `allCases` builds an array.
+  private static let attributeKinds = ExportAttribute.allCases.count
+  /// Per element and known attribute (`element * attributes + attribute`): occurrences not read.
+  /// Counted without a string, since some (the beats of HRV records) occur millions of times.
+  private var unreadKnownAttributes = [Int](
+    repeating: 0, count: ExportElement.allCases.count * attributeKinds)
+  /// Per element: a bit per `ExportAttribute` its reader takes in.
+  private let attributesRead: [UInt64]
+  /// What the normalizer reads itself.
+  private static let ownAttributesRead: [ExportElement: [ExportAttribute]] = [
+    .healthData: [.locale], .exportDate: [.value], .metadataEntry: [.key, .value],
+  ]
+
   private let ledger = StagingLedger()
   private let records: RecordReader
   private let correlations: CorrelationReader
@@ -27,6 +56,16 @@ public final class RecordNormalizer: ExportEventHandler {
     correlations = CorrelationReader(ledger: ledger)
     workouts = WorkoutReader(ledger: ledger, stages: stages)
     others = OtherElementReader(stages: stages)
+    var read = [UInt64](repeating: 0, count: ExportElement.allCases.count)
+    for family in [
+      Self.ownAttributesRead, RecordReader.attributesRead, CorrelationReader.attributesRead,
+      WorkoutReader.attributesRead,
+    ] {
+      for (element, attributes) in family {
+        for attribute in attributes { read[element.rawValue] |= 1 << UInt64(attribute.rawValue) }
+      }
+    }
+    attributesRead = read
   }
 
   /// Fingerprints kept in memory by default (see `SampleDeduplicator`).
@@ -77,11 +116,38 @@ public final class RecordNormalizer: ExportEventHandler {
         ledger.facts.exportDateOffset = parsed.offsetSeconds
       }
     default:
-      others.start(attributes, depth: depth, line: line)
+      let taken = others.start(attributes, depth: depth, line: line)
       if element == .other {
         unknownElementCounts[ElementAttributes.text(attributes.elementName), default: 0] += 1
       }
+      switch taken {
+      case .whole: return
+      case .counted: break
+      case .dropped: return tallied.elements.add(ElementAttributes.excerpt(attributes.elementName))
+      }
     }
+    // Every attribute of an element no reader keeps whole that its reader does not take in.
+    let row = element.rawValue * Self.attributeKinds
+    attributes.forEachAttribute(notIn: attributesRead[element.rawValue]) { attribute in
+      if element == .other {
+        tallied.attributes.add(
+          NotRead.attributeName(
+            element: ElementAttributes.text(attributes.elementName),
+            attribute: ExportAttribute.allCases[attribute].xmlName))
+      } else {
+        unreadKnownAttributes[row + attribute] += 1
+      }
+    } unknown: { name in
+      tallied.attributes.add(
+        NotRead.attributeName(
+          element: element.xmlName ?? ElementAttributes.text(attributes.elementName),
+          attribute: ElementAttributes.text(name)))
+    }
+  }
+
+  /// Counts the files of the export no reader claims (see `NotRead.countFiles`).
+  func countNotReadFiles(of input: InputInfo, claims: [ExportFileClaim]) {
+    tallied.countFiles(of: input, claims: claims)
   }
 
   public func didEnd(_ element: ExportElement) {

@@ -22,6 +22,13 @@ final class RecordReader {
   /// "Beat-to-beat heart rate"): a real reading lists a minute's, 30–80; the rest of a longer list
   /// is counted, not held, so one odd record cannot fill the memory.
   static let mostBeatsPerRecord = 10_000
+  /// The attributes this family takes in (Pipelines/README.md, "What was not read").
+  static let attributesRead: [ExportElement: [ExportAttribute]] = [
+    .record: [
+      .type, .sourceName, .source, .sourceVersion, .device, .unit, .creationDate, .startDate, .endDate, .value,
+    ],
+    .instantaneousBeatsPerMinute: [.bpm, .time],
+  ]
   /// Whether a record is being read (its metadata comes next).
   private(set) var isOpen = false
 
@@ -81,7 +88,7 @@ final class RecordReader {
       duplicateSamples.append(0)
     }
     recordsRead[typeIndex] += 1
-    guard let source = attributes.value(.sourceName) else {
+    guard let source = attributes.value(.sourceName) ?? attributes.value(.source) else {
       return reject("missing attribute", line: line, detail: "no sourceName attribute")
     }
     sample.source = catalog.sources.intern(source)

@@ -47,6 +47,11 @@ public struct RoutePoint: Sendable, Equatable {
       verticalAccuracy: point.verticalAccuracy.flatMap(DecimalParser.parse), startsSegment: point.startsSegment)
   }
 
+  /// What `init(location:)` takes in.
+  static let attributesRead: [ExportAttribute] = [
+    .date, .latitude, .longitude, .altitude, .speed, .course, .horizontalAccuracy, .verticalAccuracy,
+  ]
+
   /// An inline `<Location date latitude longitude altitude horizontalAccuracy verticalAccuracy
   /// course speed>` (exports before iOS 13).
   init(location attributes: ElementAttributes) {

@@ -29,6 +29,20 @@ final class WorkoutReader {
   /// Whether a workout, or a part of one, is being read (its metadata comes here).
   var isOpen: Bool { workout != nil || activity != nil || event != nil || route != nil }
 
+  /// The attributes this family takes in, per element.
+  static let attributesRead: [ExportElement: [ExportAttribute]] = [
+    .workout: [
+      .workoutActivityType, .sourceName, .source, .sourceVersion, .device, .creationDate, .startDate, .endDate,
+      .duration, .durationUnit, .totalDistance, .totalDistanceUnit, .totalEnergyBurned, .totalEnergyBurnedUnit,
+    ],
+    .workoutActivity: [.uuid, .workoutActivityType, .startDate, .endDate, .duration, .durationUnit],
+    .workoutEvent: [.type, .date, .duration, .durationUnit],
+    .workoutStatistics: [.type, .startDate, .endDate, .average, .minimum, .maximum, .sum, .unit],
+    .workoutRoute: [.sourceName, .startDate, .endDate],
+    .fileReference: [.path],
+    .location: RoutePoint.attributesRead,
+  ]
+
   func start(_ attributes: ElementAttributes, line: Int) {
     var element = WorkoutElement()
     element.line = line
@@ -36,7 +50,8 @@ final class WorkoutReader {
     ordinals += 1
     rejected = false
     defer { workout = element }
-    guard let activityType = attributes.string(.workoutActivityType), let source = attributes.string(.sourceName),
+    guard let activityType = attributes.string(.workoutActivityType),
+      let source = attributes.string(.sourceName) ?? attributes.string(.source),
       let startBytes = attributes.value(.startDate), let endBytes = attributes.value(.endDate)
     else {
       rejected = true

@@ -51,6 +51,9 @@ enum RunCommand {
         message += "healthetl: \(report.inventory.rejections.total) records rejected; see run.json\n"
       }
       if let line = report.electrocardiograms?.summaryLine { message += "healthetl: \(line)\n" }
+      if let notRead = report.inventory.notRead.summary() {
+        message += "healthetl: not read: \(notRead); see run.json (notRead)\n"
+      }
       if report.inventory.read.truncated {
         message +=
           "healthetl: input was truncated at line \(report.inventory.read.truncatedAtLine ?? 0); run.json says so\n"

@@ -18,6 +18,8 @@ public final class ClinicalRecordMart: OutputStage {
   static let largestResource = 8 << 20
   /// Where resource files are, below the main XML's folder, and where copies go in the output folder.
   static let resourceFolder = "clinical-records"
+  /// The files this mart reads, for "What was not read".
+  static let filesRead = ExportFileClaim.folder(resourceFolder)
 
   private let transaction: OutputTransaction
   private let destinations: [Destination]

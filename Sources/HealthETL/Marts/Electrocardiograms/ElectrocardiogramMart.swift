@@ -52,6 +52,11 @@ public final class ElectrocardiogramMart: OutputStage {
     relativePath.lowercased().hasSuffix(".csv")
   }
 
+  /// The files this mart reads, for "What was not read": the candidates one folder below.
+  static let filesRead = ExportFileClaim("*/*.csv") { path in
+    path.split(separator: "/", omittingEmptySubsequences: false).count == 2 && isCandidate(path)
+  }
+
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     var recordingWriters: [TableWriter] = []
     var sampleWriters: [TableWriter] = []

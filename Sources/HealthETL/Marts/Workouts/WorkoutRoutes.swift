@@ -107,6 +107,9 @@ struct SpilledLocation: BitwiseCopyable {
 /// but for the outline of each workout's first route file when the report asks for it
 /// (`RouteShape`, bounded).
 final class WorkoutRouteReader {
+  /// The files it reads: every file directly in `workout-routes/`.
+  static let filesRead = ExportFileClaim.folder("workout-routes")
+
   /// A workout's stretch of route steps in scratch: one GPX file or its inline route.
   struct Chunk {
     var first: Int

@@ -3,6 +3,7 @@
 public struct ClinicalRecordsJobKind: JobKind {
   public var name: String { "clinical-records" }
   public var tables: [TableSchema] { ClinicalRecordMart.Table.allCases.map(\.schema) }
+  public var filesRead: [ExportFileClaim] { [ClinicalRecordMart.filesRead] }
   public var keys: [String] { ["copyResources"] }
 
   public func resolve(_ job: inout PipelineDefinition.Job, in pipeline: PipelineDefinition) throws(ConfigFileError)

@@ -3,6 +3,7 @@
 public struct ElectrocardiogramsJobKind: JobKind {
   public var name: String { "electrocardiograms" }
   public var tables: [TableSchema] { ElectrocardiogramMart.Table.allCases.map(\.schema) }
+  public var filesRead: [ExportFileClaim] { [ElectrocardiogramMart.filesRead] }
   public var keys: [String] { [] }
 
   public func resolve(_ job: inout PipelineDefinition.Job, in pipeline: PipelineDefinition) throws(ConfigFileError)

@@ -11,6 +11,8 @@ import Foundation
 ///   table writes); `pipelines tables`, the decoder and the planner read them from here;
 /// - `keys`, `requiredKeys`: the job keys it takes besides `name`, `kind` and `outputs`;
 /// - `check(_:)`: what one of its outputs may not be (a format a table cannot take);
+/// - `filesRead`: the files beside the main XML its marts read (every other file of an export is
+///   counted as not read, whatever the run's pipelines);
 /// - `resolve(_:in:)`: checks a job and turns it into its `JobWork`, which is Sendable and
 ///   whatever the kind needs (a statistics query, a loaded code table, the outputs as the mart's
 ///   own tables). An output naming a table the mart does not write is an error here, with its
@@ -36,6 +38,9 @@ public protocol JobKind: Sendable {
   /// Why `output` cannot be written as asked: the key under the output and the message; nil when
   /// it can. Its file name is already normalized.
   func check(_ output: PipelineDefinition.Output) -> (key: String, message: String)?
+  /// The files beside an export's main XML that its marts read (Pipelines/README.md, "What was not
+  /// read").
+  var filesRead: [ExportFileClaim] { get }
   /// Checks what the job asks for and works out what its marts need. May rewrite the job's
   /// relative paths (a code table, a template) to paths from the pipeline file's folder.
   func resolve(_ job: inout PipelineDefinition.Job, in pipeline: PipelineDefinition) throws(ConfigFileError)
@@ -44,6 +49,7 @@ public protocol JobKind: Sendable {
 
 extension JobKind {
   public var requiredKeys: [String] { [] }
+  public var filesRead: [ExportFileClaim] { [] }
   public func check(_ output: PipelineDefinition.Output) -> (key: String, message: String)? { nil }
 }
 

@@ -4,6 +4,7 @@ public struct WorkoutsJobKind: JobKind {
   public var name: String { "workouts" }
   public var tables: [TableSchema] { WorkoutMart.Table.allCases.map(\.schema) }
   public var keys: [String] { ["codes"] }
+  public var filesRead: [ExportFileClaim] { [WorkoutRouteReader.filesRead] }
 
   public func check(_ output: PipelineDefinition.Output) -> (key: String, message: String)? {
     guard output.table == WorkoutTables.records.name, output.format != .json else { return nil }
