@@ -58,7 +58,8 @@ def run(
     command = [healthetl, "run"]
     for pipeline in pipelines:
         command += ["--pipeline", pipeline]
-    command += ["--out", out, "--tz", tz, "--quiet", export]
+    # The merge reads the CSV files; a database per participant would only cost time and disk.
+    command += ["--out", out, "--tz", tz, "--quiet", "--no-database", export]
     os.makedirs("participants", exist_ok=True)
     started = time.monotonic()
     returncode, stdout, stderr = run_with_time_limit(command, time_limit_s)

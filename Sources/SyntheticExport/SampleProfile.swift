@@ -38,7 +38,7 @@ public enum SampleProfile: String, CaseIterable, Sendable {
     switch self {
     case .ios10: return CivilDate(year: 2017, month: 1, day: 2)
     case .ios8: return CivilDate(year: 2015, month: 3, day: 2)
-    case .watch, .iphoneSleepApps, .garmin: return CivilDate(year: 2024, month: 3, day: 18)
+    case .watch, .iphoneSleepApps, .garmin, .multisport: return CivilDate(year: 2024, month: 3, day: 18)
     }
   }
 
