@@ -23,6 +23,8 @@ public struct MartGraph {
   private var workouts: [WorkoutMart] = []
   /// The first electrocardiograms mart: the report charts its latest recordings.
   private var electrocardiograms: ElectrocardiogramMart?
+  /// The first clinical-records mart: run.json summarises what it read.
+  private var clinicalRecords: ClinicalRecordMart?
   /// Every statistics query goes to one mart: one spill and one merge per type for all of them.
   private var queries: [StatisticsQuery] = []
   /// Nil without a daily job.
@@ -43,6 +45,10 @@ public struct MartGraph {
   }
   mutating func addElectrocardiograms(_ mart: ElectrocardiogramMart) {
     if electrocardiograms == nil { electrocardiograms = mart }
+    jobStages.append(mart)
+  }
+  mutating func addClinicalRecords(_ mart: ClinicalRecordMart) {
+    if clinicalRecords == nil { clinicalRecords = mart }
     jobStages.append(mart)
   }
   mutating func addStatistics(_ query: StatisticsQuery) { queries.append(query) }
@@ -124,7 +130,9 @@ public struct MartGraph {
       reportMart?.daily = dailyMart
       stages.append(dailyMart)
     }
-    return RunMarts(tableStages: stages, report: reportMart, workouts: workouts)
+    return RunMarts(
+      tableStages: stages, report: reportMart, workouts: workouts, electrocardiograms: electrocardiograms,
+      clinicalRecords: clinicalRecords)
   }
 }
 
@@ -137,6 +145,9 @@ public struct RunMarts {
   public let report: ReportMart?
   /// The workouts marts of the jobs, whose server records go into the delivery delta.
   public let workouts: [WorkoutMart]
+  /// The first electrocardiograms and clinical-records marts, whose summaries go into run.json.
+  public let electrocardiograms: ElectrocardiogramMart?
+  public let clinicalRecords: ClinicalRecordMart?
 
   /// Every mart, in finish order: what the sample stream feeds.
   public var stages: [any OutputStage] { tableStages + (report.map { [$0] } ?? []) }

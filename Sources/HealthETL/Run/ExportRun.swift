@@ -297,8 +297,8 @@ public enum ExportRun {
     if marts.report == nil { tablesWritten() }
     let workouts = marts.workouts
     report.routes = workouts.lazy.compactMap(\.routeReport).first
-    report.electrocardiograms = marts.stages.lazy.compactMap { ($0 as? ElectrocardiogramMart)?.report }.first
-    report.clinicalRecords = marts.stages.lazy.compactMap { ($0 as? ClinicalRecordMart)?.report }.first
+    report.electrocardiograms = marts.electrocardiograms?.report
+    report.clinicalRecords = marts.clinicalRecords?.report
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
       let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))

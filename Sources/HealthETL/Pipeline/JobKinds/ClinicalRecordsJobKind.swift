@@ -22,7 +22,7 @@ public struct ClinicalRecordsJobKind: JobKind {
     var explanation: String { copyResources ? ", resource files copied to clinical-records/" : "" }
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
-      graph.add(
+      graph.addClinicalRecords(
         ClinicalRecordMart(transaction: graph.transaction, destinations: destinations, copyResources: copyResources))
     }
   }
