@@ -33,7 +33,6 @@ import cohortlib  # noqa: E402
 # and booleans get their types. Cast with `::timestamptz` where an instant is wanted.
 CSV_TYPES = ["BOOLEAN", "BIGINT", "DOUBLE", "DATE", "TIME", "TIMESTAMP", "VARCHAR"]
 FILE_COLUMN = "__healthetl_cohort_file"
-KEEP_VERSIONS = 2  # the current dataset and the one before it, for readers still holding it
 LAYOUT = "hive-participant-1"  # how a version's files are laid out; another layout is never reused
 
 
@@ -66,7 +65,7 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
     state = root / cohortlib.STATE_DIR
     versions = state / "merged"
     versions.mkdir(parents=True, exist_ok=True)
-    for leftover in versions.glob("*.tmp"):
+    for leftover in [*versions.glob("*.tmp"), *versions.glob("*.trash")]:
         shutil.rmtree(leftover, ignore_errors=True)  # a merge killed before publishing
 
     previous_dir = (root / "cohort").resolve() if (root / "cohort").is_symlink() else None
@@ -210,7 +209,7 @@ def merge(root: Path, ids: list[str], tables: dict[str, str], *, threads: int, m
         "seconds": round(time.monotonic() - started, 3),
     }
     cohortlib.write_atomic(staging / "run.json", json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
-    publish(root, versions, staging, version)
+    publish(root, versions, staging, version, previous_dir)
     return {"version": version, "totals": totals, "seconds": summary["seconds"], "written": summary["written"]}
 
 
@@ -335,20 +334,30 @@ def json_column_type(kind) -> str:
     return "JSON"  # nested objects and arrays stay JSON text
 
 
-def publish(root: Path, versions: Path, staging: Path, version: str) -> None:
+def publish(root: Path, versions: Path, staging: Path, version: str, previous: Path | None) -> None:
+    """Swaps the new version in, then removes every version but it and `previous` (the one the
+    link named until now), for readers still holding that one. Kept by what the link named, not
+    by name order: two merges in one second have names that do not sort by time."""
     final = versions / version
     os.rename(staging, final)
     link = root / "cohort"
+    keep = {version} | ({previous.name} if previous is not None else set())
     if link.exists() and not link.is_symlink():
         # A real folder (copied in, or from an older layout): keep it as a version.
         os.rename(link, versions / f"{version}-previous-folder")
+        keep.add(f"{version}-previous-folder")
     temporary = root / f".cohort-link-{uuid.uuid4().hex[:8]}"
     os.symlink(os.path.relpath(final, root), temporary)
     os.replace(temporary, link)  # the one atomic step readers can observe
     fsync_dir(root)
-    kept = sorted((p for p in versions.iterdir() if p.is_dir() and not p.name.endswith(".tmp")), reverse=True)
-    for old in kept[KEEP_VERSIONS:]:
-        shutil.rmtree(old, ignore_errors=True)
+    for old in [p for p in versions.iterdir() if p.is_dir() and not p.name.endswith((".tmp", ".trash"))]:
+        if old.name in keep:
+            continue
+        # Out of readers' sight in one rename before it is emptied: a reader still listing an old
+        # version finds all of its files or none (an error), never some of them.
+        trash = versions / f"{old.name}.trash"
+        os.rename(old, trash)
+        shutil.rmtree(trash, ignore_errors=True)
 
 
 def fsync_dir(path: Path) -> None:
