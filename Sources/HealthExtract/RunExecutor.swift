@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Two kinds of work:
 /// - `startDedicated`: a job that must never wait behind others and lasts a phase of the run —
-///   the libxml2 parse, the read-ahead of the input, the input's SHA-256, the workbook. At most
+///   the libxml2 parse, the read-ahead of the input, the input's SHA-256, the workbook, the
+///   database. At most
 ///   `dedicatedSlots` of them at once.
 /// - `submit`: short jobs on a bounded pool of workers, started as work arrives and kept for
 ///   the next run (a table's rows to encode and append, `RowEncodingLane`). A job never waits
@@ -16,8 +17,8 @@ import Synchronization
 public final class RunExecutor: Sendable {
   /// The most threads of a run at once, its main thread included.
   public static let maximumThreads = 8
-  /// Dedicated threads at once: parse, read-ahead, SHA-256, workbook.
-  public static let dedicatedSlots = 4
+  /// Dedicated threads at once: parse, read-ahead, SHA-256, workbook, database.
+  public static let dedicatedSlots = 5
 
   /// The process's executor.
   public static let shared = RunExecutor(

@@ -14,7 +14,7 @@ public enum ECGLocale: String, Sendable, CaseIterable {
 }
 
 /// One ECG recording of the sample: when, its rhythm, and its file's name.
-struct ECGSpec {
+struct PlannedRecording {
   var recorded: Int64
   var heartRate: Double
   var classification: String
@@ -28,9 +28,9 @@ extension SampleModel {
 
   /// `count` recordings spread evenly over the days, each on a morning between 7:00 and 9:00
   /// local; a second one on a day gets `_1` in its name, as the Health app names them.
-  func electrocardiograms(count: Int, locale: ECGLocale) -> [ECGSpec] {
+  func electrocardiograms(count: Int, locale: ECGLocale) -> [PlannedRecording] {
     guard count > 0 else { return [] }
-    var specs: [ECGSpec] = []
+    var recordings: [PlannedRecording] = []
     var perDay: [Int: Int] = [:]
     for index in 0..<count {
       let day = index * days / count
@@ -50,26 +50,26 @@ extension SampleModel {
       let repeatOnDay = perDay[day, default: 0]
       perDay[day] = repeatOnDay + 1
       if repeatOnDay > 0 { name += Array("_\(repeatOnDay)".utf8) }
-      specs.append(
-        ECGSpec(
+      recordings.append(
+        PlannedRecording(
           recorded: recorded, heartRate: heartRate, classification: classification,
           fileName: locale.folder + "/" + String(decoding: name + Array(".csv".utf8), as: UTF8.self)))
     }
-    return specs
+    return recordings
   }
 
   /// The CSV file of a recording, as the Health app writes it: the header block, then one sample
   /// in µV per line with three decimals. The waveform is a sum of Gaussian P, Q, R, S and T waves
   /// per beat (R ≈ 1,100 µV), beat-to-beat variation, baseline wander and noise.
-  func electrocardiogramFile(_ spec: ECGSpec, index: Int, locale: ECGLocale) -> ByteSink {
-    var out = ByteSink(target: .memory, offsetSeconds: zone.offset(at: Instant(seconds: spec.recorded)))
+  func electrocardiogramFile(_ recording: PlannedRecording, index: Int, locale: ECGLocale) -> ByteSink {
+    var out = ByteSink(target: .memory, offsetSeconds: zone.offset(at: Instant(seconds: recording.recorded)))
     let comma = locale == .portuguese
     out.put("Name,Alex Example\n")
     out.put(comma ? "Date of Birth,\"4 de mar. de 1985\"\n" : "Date of Birth,\"Mar 4, 1985\"\n")
     out.put("Recorded Date,")
-    out.date(spec.recorded)
+    out.date(recording.recorded)
     out.put("\nClassification,")
-    out.put(Array(spec.classification.utf8))
+    out.put(Array(recording.classification.utf8))
     out.put("\nSymptoms,\n")
     out.put(comma ? "Software Version,\"1,90\"\n" : "Software Version,1.90\n")
     out.put("Device,\"Watch6,2\"\nSample Rate,512 hertz\n\nLead,Lead I\nUnit,µV\n\n")
@@ -77,14 +77,14 @@ extension SampleModel {
     var r = rng(.electrocardiogram, index &+ 1_000_003)
     let rate = Double(Self.ecgSampleRate)
     var beatStart = -r.double(0, 0.6)
-    var beatLength = 60 / spec.heartRate
+    var beatLength = 60 / recording.heartRate
     var nextBeatLength = beatLength
     for sample in 0..<(Self.ecgSeconds * Self.ecgSampleRate) {
       let t = Double(sample) / rate
       while t >= beatStart + beatLength {
         beatStart += beatLength
         beatLength = nextBeatLength
-        nextBeatLength = 60 / spec.heartRate * (1 + 0.04 * r.gaussian())
+        nextBeatLength = 60 / recording.heartRate * (1 + 0.04 * r.gaussian())
       }
       let phase = t - beatStart
       var value = Self.wave(phase, beatLength: beatLength)

@@ -180,9 +180,9 @@ public enum SyntheticExportGenerator {
     _ model: SampleModel, _ options: SyntheticExportOptions,
     _ body: (String, UnsafeRawBufferPointer) throws(SampleExportError) -> Void
   ) throws(SampleExportError) {
-    for (index, spec) in model.electrocardiograms(count: options.ecgs, locale: options.ecgLocale).enumerated() {
-      let file = model.electrocardiogramFile(spec, index: index, locale: options.ecgLocale)
-      try file.withBytes { bytes throws(SampleExportError) in try body(spec.fileName, bytes) }
+    for (index, recording) in model.electrocardiograms(count: options.ecgs, locale: options.ecgLocale).enumerated() {
+      let file = model.electrocardiogramFile(recording, index: index, locale: options.ecgLocale)
+      try file.withBytes { bytes throws(SampleExportError) in try body(recording.fileName, bytes) }
     }
   }
 

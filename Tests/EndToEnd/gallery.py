@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 # Beside the repository, as in the shared workspace; HEALTHETL_REAL_FIXTURES points elsewhere.
 REAL = Path(os.environ.get("HEALTHETL_REAL_FIXTURES", REPO.parent / "shared" / "fixtures" / "real"))
-PROFILES = ("watch", "iphone-sleep-apps", "garmin", "ios10", "ios8")
+PROFILES = ("watch", "iphone-sleep-apps", "garmin", "ios10", "ios8", "multisport")
 # Screen widths the report is looked at: a laptop and a phone.
 WIDTHS = {"desktop": 1280, "phone": 390}
 RENDERED = "document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError"

@@ -99,8 +99,8 @@ public final class RunDatabase {
   }
 
   /// What was written, once the file is complete; writes `metadata.json`.
-  func closed(_ transaction: OutputTransaction) throws(OutputError) -> DatabaseThread.Summary {
-    let summary: DatabaseThread.Summary
+  func closed(_ transaction: OutputTransaction) throws(OutputError) -> DatabaseSummary {
+    let summary: DatabaseSummary
     do throws(SQLiteError) {
       summary = try thread.closed()
     } catch {
