@@ -58,29 +58,11 @@ import Testing
     #expect(throws: SQLiteError.self) { try SQLiteDatabase(path: "/nonexistent-folder/x.sqlite") }
   }
 
-  @Test func valuesAreTheCSVsTypedAndEmptyIsNull() {
+  @Test func valuesAreTheCSVsTypedAndEmptyIsNull() throws {
     let columns: [Column] = [
       .date("date", "d"), .instant("start", "s"), .localTime("t"), .number("km", precision: .decimals(2), "n"),
       .integer("steps", "i"), .boolean("indoor", "b"), .text("note", "t"),
     ]
-    var converter = DatabaseRowValues(columns: columns, zone: .fixed(offsetSeconds: 3600))
-    var values: [SQLiteValue] = []
-    // 2024-03-18T00:02:03+01:00 is 1710716523 Unix seconds.
-    let start = Instant(seconds: 1_710_716_523)
-    converter.append(
-      [
-        .date(CivilDate(daysSinceEpoch: 19_800)), .instant(start), .instant(start), .number(12.345_6), .integer(42),
-        .boolean(true), .text("x"),
-      ][...], to: &values)
-    #expect(
-      values == [
-        .text("2024-03-18"), .text("2024-03-18T00:02:03+01:00"), .integer(1_710_716_523), .text("2024-03-18 00:02:03"),
-        .real(12.35), .integer(42), .integer(1), .text("x"),
-      ])
-    values.removeAll()
-    converter.append(
-      [.missing, .missing, .missing, .number(.nan), .missing, .boolean(false), .text("")][...], to: &values)
-    #expect(values == [.null, .null, .null, .null, .null, .null, .integer(0), .null])
     let table = DatabaseTable(
       name: "t", file: "t.csv", rows: "r", columns: columns, keys: TableKeys(primary: ["start_unix"]),
       foreignKeys: [])
@@ -90,6 +72,38 @@ import Testing
         "indoor INTEGER", "note TEXT",
       ])
     #expect(table.primaryKey == ["start_unix"])
+    // Bound to a real statement and read back as SQLite stored them (without the key, whose
+    // column would be the rowid and never NULL).
+    let unkeyed = DatabaseTable(name: "t", file: "t.csv", rows: "r", columns: columns, keys: .none, foreignKeys: [])
+    let database = try SQLiteDatabase(path: ":memory:")
+    try database.execute(unkeyed.createStatement)
+    let insert = try database.prepare(unkeyed.insertStatement)
+    var binder = DatabaseRowBinder(columns: columns, zone: .fixed(offsetSeconds: 3600))
+    // 2024-03-18T00:02:03+01:00 is 1710716523 Unix seconds.
+    let start = Instant(seconds: 1_710_716_523)
+    try binder.bind(
+      [
+        .date(CivilDate(daysSinceEpoch: 19_800)), .instant(start), .instant(start), .number(12.345_6), .integer(42),
+        .boolean(true), .text("x"),
+      ][...], to: insert)
+    try insert.insert()
+    try binder.bind(
+      [.missing, .missing, .missing, .number(.nan), .missing, .boolean(false), .text("")][...], to: insert)
+    try insert.insert()
+    #expect(
+      try database.rows("SELECT * FROM t ORDER BY rowid") == [
+        [
+          .text("2024-03-18"), .text("2024-03-18T00:02:03+01:00"), .integer(1_710_716_523),
+          .text("2024-03-18 00:02:03"), .real(12.35), .integer(42), .integer(1), .text("x"),
+        ],
+        [.null, .null, .null, .null, .null, .null, .integer(0), .null],
+      ])
+    // Text with a NUL inside keeps its length; an empty byte buffer is empty text, not NULL.
+    let texts = try database.prepare("SELECT length(CAST(? AS BLOB)), ? IS NULL, length(?)")
+    try texts.bind(1, text: "a\u{0}b")
+    try texts.bind(2, utf8: [])
+    try texts.bind(3, utf8: Array("héllo".utf8))
+    #expect(try texts.rows([]) == [[.integer(3), .integer(0), .integer(5)]])
   }
 
   @Test func keysOverMissingColumnsAreLeftOut() {

@@ -94,16 +94,22 @@ struct DatabaseTable: Sendable {
     }
   }
 
-  var insertStatement: String {
-    "INSERT INTO " + SQLiteDatabase.quoted(name) + " VALUES ("
-      + Array(repeating: "?", count: stored.count).joined(separator: ", ") + ")"
+  var insertStatement: String { insertStatement(rows: 1) }
+
+  /// One `INSERT` of `rows` rows: a long table goes in so many rows a statement, which spares
+  /// SQLite starting and ending a statement for each row.
+  func insertStatement(rows: Int) -> String {
+    let row = "(" + Array(repeating: "?", count: stored.count).joined(separator: ", ") + ")"
+    return "INSERT INTO " + SQLiteDatabase.quoted(name) + " VALUES "
+      + Array(repeating: row, count: rows).joined(separator: ", ")
   }
 
   private static func list(_ names: [String]) -> String { names.map(SQLiteDatabase.quoted).joined(separator: ", ") }
 }
 
-/// Turns the fields of a table's rows into the values SQLite stores, on the database's thread.
-struct DatabaseRowValues {
+/// Binds the fields of a table's rows to its insert statement as the values SQLite stores, on the
+/// database's thread: straight from the fields, dates and times formatted into one reused buffer.
+struct DatabaseRowBinder {
   private let kinds: [Column.Kind]
   private let precisions: [NumberPrecision]
   private let zone: ZoneRules
@@ -115,25 +121,39 @@ struct DatabaseRowValues {
     self.zone = zone
   }
 
-  /// The values of one row (one field per declared column) in the order of the stored columns.
-  mutating func append(_ fields: ArraySlice<Field>, to values: inout [SQLiteValue]) {
+  /// Binds one row (one field per declared column) in the order of the stored columns, from
+  /// parameter `first` (a statement of many rows takes the next row from the returned number).
+  @discardableResult
+  mutating func bind(_ fields: ArraySlice<Field>, to statement: SQLiteStatement, from first: Int32 = 1)
+    throws(SQLiteError) -> Int32
+  {
+    var index = first
     for (column, field) in zip(kinds.indices, fields) {
-      values.append(value(field, column: column))
+      try bind(field, column: column, at: index, to: statement)
+      index += 1
       if kinds[column] == .instant {
-        if case .instant(let instant) = field { values.append(.integer(instant.seconds)) } else { values.append(.null) }
+        if case .instant(let instant) = field {
+          try statement.bind(index, integer: instant.seconds)
+        } else {
+          try statement.bindNull(index)
+        }
+        index += 1
       }
     }
+    return index
   }
 
-  private mutating func value(_ field: Field, column: Int) -> SQLiteValue {
+  private mutating func bind(_ field: Field, column: Int, at index: Int32, to statement: SQLiteStatement)
+    throws(SQLiteError)
+  {
     switch field {
-    case .missing: return .null
-    case .text(let value): return value.isEmpty ? .null : .text(value)
-    case .integer(let value): return .integer(value)
+    case .missing: return try statement.bindNull(index)
+    case .text(let value): return try value.isEmpty ? statement.bindNull(index) : statement.bind(index, text: value)
+    case .integer(let value): return try statement.bind(index, integer: value)
     case .number(let value):
-      guard value.isFinite else { return .null }
-      return .real(precisions[column].rounded(value))
-    case .boolean(let value): return .integer(value ? 1 : 0)
+      guard value.isFinite else { return try statement.bindNull(index) }
+      return try statement.bind(index, real: precisions[column].rounded(value))
+    case .boolean(let value): return try statement.bind(index, integer: value ? 1 : 0)
     case .date(let date):
       text.removeAll(keepingCapacity: true)
       LocalTimeFormatter.appendDate(date, to: &text)
@@ -147,6 +167,6 @@ struct DatabaseRowValues {
       default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &text)
       }
     }
-    return .text(String(decoding: text, as: UTF8.self))
+    try statement.bind(index, utf8: text)
   }
 }

@@ -40,6 +40,10 @@ extension FileWriterThread where Message == DatabaseMessage, Summary == Database
 
 /// What the database's thread does.
 private enum DatabaseWriting {
+  /// Rows of one `INSERT` for a batch's full groups (the rest go one by one): up to 64, and no
+  /// more parameters than 999, the lowest limit a libsqlite3 build may have.
+  static func rowsPerStatement(_ table: DatabaseTable) -> Int { max(1, min(64, 999 / max(1, table.stored.count))) }
+
   /// Everything the thread does with the connection, so that the connection and its statements
   /// are closed when it returns; nil when stopped.
   static func write(path: String, inbox: DatabaseThread.Inbox) throws(SQLiteError) -> DatabaseSummary? {
@@ -53,21 +57,23 @@ private enum DatabaseWriting {
     inbox.ready()
     var tables: [DatabaseTable] = []
     var inserts: [SQLiteStatement] = []
-    var converters: [DatabaseRowValues] = []
+    var batchInserts: [(statement: SQLiteStatement, rows: Int)] = []
+    var binders: [DatabaseRowBinder] = []
     var rows: [Int] = []
-    var values: [SQLiteValue] = []
     var failure: SQLiteError?
     while true {
       switch inbox.next() {
       case .create(let table, let zone):
         tables.append(table)
         rows.append(0)
-        converters.append(DatabaseRowValues(columns: table.columns, zone: zone))
+        binders.append(DatabaseRowBinder(columns: table.columns, zone: zone))
         guard failure == nil else { continue }
         do throws(SQLiteError) {
           try database.execute(table.createStatement)
           for row in ColumnsTable.rows(of: table) { try describe.run(row) }
           inserts.append(try database.prepare(table.insertStatement))
+          let batchRows = rowsPerStatement(table)
+          batchInserts.append((try database.prepare(table.insertStatement(rows: batchRows)), batchRows))
         } catch {
           failure = error
         }
@@ -77,10 +83,19 @@ private enum DatabaseWriting {
         guard width > 0 else { continue }
         var start = fields.startIndex
         do throws(SQLiteError) {
+          let (batchInsert, batchRows) = batchInserts[table]
+          while start + batchRows * width <= fields.endIndex {
+            var parameter: Int32 = 1
+            for _ in 0..<batchRows {
+              parameter = try binders[table].bind(fields[start..<(start + width)], to: batchInsert, from: parameter)
+              start += width
+            }
+            try batchInsert.insert()
+            rows[table] += batchRows
+          }
           while start + width <= fields.endIndex {
-            values.removeAll(keepingCapacity: true)
-            converters[table].append(fields[start..<(start + width)], to: &values)
-            try inserts[table].run(values)
+            try binders[table].bind(fields[start..<(start + width)], to: inserts[table])
+            try inserts[table].insert()
             rows[table] += 1
             start += width
           }

@@ -30,6 +30,10 @@ enum SQLiteValue: Sendable, Equatable {
   case text(String)
 }
 
+/// Set once, before the first connection: SQLite counts no memory, so that no allocation of the
+/// database's thread takes the library's global mutex (which showed in profiles of long tables).
+private let memoryCountingOff: Int32 = healthetl_sqlite3_config_memstatus_off()
+
 /// A connection to one SQLite file through Debian's libsqlite3. Every `sqlite3_*` call of
 /// HealthETL is in this file; the rest of the program sees statements, values and `SQLiteError`.
 ///
@@ -42,6 +46,7 @@ final class SQLiteDatabase {
   /// Opens `path`, creating it when `create` and it does not exist.
   init(path: String, create: Bool = true) throws(SQLiteError) {
     self.path = path
+    _ = memoryCountingOff
     var opened: OpaquePointer?
     let flags =
       (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX
@@ -114,6 +119,12 @@ final class SQLiteStatement {
   /// Runs the statement once with `values` bound to its parameters in order (an INSERT).
   func run(_ values: some Collection<SQLiteValue>) throws(SQLiteError) {
     try bind(values)
+    try insert()
+  }
+
+  /// Runs the statement once with the values bound since the last run (an INSERT), then makes
+  /// it ready for the next.
+  func insert() throws(SQLiteError) {
     let code = sqlite3_step(statement)
     sqlite3_reset(statement)
     guard code == SQLITE_DONE else { throw database.failure(sql, code) }
@@ -136,21 +147,53 @@ final class SQLiteStatement {
   private func bind(_ values: some Collection<SQLiteValue>) throws(SQLiteError) {
     var index: Int32 = 1
     for value in values {
-      let code: Int32
       switch value {
-      case .null: code = sqlite3_bind_null(statement, index)
-      case .integer(let integer): code = sqlite3_bind_int64(statement, index, integer)
-      case .real(let real): code = sqlite3_bind_double(statement, index, real)
-      case .text(let text):
-        // SQLite copies the bytes (SQLITE_TRANSIENT): the string's buffer is gone after the call.
-        // The length is given, so a NUL inside the text is kept.
-        code = text.withCString { bytes in
-          sqlite3_bind_text64(statement, index, bytes, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
-        }
+      case .null: try bindNull(index)
+      case .integer(let integer): try bind(index, integer: integer)
+      case .real(let real): try bind(index, real: real)
+      case .text(let text): try bind(index, text: text)
       }
-      guard code == SQLITE_OK else { throw database.failure(sql, code) }
       index += 1
     }
+  }
+
+  // Binding one parameter (numbered from 1) for the next `insert()`: a row of a long table is
+  // bound value by value, its dates straight from a reused buffer, so no value becomes a `String`
+  // or an array element on the way.
+
+  func bindNull(_ index: Int32) throws(SQLiteError) { try check(sqlite3_bind_null(statement, index)) }
+
+  func bind(_ index: Int32, integer: Int64) throws(SQLiteError) {
+    try check(sqlite3_bind_int64(statement, index, integer))
+  }
+
+  func bind(_ index: Int32, real: Double) throws(SQLiteError) {
+    try check(sqlite3_bind_double(statement, index, real))
+  }
+
+  /// SQLite copies the bytes (SQLITE_TRANSIENT), into a buffer it keeps from row to row. The
+  /// length is given, so a NUL inside the text is kept.
+  func bind(_ index: Int32, text: String) throws(SQLiteError) {
+    let code = text.withCString { bytes in
+      sqlite3_bind_text64(statement, index, bytes, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+    }
+    try check(code)
+  }
+
+  /// UTF-8 `bytes`, copied like a `String`'s; no bytes bind an empty text (never NULL).
+  func bind(_ index: Int32, utf8 bytes: [UInt8]) throws(SQLiteError) {
+    // An empty array may have no storage, and a nil pointer would bind NULL.
+    guard !bytes.isEmpty else { return try bind(index, text: "") }
+    let code = bytes.withUnsafeBytes { buffer in
+      sqlite3_bind_text64(
+        statement, index, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(buffer.count),
+        Self.transient, UInt8(SQLITE_UTF8))
+    }
+    try check(code)
+  }
+
+  private func check(_ code: Int32) throws(SQLiteError) {
+    guard code == SQLITE_OK else { throw database.failure(sql, code) }
   }
 
   private func value(_ column: Int32) -> SQLiteValue {
