@@ -145,7 +145,7 @@ import Testing
       [
         DailyMart(
           transaction: transaction, destinations: [.init(table: .daily, file: "daily.csv", format: .csv)],
-          collector: DailyCollector(), ownStages: [])
+          collector: DailyCollector(), reads: [])
       ]
     }
     defer { result.remove() }

@@ -13,29 +13,17 @@ import Testing
         .utf8) + Array("<!--HEALTHETL:REPORT_DATA--></script></html>\n".utf8)
   static let library = Array("window.Chart = function () {};".utf8)
 
-  /// Runs the report with the statistics and daily stage it reads, the way `healthetl run` builds them, and
+  /// Runs the report with the marts it reads, as `healthetl run` builds them (`MartGraph`), and
   /// returns the data JSON read back out of `report.html`.
   static func report(_ records: [String], zone: String) throws -> [String: Any] {
     let page = try ReportPage(template: template, templatePath: "t.html", library: library, libraryPath: "c.js")
     let result = try StageHarness.run(
       StageHarness.export(records.joined(separator: "\n")), zone: .named(zone)
     ) { transaction in
-      let report = ReportMart(transaction: transaction, page: page, sleep: nil, workouts: nil)
-      var queries: [StatisticsQuery] = []
-      let taps = report.statisticsTaps { type, interval, option in
-        queries.append(
-          try! StatisticsQuery(
-            name: "q\(queries.count)", type: type, interval: interval, options: [option.rawValue], destinations: []))
-        return queries.count - 1
-      }
-      // The `days` section shows the daily stage's values.
-      let collector = DailyCollector()
-      let statistics = try! StatisticsMart(jobs: queries, transaction: transaction, taps: taps, daily: collector)
-      statistics.streamObserver = report.statisticsObserver
-      report.streamedTypes = Set(statistics.streamTypeNames)
-      let daily = DailyMart(transaction: transaction, destinations: [], collector: collector, ownStages: [])
-      report.daily = daily
-      return [statistics, daily, report]
+      // The marts the report reads, wired and ordered by the run's own graph.
+      var graph = MartGraph(transaction: transaction, feedsDaily: false, hasReport: true)
+      graph.setReport(file: ReportTables.page.defaultFile, page: page)
+      return try! graph.marts(pipelines: []).stages
     }
     defer { result.remove() }
     let html = try result.text("report.html")

@@ -12,11 +12,19 @@ import HealthModel
 /// - report: the sleep and workouts marts (the same), the daily mart's days, the first
 ///   electrocardiograms mart's latest recordings, the statistics' taps, the inventory.
 ///
-/// So they finish in that order (`RunMarts.stages`): the job marts in job order, statistics,
-/// daily, the report last.
+/// Each mart is made with what it feeds (a mart that hands values to another is given the
+/// receiver when it is made, never wired afterwards) and declares the marts it reads
+/// (`OutputStage.reads`); `MartSchedule` derives the order of their finishes from that: the job
+/// marts in job order, statistics, daily, the report last.
 public struct MartGraph {
   /// The run's output transaction, which every mart writes through.
   public let transaction: OutputTransaction
+  /// Made before any mart when the plan has `daily.csv` or a report (which shows its days): the
+  /// marts that feed it are made with it.
+  private let daily: DailyCollector?
+  /// Whether the plan has a report: the first workouts and ECG marts are made keeping what it
+  /// draws.
+  private let hasReport: Bool
   private var jobStages: [any OutputStage] = []
   /// The first sleep and workouts marts of the jobs: what daily and the report read.
   private var sleep: SleepMart?
@@ -27,23 +35,46 @@ public struct MartGraph {
   private var clinicalRecords: ClinicalRecordMart?
   /// Every statistics query goes to one mart: one spill and one merge per type for all of them.
   private var queries: [StatisticsQuery] = []
-  /// Nil without a daily job.
-  private var dailyDestinations: [DailyMart.Destination]?
+  private var dailyDestinations: [DailyMart.Destination] = []
   private var report: (file: String, page: ReportPage)?
 
-  init(transaction: OutputTransaction) { self.transaction = transaction }
+  /// - Parameters:
+  ///   - feedsDaily: whether the run has `daily.csv` or a report.
+  ///   - hasReport: whether it has a report.
+  init(transaction: OutputTransaction, feedsDaily: Bool, hasReport: Bool) {
+    self.transaction = transaction
+    daily = feedsDaily || hasReport ? DailyCollector() : nil
+    self.hasReport = hasReport
+  }
 
-  /// A mart of one job, which reads the sample stream only.
+  /// What a job's mart is made with: the run's transaction and, for the first mart of its kind
+  /// (the one daily and the report read), what they want of it.
+  struct Wiring {
+    let transaction: OutputTransaction
+    /// Receives the mart's results for `daily.csv` as it finishes.
+    let daily: DailyCollector?
+    /// Whether the report reads the mart.
+    let report: Bool
+  }
+
+  private func wiring(first: Bool) -> Wiring {
+    Wiring(transaction: transaction, daily: first ? daily : nil, report: first && hasReport)
+  }
+
+  /// A mart of one job, which reads the sample stream only and feeds no other.
   mutating func add(_ stage: any OutputStage) { jobStages.append(stage) }
-  mutating func addSleep(_ mart: SleepMart) {
+  mutating func addSleep(_ make: (Wiring) -> SleepMart) {
+    let mart = make(wiring(first: sleep == nil))
     if sleep == nil { sleep = mart }
     jobStages.append(mart)
   }
-  mutating func addWorkouts(_ mart: WorkoutMart) {
+  mutating func addWorkouts(_ make: (Wiring) -> WorkoutMart) {
+    let mart = make(wiring(first: workouts.isEmpty))
     workouts.append(mart)
     jobStages.append(mart)
   }
-  mutating func addElectrocardiograms(_ mart: ElectrocardiogramMart) {
+  mutating func addElectrocardiograms(_ make: (Wiring) -> ElectrocardiogramMart) {
+    let mart = make(wiring(first: electrocardiograms == nil))
     if electrocardiograms == nil { electrocardiograms = mart }
     jobStages.append(mart)
   }
@@ -52,9 +83,7 @@ public struct MartGraph {
     jobStages.append(mart)
   }
   mutating func addStatistics(_ query: StatisticsQuery) { queries.append(query) }
-  mutating func addDaily(_ destinations: [DailyMart.Destination]) {
-    dailyDestinations = (dailyDestinations ?? []) + destinations
-  }
+  mutating func addDaily(_ destinations: [DailyMart.Destination]) { dailyDestinations += destinations }
   /// The last report job of the run wins.
   mutating func setReport(file: String, page: ReportPage) { report = (file, page) }
 
@@ -62,26 +91,28 @@ public struct MartGraph {
   /// wrong with a job was refused by the planner, so what is left is a file read now (a report's
   /// page) or a defect, reported rather than trapped.
   public static func marts(for plan: RunPlan, transaction: OutputTransaction) throws(ConfigFileError) -> RunMarts {
-    var graph = MartGraph(transaction: transaction)
+    var graph = MartGraph(
+      transaction: transaction, feedsDaily: plan.jobs.contains { $0.kind is DailyJobKind },
+      hasReport: plan.jobs.contains { $0.kind is ReportJobKind })
     for job in plan.jobs { try job.work.addStages(for: job, to: &graph) }
     return try graph.marts(pipelines: plan.pipelines.map(\.path))
   }
 
-  private func marts(pipelines: [String]) throws(ConfigFileError) -> RunMarts {
+  /// The marts added, with those they read made now: the statistics mart, and with `daily.csv`
+  /// or a report, the daily mart (and sleep and workouts marts that write no file when the
+  /// jobs have none), then the report; in the order they finish.
+  func marts(pipelines: [String]) throws(ConfigFileError) -> RunMarts {
     var stages = jobStages
     var queries = queries
-    // `daily.csv` repeats the other outputs: their stages hand it their results. The report shows
-    // its days, so a report job gets a daily mart that writes no file when there is no daily job.
-    let daily = dailyDestinations == nil && report == nil ? nil : DailyCollector()
-    var reportMart: ReportMart?
+    let failure = { (message: String) in ConfigFileError(file: pipelines.joined(separator: ", "), message: message) }
+    // The report's values from the statistics, handed over as the sweep closes its buckets.
     var taps: [StatisticsMart.Tap] = []
-    if let report {
-      let mart = ReportMart(
-        transaction: transaction, page: report.page, file: report.file,
-        sleep: sleep, workouts: workouts.first)
-      mart.electrocardiograms = electrocardiograms
+    var reportParts: (heartRate: ReportHeartRateDays, quality: ReportQuality)?
+    if report != nil {
+      let heartRate = ReportHeartRateDays(limit: ReportMart.heartRateDays)
+      reportParts = (heartRate, ReportQuality())
       // A statistic the run computes anyway is shared; one it does not is added without files.
-      taps = mart.statisticsTaps { type, interval, option in
+      taps = ReportMart.statisticsTaps(into: heartRate) { type, interval, option in
         if let index = queries.firstIndex(where: {
           $0.type.shortName == type && $0.interval == BucketInterval(interval) && !$0.separateBySource
             && $0.anchor == BucketAnchor.defaultAnchor(for: $0.interval) && $0.options.contains(option)
@@ -96,43 +127,53 @@ public struct MartGraph {
             destinations: []))
         return queries.count - 1
       }
-      reportMart = mart
     }
+    var statistics: StatisticsMart?
     if !queries.isEmpty || daily != nil {
       do {
-        let statistics = try StatisticsMart(jobs: queries, transaction: transaction, taps: taps, daily: daily)
-        statistics.streamObserver = reportMart?.statisticsObserver
-        reportMart?.streamedTypes = Set(statistics.streamTypeNames)
-        stages.append(statistics)
+        statistics = try StatisticsMart(
+          jobs: queries, transaction: transaction, taps: taps, daily: daily, observer: reportParts?.quality)
       } catch {
-        throw ConfigFileError(file: pipelines.joined(separator: ", "), message: error.description)
+        throw failure(error.description)
       }
+      stages.append(statistics!)
     }
-    if let daily {
-      // Without a sleep or workouts job, the daily stage runs one that writes nothing.
-      var own: [any OutputStage] = []
-      if let sleep {
-        sleep.daily = daily
-      } else {
-        let sleep = SleepMart(transaction: transaction, destinations: [])
-        sleep.daily = daily
-        own.append(sleep)
-      }
-      if let workouts = workouts.first {
-        workouts.daily = daily
-      } else {
-        let workouts = WorkoutMart(transaction: transaction, outputs: [])
-        workouts.daily = daily
-        own.append(workouts)
-      }
+    var reportMart: ReportMart?
+    if let daily, let statistics {
+      // `daily.csv` repeats the other outputs: without a sleep or workouts job, marts that
+      // write no file compute them.
+      let sleep =
+        self.sleep
+        ?? {
+          let mart = SleepMart(transaction: transaction, destinations: [], daily: daily)
+          stages.append(mart)
+          return mart
+        }()
+      let workouts =
+        self.workouts.first
+        ?? {
+          let mart = WorkoutMart(transaction: transaction, outputs: [], daily: daily, keepsRouteShapes: hasReport)
+          stages.append(mart)
+          return mart
+        }()
       let dailyMart = DailyMart(
-        transaction: transaction, destinations: dailyDestinations ?? [], collector: daily, ownStages: own)
-      reportMart?.daily = dailyMart
+        transaction: transaction, destinations: dailyDestinations, collector: daily,
+        reads: [sleep, workouts, statistics])
       stages.append(dailyMart)
+      if let report, let reportParts {
+        let mart = ReportMart(
+          transaction: transaction, page: report.page, file: report.file, sleep: sleep, workouts: workouts,
+          daily: dailyMart, statistics: statistics, heartRate: reportParts.heartRate, quality: reportParts.quality,
+          electrocardiograms: electrocardiograms)
+        stages.append(mart)
+        reportMart = mart
+      }
     }
+    let order: [any OutputStage]
+    do { order = try MartSchedule.finishOrder(stages) } catch { throw failure(error.description) }
     return RunMarts(
-      tableStages: stages, report: reportMart, workouts: workouts, electrocardiograms: electrocardiograms,
-      clinicalRecords: clinicalRecords)
+      tableStages: order.filter { $0 !== reportMart }, report: reportMart, workouts: workouts,
+      electrocardiograms: electrocardiograms, clinicalRecords: clinicalRecords)
   }
 }
 

@@ -24,8 +24,16 @@ extension SampleStage {
 
 /// A stage that writes outputs once the whole export has been read and the run's zone is known.
 public protocol OutputStage: SampleStage {
+  /// The marts whose finish this one needs done before its own: it reads their results, or
+  /// what they hand over while they finish. The run derives the order of the finishes from
+  /// these (`MartSchedule`); none by default.
+  var reads: [any OutputStage] { get }
   /// Writes the stage's files through `context.transaction`; returns what it wrote.
   func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary]
+}
+
+extension OutputStage {
+  public var reads: [any OutputStage] { [] }
 }
 
 /// What every stage needs at the end of a run.

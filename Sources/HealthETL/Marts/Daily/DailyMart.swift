@@ -107,9 +107,9 @@ final class DailyCollector {
 
 /// Writes `daily.csv` (Pipelines/README.md, "Daily"): the figures of the sleep, workout and
 /// one-day statistics outputs side by side, one row per local date. Those stages hand their
-/// results to a shared `DailyCollector` as they finish; this stage finishes after them. When the
-/// pipeline has no sleep or workouts job, it runs one of its own that writes no file, so the
-/// values are the same as with one.
+/// results to a shared `DailyCollector` as they finish; this stage reads them (`reads`), so it
+/// finishes after them. When the pipeline has no sleep or workouts job, the run adds one that
+/// writes no file (`MartGraph`), so the values are the same as with one.
 public final class DailyMart: OutputStage {
   public typealias Destination = TableDestination<Table>
 
@@ -121,31 +121,28 @@ public final class DailyMart: OutputStage {
   let collector: DailyCollector
   private let transaction: OutputTransaction
   private let destinations: [Destination]
-  /// Stages run only for this table (no sleep or workouts job in the pipeline).
-  private let ownStages: [any OutputStage]
+  /// The marts that hand their results to `collector` while they finish.
+  public let reads: [any OutputStage]
   /// The `MindfulSession` samples, for `mindful_min`.
   private var mindful = MindfulDays()
 
   /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
   public private(set) var days: [DailyValues] = []
 
+  /// - Parameter reads: the marts that feed `collector` (sleep, workouts, statistics); they
+  ///   finish first.
   init(
     transaction: OutputTransaction, destinations: [Destination], collector: DailyCollector,
-    ownStages: [any OutputStage]
+    reads: [any OutputStage]
   ) {
     self.transaction = transaction
     self.destinations = destinations
     self.collector = collector
-    self.ownStages = ownStages
+    self.reads = reads
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     mindful.add(sample, catalog: catalog)
-    for stage in ownStages { stage.consume(sample, catalog: catalog) }
-  }
-
-  public func consume(_ workout: WorkoutElement) {
-    for stage in ownStages { stage.consume(workout) }
   }
 
   public func consume(_ element: GenericElement) {
@@ -153,7 +150,6 @@ public final class DailyMart: OutputStage {
   }
 
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
-    for stage in ownStages { _ = try stage.finish(context) }
     for (date, seconds) in mindful.secondsPerDate(context.zone.rules) {
       collector.set(.mindfulMinutes, on: date, written: Double(seconds), precision: .asRecorded)
     }

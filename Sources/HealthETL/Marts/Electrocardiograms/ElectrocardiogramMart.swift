@@ -35,14 +35,17 @@ public final class ElectrocardiogramMart: OutputStage {
   private let transaction: OutputTransaction
   private let destinations: [Destination]
   /// Whether the report page wants `previews`.
-  var wantsPreviews = false
+  let wantsPreviews: Bool
   public private(set) var report = ElectrocardiogramReport()
   /// The latest `previewRecordings` recordings' first seconds, latest first.
   private(set) var previews: [ElectrocardiogramPreview] = []
 
-  public init(transaction: OutputTransaction, destinations: [Destination]) {
+  /// - Parameter wantsPreviews: whether to keep the latest recordings' first seconds, for the
+  ///   report's chart.
+  public init(transaction: OutputTransaction, destinations: [Destination], wantsPreviews: Bool = false) {
     self.transaction = transaction
     self.destinations = destinations
+    self.wantsPreviews = wantsPreviews
   }
 
   /// Which files are looked at: every `.csv` file one folder below the main XML, whatever the

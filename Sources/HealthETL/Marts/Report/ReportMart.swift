@@ -33,8 +33,9 @@ public struct ReportHeader: Sendable {
 /// streams for overlap and priority shares, and the inventory; it counts samples per type and
 /// source itself.
 ///
-/// It finishes after the marts it reads. When the run has no sleep or workouts job, it feeds a
-/// mart of its own that writes no file (so no workout delta is committed for it).
+/// It declares the marts it reads (`reads`), so the run finishes it after them. When the run has
+/// no sleep or workouts job, the run adds one that writes no file (`MartGraph`; no workout delta
+/// is committed for it).
 public final class ReportMart: OutputStage {
   /// The `days` columns (DATA.md, "days"): each the value of one `daily.csv` column, to the
   /// report's own decimals. `exercise_ring_min` is the Exercise ring; `daily.csv`'s
@@ -60,23 +61,22 @@ public final class ReportMart: OutputStage {
   private let file: String
   private let sleep: SleepMart
   private let workouts: WorkoutMart
-  /// The run's daily mart, whose `days` the `days` section shows; set when the stages are built.
-  public var daily: DailyMart?
-  /// The marts this stage feeds itself (none when the run has its own).
-  private let ownStages: [any OutputStage]
-  /// Set by the run before `finish`.
+  /// The run's daily mart, whose `days` the `days` section shows.
+  private let daily: DailyMart
+  /// The run's ECG stage, whose latest recordings the page draws (nil: the page has no ECG
+  /// section); it keeps them when made with `wantsPreviews`.
+  private let electrocardiograms: ElectrocardiogramMart?
+  public let reads: [any OutputStage]
+  /// Set by the run before `finish`: what the parse found, known only once it is done.
   public var header: ReportHeader?
-  /// The run's ECG stage, whose latest recordings the page draws (nil: the page has no ECG section).
-  var electrocardiograms: ElectrocardiogramMart? {
-    didSet { electrocardiograms?.wantsPreviews = true }
-  }
 
-  /// The last `heartRateDays` local dates with a heart-rate minute, ascending.
-  private var heartRate: [HeartRateDay] = []
-  private let quality = ReportQuality()
-  /// The types the statistics stage spills (their quality measures come from its streams); set
-  /// when the stages are built.
-  public var streamedTypes: Set<String> = []
+  /// The last `heartRateDays` local dates with a heart-rate minute, handed over by the
+  /// statistics mart's tap (`statisticsTaps`).
+  private let heartRate: ReportHeartRateDays
+  /// The statistics mart's merged streams, handed over as it finishes (its `observer`).
+  private let quality: ReportQuality
+  /// The types the statistics mart spills (their quality measures come from its streams).
+  private let streamedTypes: Set<String>
   /// Every other type's samples, spilled to the run's scratch space for the same measures: one
   /// 40-byte record each, sorted runs merged at the end, never all in memory.
   private let spill: SampleSpill
@@ -91,62 +91,49 @@ public final class ReportMart: OutputStage {
   private var samplePairs = PairIndex()
   private var sampleCounts: [Int] = []
 
-  private struct HeartRateDay {
-    var day: Int64
-    var starts: [Int64] = []
-    var values: [Double] = []
-  }
-
   /// - Parameters:
-  ///   - sleep, workouts: the run's marts of those kinds (nil: the report keeps its own).
-  public init(
+  ///   - sleep, workouts, daily: the run's marts of those kinds; `workouts` made with
+  ///     `keepsRouteShapes`.
+  ///   - statistics: the run's statistics mart, made with `statisticsTaps(into: heartRate, …)`
+  ///     and `quality` as its observer.
+  ///   - electrocardiograms: the run's first ECG mart, made with `wantsPreviews`.
+  init(
     transaction: OutputTransaction, page: ReportPage, file: String = ReportTables.page.defaultFile,
-    sleep: SleepMart?, workouts: WorkoutMart?
+    sleep: SleepMart, workouts: WorkoutMart, daily: DailyMart, statistics: StatisticsMart,
+    heartRate: ReportHeartRateDays, quality: ReportQuality, electrocardiograms: ElectrocardiogramMart?
   ) {
     self.transaction = transaction
     self.page = page
     self.file = file
-    var own: [any OutputStage] = []
-    if let sleep {
-      self.sleep = sleep
-    } else {
-      self.sleep = SleepMart(transaction: transaction, destinations: [])
-      own.append(self.sleep)
-    }
-    if let workouts {
-      self.workouts = workouts
-    } else {
-      self.workouts = WorkoutMart(transaction: transaction, outputs: [])
-      own.append(self.workouts)
-    }
-    ownStages = own
-    self.workouts.keepsRouteShapes = true
+    self.sleep = sleep
+    self.workouts = workouts
+    self.daily = daily
+    self.electrocardiograms = electrocardiograms
+    self.heartRate = heartRate
+    self.quality = quality
+    streamedTypes = Set(statistics.streamTypeNames)
+    reads = [sleep, workouts, daily, statistics] + (electrocardiograms.map { [$0] } ?? [])
     spill = SampleSpill(capacity: 65_536, transaction: transaction, scratchName: "report-quality.runs")
   }
 
-  /// What the statistics stage is to hand over: `query(type, interval, option)` returns the
-  /// index of a job computing it (the run's own, or one added without files).
-  public func statisticsTaps(query: (String, String, StatisticsOption) -> Int) -> [StatisticsMart.Tap] {
+  /// What the statistics mart is to hand over, into `heartRate`: `query(type, interval,
+  /// option)` returns the index of a job computing it (the run's own, or one added without
+  /// files).
+  static func statisticsTaps(
+    into heartRate: ReportHeartRateDays, query: (String, String, StatisticsOption) -> Int
+  ) -> [StatisticsMart.Tap] {
     [
       .init(job: query(Self.heartRateStatistic.type, "1m", Self.heartRateStatistic.option), option: .max) {
-        [unowned self] start, offset, value in self.addHeartRate(start: start.seconds, offset: offset, value: value)
+        start, offset, value in heartRate.add(start: start.seconds, offset: offset, value: value)
       }
     ]
   }
-
-  /// Receives the statistics' merged streams for the quality measures.
-  public var statisticsObserver: any StatisticsStreamObserver { quality }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     let (pair, isNew) = samplePairs.number(sample.type, sample.source)
     if isNew { sampleCounts.append(0) }
     sampleCounts[pair] += 1
     spillForQuality(sample, catalog: catalog)
-    for stage in ownStages { stage.consume(sample, catalog: catalog) }
-  }
-
-  public func consume(_ workout: WorkoutElement) {
-    for stage in ownStages { stage.consume(workout) }
   }
 
   private func spillForQuality(_ sample: borrowing Sample, catalog: SampleCatalog) {
@@ -207,18 +194,7 @@ public final class ReportMart: OutputStage {
     otherQuality.end()
   }
 
-  private func addHeartRate(start: Int64, offset: Int32, value: Double) {
-    let day = floorDiv(start + Int64(offset), 86_400)
-    if heartRate.last?.day != day {
-      heartRate.append(HeartRateDay(day: day))
-      if heartRate.count > Self.heartRateDays { heartRate.removeFirst() }
-    }
-    heartRate[heartRate.count - 1].starts.append(start)
-    heartRate[heartRate.count - 1].values.append(value)
-  }
-
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
-    for stage in ownStages { _ = try stage.finish(context) }
     try measureOtherTypes(context)
     let json = data(context).bytes
     let output = try transaction.create(file)
@@ -313,7 +289,7 @@ public final class ReportMart: OutputStage {
   /// output writes (Pipelines/README.md, "Precision"), so the page never differs from that file by a
   /// double rounding.
   private func daysSection() -> ReportJSON {
-    let days = (daily?.days ?? []).filter { day in Self.dayColumns.contains { day.written($0.measure) != nil } }
+    let days = daily.days.filter { day in Self.dayColumns.contains { day.written($0.measure) != nil } }
     var columns: [(String, ReportJSON)] = [("date", .array(days.map { .string($0.date.description) }))]
     for column in Self.dayColumns {
       // A ring is read from the export's decimal text, converted from kJ when written so:
@@ -367,7 +343,7 @@ public final class ReportMart: OutputStage {
   private func heartRateSection(_ rules: ZoneRules) -> ReportJSON {
     // As `stats/heart-rate-per-minute.csv` writes `max`.
     let precision = Self.csvPrecision(Self.heartRateStatistic.type, Self.heartRateStatistic.option)
-    let days: [ReportJSON] = heartRate.map { day in
+    let days: [ReportJSON] = heartRate.days.map { day in
       let midnight = rules.firstInstant(atOrAfterLocal: day.day * 86_400)
       var offsets: [[Int64]] = [[0, Int64(rules.offset(at: midnight)) / 60]]
       var minutes: [ReportJSON] = []

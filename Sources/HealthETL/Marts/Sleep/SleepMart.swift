@@ -49,12 +49,18 @@ public final class SleepMart: OutputStage {
   /// SleepAnalysis samples whose value is not a sleep stage (missing or unknown): not used.
   public private(set) var skippedSamples = 0
   /// Receives each night for `daily.csv`.
-  var daily: DailyCollector?
+  let daily: DailyCollector?
 
   /// Writes each table to the files `destinations` name (a table may go to several, or none).
-  public init(transaction: OutputTransaction, destinations: [Destination]) {
+  public convenience init(transaction: OutputTransaction, destinations: [Destination]) {
+    self.init(transaction: transaction, destinations: destinations, daily: nil)
+  }
+
+  /// - Parameter daily: receives each night as it is written, for `daily.csv`.
+  init(transaction: OutputTransaction, destinations: [Destination], daily: DailyCollector?) {
     self.transaction = transaction
     self.destinations = destinations
+    self.daily = daily
   }
 
   /// Writes every table to its default file, with `writeJSON` also to a `.json` beside it.

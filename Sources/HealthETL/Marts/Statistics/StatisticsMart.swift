@@ -38,7 +38,7 @@ public final class StatisticsMart: OutputStage {
   }
 
   /// Sees every spilled sample once more, in start order per type, as the merge hands it out.
-  public var streamObserver: (any StatisticsStreamObserver)?
+  let streamObserver: (any StatisticsStreamObserver)?
 
   /// 256 Ki records (10 MiB) per sorted run.
   public static let defaultBufferCapacity = 262_144
@@ -74,14 +74,18 @@ public final class StatisticsMart: OutputStage {
     jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity,
     taps: [Tap] = []
   ) throws(StatisticsQueryError) {
-    try self.init(jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity, taps: taps, daily: nil)
+    try self.init(
+      jobs: jobs, transaction: transaction, bufferCapacity: bufferCapacity, taps: taps, daily: nil, observer: nil)
   }
 
-  /// - Parameter daily: with a collector, also computes the one-day statistics `daily.csv`
-  ///   repeats (`DailyMeasure.statistic`) and hands their values to it; they write no file.
+  /// - Parameters:
+  ///   - daily: with a collector, also computes the one-day statistics `daily.csv` repeats
+  ///     (`DailyMeasure.statistic`) and hands their values to it; they write no file.
+  ///   - observer: sees every spilled sample once more as the merge hands it out (the report's
+  ///     quality measures).
   init(
     jobs: [StatisticsQuery], transaction: OutputTransaction, bufferCapacity: Int = defaultBufferCapacity,
-    taps: [Tap] = [], daily: DailyCollector?
+    taps: [Tap] = [], daily: DailyCollector?, observer: (any StatisticsStreamObserver)? = nil
   ) throws(StatisticsQueryError) {
     var files = Set<String>()
     for job in jobs {
@@ -92,11 +96,10 @@ public final class StatisticsMart: OutputStage {
     self.jobs = jobs
     self.transaction = transaction
     self.taps = taps
-    var types: [String] = []
     self.daily = daily
+    streamObserver = observer
     dailyQueries = daily == nil ? [] : try Self.dailyQueries()
-    for job in jobs + dailyQueries where !types.contains(job.type.shortName) { types.append(job.type.shortName) }
-    streamTypes = types
+    streamTypes = Self.streamTypes(of: jobs + dailyQueries)
     spill = SampleSpill(
       capacity: Swift.max(1, bufferCapacity), transaction: transaction, scratchName: "interval-statistics.runs")
   }
@@ -294,6 +297,13 @@ public final class StatisticsMart: OutputStage {
     return try types.map { type throws(StatisticsQueryError) in
       try StatisticsQuery(name: "daily", type: type, interval: BucketInterval("1d")!, options: options[type]!)
     }
+  }
+
+  /// The distinct type short names `queries` ask for, in order: the mart's streams.
+  static func streamTypes(of queries: [StatisticsQuery]) -> [String] {
+    var types: [String] = []
+    for query in queries where !types.contains(query.type.shortName) { types.append(query.type.shortName) }
+    return types
   }
 
   /// How many samples went to the spill (for tests and reports).

@@ -48,14 +48,7 @@ public final class WorkoutMart: OutputStage {
   /// them, such as the nightly batch's `workout_records.new.json`.
   public private(set) var rows: [WorkoutRow] = []
   /// Receives each workout's local date, moving time and energy for `daily.csv`.
-  var daily: DailyCollector?
-  /// Whether each row gets the outline of its first route file (`WorkoutRow.routeShape`): set by
-  /// the report before the parse. The route files are then read even when no output of this
-  /// mart needs them.
-  var keepsRouteShapes: Bool {
-    get { routes.wantsShapes }
-    set { routes.wantsShapes = newValue }
-  }
+  let daily: DailyCollector?
 
   /// The server records of the last `finish`, in output order.
   public var serverRecords: [WorkoutServerRecord] { rows.map(\.serverRecord) }
@@ -64,12 +57,27 @@ public final class WorkoutMart: OutputStage {
   ///   - transaction: the run's outputs.
   ///   - codes: the server codes (`WorkoutCodeTable.load(path:)` of the job's `codes` file).
   ///   - outputs: the files to write.
-  public init(transaction: OutputTransaction, codes: WorkoutCodeTable = .shipped, outputs: [Output] = defaultOutputs) {
+  public convenience init(
+    transaction: OutputTransaction, codes: WorkoutCodeTable = .shipped, outputs: [Output] = defaultOutputs
+  ) {
+    self.init(transaction: transaction, codes: codes, outputs: outputs, daily: nil, keepsRouteShapes: false)
+  }
+
+  /// - Parameters:
+  ///   - daily: receives each workout as it is written, for `daily.csv`.
+  ///   - keepsRouteShapes: whether each row gets the outline of its first route file
+  ///     (`WorkoutRow.routeShape`), for the report; the route files are then read even when no
+  ///     output of this mart needs them.
+  init(
+    transaction: OutputTransaction, codes: WorkoutCodeTable = .shipped, outputs: [Output] = defaultOutputs,
+    daily: DailyCollector?, keepsRouteShapes: Bool
+  ) {
     self.transaction = transaction
     self.codes = codes
     self.outputs = outputs
+    self.daily = daily
     samples = WorkoutSampleIndex(transaction: transaction)
-    routes = WorkoutRoutesAndSplits(transaction: transaction, outputs: outputs)
+    routes = WorkoutRoutesAndSplits(transaction: transaction, outputs: outputs, wantsShapes: keepsRouteShapes)
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {

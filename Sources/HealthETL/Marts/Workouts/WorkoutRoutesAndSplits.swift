@@ -12,7 +12,7 @@ final class WorkoutRoutesAndSplits {
   private let outputsWantRoutes: Bool
   private let wantsSplits: Bool
   /// Whether each workout's row gets the outline of its first route file (for the report).
-  var wantsShapes = false
+  let wantsShapes: Bool
   private var wantsRoutes: Bool { outputsWantRoutes || wantsShapes }
   private let inline: RecordScratch<SpilledLocation>
   private var distances: WorkoutDistanceSamples
@@ -26,8 +26,9 @@ final class WorkoutRoutesAndSplits {
   private var pauses: [PauseIntervals] = []
   private var shapes: [[RouteShape.Point]?] = []
 
-  init(transaction: OutputTransaction, outputs: [WorkoutMart.Output]) {
+  init(transaction: OutputTransaction, outputs: [WorkoutMart.Output], wantsShapes: Bool) {
     self.transaction = transaction
+    self.wantsShapes = wantsShapes
     routePointOutputs = outputs.filter { $0.table == .routePoints }
     wantsSplits = outputs.contains { $0.table == .splits }
     outputsWantRoutes = wantsSplits || outputs.contains { $0.table == .routePoints || $0.table == .workouts }

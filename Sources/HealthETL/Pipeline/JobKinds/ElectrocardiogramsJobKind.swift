@@ -16,7 +16,9 @@ public struct ElectrocardiogramsJobKind: JobKind {
     var destinations: [ElectrocardiogramMart.Destination]
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
-      graph.addElectrocardiograms(ElectrocardiogramMart(transaction: graph.transaction, destinations: destinations))
+      graph.addElectrocardiograms {
+        ElectrocardiogramMart(transaction: $0.transaction, destinations: destinations, wantsPreviews: $0.report)
+      }
     }
   }
 }

@@ -40,7 +40,10 @@ public struct WorkoutsJobKind: JobKind {
     }
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
-      graph.addWorkouts(WorkoutMart(transaction: graph.transaction, codes: codes, outputs: outputs))
+      graph.addWorkouts {
+        WorkoutMart(
+          transaction: $0.transaction, codes: codes, outputs: outputs, daily: $0.daily, keepsRouteShapes: $0.report)
+      }
     }
   }
 }
