@@ -9,7 +9,7 @@ public final class ClinicalRecordMart: OutputStage {
   public enum Table: String, MartTable {
     case records
 
-    public var schema: TableSchema { ClinicalRecordTables.records }
+    public var schema: TableSchema { ClinicalRecordTables.records.schema }
   }
   public typealias Destination = TableDestination<Table>
 
@@ -38,13 +38,6 @@ public final class ClinicalRecordMart: OutputStage {
     records.append(element)
   }
 
-  /// What was found for one resource file.
-  private struct Resource {
-    var summary = FHIRResourceSummary()
-    var copy: String?
-    var problem: String?
-  }
-
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     report.records = records.count
     let paths = records.map { Self.resourcePath(Self.attribute("resourceFilePath", of: $0)) }
@@ -54,7 +47,7 @@ public final class ClinicalRecordMart: OutputStage {
       ? ContentFileNames.paths(
         for: wanted.map { Self.stem(of: $0) }, in: Self.resourceFolder + "/{name}.json", placeholder: "{name}")
       : [:]
-    var resources: [String: Resource] = [:]
+    var resources: [String: ClinicalRecordResource] = [:]
     var failure: OutputError?
     var listingProblem: String?
     let companions =
@@ -66,7 +59,7 @@ public final class ClinicalRecordMart: OutputStage {
           guard failure == nil, wanted.contains(stream.relativePath), resources[stream.relativePath] == nil else {
             return
           }
-          var resource = Resource()
+          var resource = ClinicalRecordResource()
           switch Self.readWhole(stream) {
           case .failure(let problem):
             resource.problem = problem.description
@@ -101,29 +94,21 @@ public final class ClinicalRecordMart: OutputStage {
     if case .unavailable(let why) = companions { missing = "not read: \(why)" }
     if let listingProblem { missing = "not reached: \(listingProblem)" }
 
-    var writers: [TableWriter] = []
+    var writers: [RowWriter<ClinicalRecordRow>] = []
     for destination in destinations {
       writers.append(
-        try TableWriter(
-          transaction, path: destination.file, columns: destination.table.schema.columns,
-          format: destination.format, zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
+        try RowWriter(
+          transaction, path: destination.file, table: ClinicalRecordTables.records, format: destination.format,
+          zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
     }
     for (record, path) in zip(records, paths) {
-      var resource: Resource
+      let resource: ClinicalRecordResource
       switch path {
-      case .success(let relative): resource = resources[relative] ?? Resource(problem: missing)
-      case .failure(let problem): resource = Resource(problem: problem.description)
+      case .success(let relative): resource = resources[relative] ?? ClinicalRecordResource(problem: missing)
+      case .failure(let problem): resource = ClinicalRecordResource(problem: problem.description)
       }
       if resource.problem != nil { report.resourceProblems += 1 }
-      let received = Self.attribute("receivedDate", of: record).flatMap { HealthDateParser.parse($0)?.instant }
-      let row: [Field] = [
-        .text(Self.attribute("type", of: record)), .text(Self.attribute("identifier", of: record)),
-        .text(Self.attribute("sourceName", of: record)), .text(Self.attribute("sourceURL", of: record)),
-        .text(Self.attribute("fhirVersion", of: record)), received.map(Field.instant) ?? .missing,
-        .text(resource.summary.resourceType), .text(resource.summary.codeSystem), .text(resource.summary.code),
-        .text(resource.summary.display), .text(resource.summary.effective),
-        .text(Self.attribute("resourceFilePath", of: record)), .text(resource.copy), .text(resource.problem),
-      ]
+      let row = ClinicalRecordRow(element: record, resource: resource)
       for index in writers.indices { try writers[index].append(row) }
     }
     var written: [OutputSummary] = []

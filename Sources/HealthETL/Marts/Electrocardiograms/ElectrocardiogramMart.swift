@@ -20,8 +20,8 @@ public final class ElectrocardiogramMart: OutputStage {
 
     public var schema: TableSchema {
       switch self {
-      case .recordings: return ElectrocardiogramTables.recordings
-      case .samples: return ElectrocardiogramTables.samples
+      case .recordings: return ElectrocardiogramTables.recordings.schema
+      case .samples: return ElectrocardiogramTables.samples.schema
       }
     }
   }
@@ -61,14 +61,18 @@ public final class ElectrocardiogramMart: OutputStage {
   }
 
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
-    var recordingWriters: [TableWriter] = []
-    var sampleWriters: [TableWriter] = []
+    var recordingWriters: [RowWriter<ElectrocardiogramRecordingRow>] = []
+    var sampleWriters: [RowWriter<ElectrocardiogramSampleRow>] = []
     for destination in destinations {
-      let writer = try TableWriter(
-        transaction, path: destination.file, columns: destination.table.schema.columns, format: destination.format,
-        zone: context.zone.rules,
-        byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: destination.table == .samples)
-      if destination.table == .recordings { recordingWriters.append(writer) } else { sampleWriters.append(writer) }
+      func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
+        try RowWriter(
+          transaction, path: destination.file, table: table, format: destination.format, zone: context.zone.rules,
+          byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: destination.table == .samples)
+      }
+      switch destination.table {
+      case .recordings: recordingWriters.append(try writer(ElectrocardiogramTables.recordings))
+      case .samples: sampleWriters.append(try writer(ElectrocardiogramTables.samples))
+      }
     }
     let companions =
       context.input.map(ExportInput.companions(of:))
@@ -88,7 +92,8 @@ public final class ElectrocardiogramMart: OutputStage {
     }
     if let failure { throw failure }
     var written: [OutputSummary] = []
-    for writer in recordingWriters + sampleWriters { written.append(try writer.close()) }
+    for writer in recordingWriters { written.append(try writer.close()) }
+    for writer in sampleWriters { written.append(try writer.close()) }
     return written
   }
 
@@ -101,7 +106,8 @@ public final class ElectrocardiogramMart: OutputStage {
 
   /// One file: its samples as they stream, then its row.
   private func read(
-    _ stream: ExportFileStream, recordings: inout [TableWriter], samples: inout [TableWriter]
+    _ stream: ExportFileStream, recordings: inout [RowWriter<ElectrocardiogramRecordingRow>],
+    samples: inout [RowWriter<ElectrocardiogramSampleRow>]
   ) throws(OutputError) {
     report.files += 1
     let file = stream.relativePath
@@ -131,9 +137,8 @@ public final class ElectrocardiogramMart: OutputStage {
           preview!.append(microvolts)
         }
         do throws(OutputError) {
-          for position in samples.indices {
-            try samples[position].append([.text(file), .number(offset), .number(microvolts)])
-          }
+          let row = ElectrocardiogramSampleRow(recording: file, offset: offset, microvolts: microvolts)
+          for position in samples.indices { try samples[position].append(row) }
         } catch {
           failure = error
         }
@@ -151,13 +156,8 @@ public final class ElectrocardiogramMart: OutputStage {
     if let problem = result.problem { addProblem(file: file, problem) }
     report.recordings += 1
     report.samples += result.samples
-    let row: [Field] = [
-      .instant(recording.recorded), .instant(recording.recorded), .text(file), .text(recording.classification),
-      .text(recording.symptoms), .number(recording.sampleRate), .integer(result.samples),
-      .number(Double(result.samples) / recording.sampleRate), .number(recording.averageHeartRate),
-      .text(recording.device), .text(recording.softwareVersion), .text(recording.lead), .text(recording.unit),
-      .text(result.problem),
-    ]
+    let row = ElectrocardiogramRecordingRow(
+      file: file, header: recording, samples: result.samples, problem: result.problem)
     for position in recordings.indices { try recordings[position].append(row) }
     if let preview {
       previews.append(

@@ -14,8 +14,8 @@ public final class HeartBeatMart: OutputStage {
 
     public var schema: TableSchema {
       switch self {
-      case .beats: return HeartBeatTables.beats
-      case .readings: return HeartBeatTables.readings
+      case .beats: return HeartBeatTables.beats.schema
+      case .readings: return HeartBeatTables.readings.schema
       }
     }
   }
@@ -31,7 +31,7 @@ public final class HeartBeatMart: OutputStage {
   }
 
   /// One record with a beat list.
-  private struct Reading {
+  struct Reading {
     var id: String
     var start: Instant
     var end: Instant
@@ -102,13 +102,18 @@ public final class HeartBeatMart: OutputStage {
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     let runZone = context.zone.rules
     let zones = zoneNames.map { try? ZoneRules.load($0) }
-    var beatWriters: [TableWriter] = []
-    var readingWriters: [TableWriter] = []
+    var beatWriters: [RowWriter<HeartBeatRow>] = []
+    var readingWriters: [RowWriter<HRVReadingRow>] = []
     for destination in destinations {
-      let writer = try TableWriter(
-        transaction, path: destination.file, columns: destination.table.schema.columns, format: destination.format,
-        zone: runZone, byteOrderMark: context.settings.csvByteOrderMark)
-      if destination.table == .beats { beatWriters.append(writer) } else { readingWriters.append(writer) }
+      func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
+        try RowWriter(
+          transaction, path: destination.file, table: table, format: destination.format, zone: runZone,
+          byteOrderMark: context.settings.csvByteOrderMark)
+      }
+      switch destination.table {
+      case .beats: beatWriters.append(try writer(HeartBeatTables.beats))
+      case .readings: readingWriters.append(try writer(HeartBeatTables.readings))
+      }
     }
     var beats: [StagedBeat] = []
     for reading in readings {
@@ -129,25 +134,18 @@ public final class HeartBeatMart: OutputStage {
         }
         let interval = intervals.add(BeatIntervals.Beat(milliseconds: time, bpm: bpm))
         guard !beatWriters.isEmpty else { continue }
-        let fields: [Field] = [
-          .instant(time.map { Instant(seconds: floorDiv($0, 1000)) }), .text(reading.id), .integer(index + 1),
-          .text(time.map { Self.format($0, zone: runZone) }), .number(bpm), .number(interval?.milliseconds),
-          .text(interval?.from.rawValue),
-        ]
-        for index in beatWriters.indices { try beatWriters[index].append(fields) }
+        let row = HeartBeatRow(
+          recordID: reading.id, beat: index + 1, time: time, bpm: bpm, interval: interval, runZone: runZone)
+        for index in beatWriters.indices { try beatWriters[index].append(row) }
       }
-      let fields: [Field] = [
-        .instant(reading.start), .text(reading.id), .instant(reading.start), .instant(reading.end),
-        .text(context.catalog.sourceName(reading.source)), .number(reading.appleSDNN), .number(intervals.sdnn),
-        .number(intervals.rmssd), .integer(reading.beats), .integer(reading.unread), .integer(intervals.repeated),
-        .integer(outside), .integer(intervals.count), .integer(intervals.fromTimes),
-        .integer(intervals.successivePairs),
-        .text(zone.identifier),
-      ]
-      for index in readingWriters.indices { try readingWriters[index].append(fields) }
+      let row = HRVReadingRow(
+        reading: reading, source: context.catalog.sourceName(reading.source), intervals: intervals, outside: outside,
+        zone: zone)
+      for index in readingWriters.indices { try readingWriters[index].append(row) }
     }
     var written: [OutputSummary] = []
-    for writer in beatWriters + readingWriters { written.append(try writer.close()) }
+    for writer in beatWriters { written.append(try writer.close()) }
+    for writer in readingWriters { written.append(try writer.close()) }
     return written
   }
 
