@@ -84,9 +84,8 @@ public final class ReportMart: OutputStage {
   /// Per type id: its stream among `otherTypes`, -1 for a streamed type, -2 not yet looked at.
   private var otherStreams: [Int32] = []
   private var otherTypes: [String] = []
-  /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
-  private var groupSlots: [Int32] = []
-  private var groups: [(source: Int32, userEntered: Bool, device: Int32)] = []
+  /// The priority groups of the samples in `spill`.
+  private var groups = SourceGroups()
   /// Distinct samples per (type id, source id) pair, numbered by `samplePairs`.
   private var samplePairs = PairIndex()
   private var sampleCounts: [Int] = []
@@ -150,18 +149,7 @@ public final class ReportMart: OutputStage {
     }
     let stream = otherStreams[type]
     guard stream >= 0 else { return }
-    let slot = Int(sample.source) * 2 + (sample.userEntered ? 1 : 0)
-    while groupSlots.count <= slot { groupSlots.append(-1) }
-    if groupSlots[slot] < 0 {
-      groupSlots[slot] = Int32(groups.count)
-      groups.append((sample.source, sample.userEntered, -1))
-    }
-    let group = groupSlots[slot]
-    if groups[Int(group)].device < 0, sample.device >= 0, let model = catalog.device(sample.device)?.model,
-      !model.isEmpty
-    {
-      groups[Int(group)].device = sample.device
-    }
+    let group = groups.group(of: sample, catalog: catalog)
     var value = 0.0
     if sample.kind == .quantity, sample.value.isFinite { value = sample.value }
     var created = SpillRecord.missingCreation
@@ -175,17 +163,9 @@ public final class ReportMart: OutputStage {
   /// The quality measures of the types the statistics stage does not spill, ranked like its groups.
   private func measureOtherTypes(_ context: StageContext) throws(OutputError) {
     let catalog = context.catalog
-    let ranks = groups.map { group in
-      context.settings.sourcePriority.rank(
-        sourceName: catalog.sourceName(group.source), deviceModel: catalog.device(group.device)?.model,
-        userEntered: group.userEntered)
-    }
-    var positions = [Int32](repeating: 0, count: groups.count)
-    for (position, index) in groups.indices.sorted(by: { ranks[$0] < ranks[$1] }).enumerated() {
-      positions[index] = Int32(position)
-    }
     otherQuality.begin(
-      types: otherTypes, groupSources: groups.map { catalog.sourceName($0.source) }, groupRanks: positions)
+      types: otherTypes, groupSources: groups.sourceNames(catalog),
+      groupRanks: groups.rankPositions(context.settings.sourcePriority, catalog: catalog))
     let merge = try spill.merged()
     while let record = try merge.next() {
       otherQuality.observe(

@@ -18,9 +18,8 @@ public import HealthModel
 /// still reach — never O(samples). Disk: 40 bytes per relevant sample in the run's staging folder,
 /// removed with it.
 ///
-/// Groups: a group is a source name plus whether its samples were entered by hand
-/// (`HKWasUserEntered` = 1); its device model — which decides its class (Pipelines/README.md,
-/// "Source priority") — is the model of the first of its samples that has a device with a model.
+/// Groups: each record carries its sample's priority group (`SourceGroups`), ranked by the run's
+/// source priority only in `finish`.
 public final class StatisticsMart: OutputStage {
   /// Hands one option's values of one job to another stage (the report) as the sweep closes its
   /// buckets, in time order: `receive(bucket start, the zone's UTC offset there in seconds, value)`,
@@ -52,19 +51,11 @@ public final class StatisticsMart: OutputStage {
   private let streamTypes: [String]
   /// Per catalog type id: its stream, -1 when no job wants it, -2 not yet looked at.
   private var typeStreams: [Int32] = []
-  /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
-  private var groupSlots: [Int32] = []
-  private var groups: [Group] = []
+  /// The spilled samples' priority groups.
+  private var groups = SourceGroups()
   /// The one-day queries behind `daily.csv`'s columns, and where their values go.
   private let dailyQueries: [StatisticsQuery]
   private let daily: DailyCollector?
-
-  private struct Group {
-    var source: Int32
-    var userEntered: Bool
-    /// The first device with a model among the group's samples, -1 while none.
-    var device: Int32
-  }
 
   /// - Parameters:
   ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
@@ -109,7 +100,7 @@ public final class StatisticsMart: OutputStage {
     guard sample.kind == .quantity, sample.value.isFinite else { return }
     let stream = streamIndex(sample.type, catalog: catalog)
     guard stream >= 0 else { return }
-    let group = groupIndex(sample, catalog: catalog)
+    let group = groups.group(of: sample, catalog: catalog)
     spill.append(
       SpillRecord(
         start: sample.start.seconds, end: sample.end.seconds, value: sample.value,
@@ -119,26 +110,16 @@ public final class StatisticsMart: OutputStage {
   /// Ranks the groups, merges the spilled runs and writes every job's files.
   public func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] {
     let catalog = context.catalog
-    // Source-priority ranks, worked out once per group.
-    let ranks = groups.map { group in
-      context.settings.sourcePriority.rank(
-        sourceName: catalog.sourceName(group.source), deviceModel: catalog.device(group.device)?.model,
-        userEntered: group.userEntered)
-    }
-    var groupRanks = [Int32](repeating: 0, count: groups.count)
-    for (position, index) in groups.indices.sorted(by: { ranks[$0] < ranks[$1] }).enumerated() {
-      groupRanks[index] = Int32(position)
-    }
+    let groupRanks = groups.rankPositions(context.settings.sourcePriority, catalog: catalog)
+    let groupNames = groups.sourceNames(catalog)
     // `separateBySource` rows are per source name, in UTF-8 byte order (sorted only when a job
     // asks for them: with a new source in every record, it is most of the finish).
     var names: [String] = []
     var groupSources = [Int32](repeating: 0, count: groups.count)
     if jobs.contains(where: \.separateBySource) {
-      names = Array(Set(groups.map { catalog.sourceName($0.source) })).sorted {
-        $0.utf8.lexicographicallyPrecedes($1.utf8)
-      }
+      names = Array(Set(groupNames)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
       let namePositions = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, Int32($0)) })
-      groupSources = groups.map { namePositions[catalog.sourceName($0.source)]! }
+      groupSources = groupNames.map { namePositions[$0]! }
     }
 
     var sweeps: [StatisticsSweep] = []
@@ -192,8 +173,7 @@ public final class StatisticsMart: OutputStage {
           emit: tap.record))
     }
     let observer = streamObserver
-    observer?.begin(
-      types: streamTypes, groupSources: groups.map { catalog.sourceName($0.source) }, groupRanks: groupRanks)
+    observer?.begin(types: streamTypes, groupSources: groupNames, groupRanks: groupRanks)
     let merge = try spill.merged()
     while let record = try merge.next() {
       for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
@@ -321,24 +301,6 @@ public final class StatisticsMart: OutputStage {
     let shortName = catalog.typeInfo(type).shortName
     typeStreams[index] = streamTypes.firstIndex(of: shortName).map { Int32($0) } ?? -1
     return typeStreams[index]
-  }
-
-  @inline(__always) private func groupIndex(_ sample: borrowing Sample, catalog: SampleCatalog) -> Int32 {
-    let userEntered = sample.userEntered
-    let slot = Int(sample.source) * 2 + (userEntered ? 1 : 0)
-    if slot >= groupSlots.count { groupSlots.append(contentsOf: repeatElement(-1, count: slot + 1 - groupSlots.count)) }
-    var group = groupSlots[slot]
-    if group < 0 {
-      group = Int32(groups.count)
-      groupSlots[slot] = group
-      groups.append(Group(source: sample.source, userEntered: userEntered, device: -1))
-    }
-    if groups[Int(group)].device < 0, sample.device >= 0, let model = catalog.device(sample.device)?.model,
-      !model.isEmpty
-    {
-      groups[Int(group)].device = sample.device
-    }
-    return group
   }
 }
 

@@ -93,17 +93,8 @@ struct WorkoutDistanceSamples {
   private let spill: SampleSpill?
   /// Per interned type: -2 not looked at yet, -1 not a distance type, else the stream.
   private var streams: [Int32] = []
-  /// Per (source id × 2 + entered by hand): the group, -1 when not yet seen.
-  private var groupSlots: [Int32] = []
-  private var groups: [Group] = []
-
-  /// A group as the statistics rank it (Pipelines/README.md, "Source priority").
-  private struct Group {
-    var source: Int32
-    var userEntered: Bool
-    /// The first device with a model among the group's samples, -1 while none.
-    var device: Int32
-  }
+  /// The spilled samples' priority groups, as the statistics rank theirs.
+  private var groups = SourceGroups()
 
   static let buffer = 65_536
 
@@ -130,24 +121,7 @@ struct WorkoutDistanceSamples {
     spill.append(
       SpillRecord(
         start: sample.start.seconds, end: max(sample.start.seconds, sample.end.seconds), value: sample.value,
-        created: SpillRecord.missingCreation, stream: stream, group: group(of: sample, catalog: catalog)))
-  }
-
-  private mutating func group(of sample: borrowing Sample, catalog: SampleCatalog) -> Int32 {
-    let slot = Int(sample.source) * 2 + (sample.userEntered ? 1 : 0)
-    if slot >= groupSlots.count { groupSlots.append(contentsOf: repeatElement(-1, count: slot + 1 - groupSlots.count)) }
-    var group = groupSlots[slot]
-    if group < 0 {
-      group = Int32(groups.count)
-      groupSlots[slot] = group
-      groups.append(Group(source: sample.source, userEntered: sample.userEntered, device: -1))
-    }
-    if groups[Int(group)].device < 0, sample.device >= 0, let model = catalog.device(sample.device)?.model,
-      !model.isEmpty
-    {
-      groups[Int(group)].device = sample.device
-    }
-    return group
+        created: SpillRecord.missingCreation, stream: stream, group: groups.group(of: sample, catalog: catalog)))
   }
 
   /// One workout that wants splits from distance samples.
@@ -173,16 +147,8 @@ struct WorkoutDistanceSamples {
   ) throws(OutputError) -> [Int: [WorkoutSplit]] {
     guard let spill, !requests.isEmpty else { return [:] }
     let ordered = requests.sorted { ($0.stream, $0.start, $0.index) < ($1.stream, $1.start, $1.index) }
-    let ranks = groups.map { group in
-      priority.rank(
-        sourceName: catalog.sourceName(group.source), deviceModel: catalog.device(group.device)?.model,
-        userEntered: group.userEntered)
-    }
-    var positions = [Int32](repeating: 0, count: groups.count)
-    for (position, index) in groups.indices.sorted(by: { ranks[$0] < ranks[$1] }).enumerated() {
-      positions[index] = Int32(position)
-    }
-    let names = groups.map { catalog.sourceName($0.source) }
+    let positions = groups.rankPositions(priority, catalog: catalog)
+    let names = groups.sourceNames(catalog)
 
     var totals = [Double](repeating: 0, count: ordered.count)
     var fastest = [Double](repeating: 0, count: ordered.count)
