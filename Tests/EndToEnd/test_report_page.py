@@ -69,6 +69,59 @@ def js_text(value) -> str:
     return str(value)
 
 
+# The names Chart.js draws beside the bars of a horizontal bar chart, where it draws them: each
+# label's text, its left and right edge measured in its own font, and its line; with the chart's
+# names, its width and its plot area.
+NAMES_DRAWN = """(id => {
+  const chart = Chart.getChart(document.querySelector('canvas[data-chart="' + id + '"]'));
+  const scale = chart.scales.y, ctx = chart.ctx;
+  const drawn = scale._computeLabelItems(chart.chartArea).map(item => {
+    ctx.save(); ctx.font = item.font.string; const w = ctx.measureText(item.label).width; ctx.restore();
+    const x = item.translation[0], align = item.textAlign;
+    const left = align === 'right' ? x - w : align === 'center' ? x - w / 2 : x;
+    return { text: item.label, left, right: left + w, y: item.translation[1], line: item.font.lineHeight };
+  });
+  return { names: chart.data.labels, width: chart.width, area: [chart.chartArea.left, chart.chartArea.right], drawn };
+})"""
+
+
+def hover_tooltip(page, chart_id: str, index: int, dataset: int = 0) -> dict | None:
+    """The tooltip (title and body lines) shown while the mouse rests on bar `index` of `dataset`."""
+    x, y = page.evaluate(f"""(() => {{ const canvas = document.querySelector('canvas[data-chart="{chart_id}"]');
+        canvas.scrollIntoView({{ block: 'center' }});
+        const chart = Chart.getChart(canvas), box = canvas.getBoundingClientRect();
+        const bar = chart.getDatasetMeta({dataset}).data[{index}].getCenterPoint();
+        return [box.left + bar.x, box.top + bar.y]; }})()""")
+    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+    page.settle(0.1)
+    return page.evaluate(f"""(() => {{ const t = Chart.getChart(document.querySelector('canvas[data-chart="{chart_id}"]')).tooltip;
+        return t.opacity > 0 ? {{ title: t.title, body: t.body.flatMap(b => b.lines) }} : null; }})()""")
+
+
+def check_names_beside_bars(test: unittest.TestCase, page, chart_id: str) -> list[tuple[str, str]]:
+    """At phone width every name of the chart is labelled inside the chart's left area, whole or cut
+    to a prefix ending in "…", on lines that do not overlap, and the bars keep half the chart;
+    the tooltip of a cut name shows it whole. Returns the (name, drawn text) pairs."""
+    facts = page.evaluate(NAMES_DRAWN + f"('{chart_id}')")
+    names, drawn = facts["names"], facts["drawn"]
+    test.assertEqual(len(drawn), len(names), f"{chart_id}: every name is labelled, none skipped")
+    left, right = facts["area"]
+    test.assertGreaterEqual(right - left, facts["width"] / 2, f"{chart_id}: the bars keep half the chart")
+    pairs = list(zip(names, [d["text"] for d in drawn]))
+    for (name, text), label in zip(pairs, drawn):
+        with test.subTest(chart=chart_id, name=name):
+            test.assertGreaterEqual(label["left"], 0, f"{text!r} starts inside the canvas")
+            test.assertLessEqual(label["right"], left, f"{text!r} ends before the bars")
+            if text != name:
+                test.assertTrue(text.endswith("…") and name.startswith(text[:-1]) and len(text) > 1, text)
+    for a, b in zip(drawn, drawn[1:]):
+        test.assertGreaterEqual(abs(b["y"] - a["y"]), a["line"], f"{a['text']!r} and {b['text']!r} overlap")
+    cut = [k for k, (name, text) in enumerate(pairs) if text != name]
+    if cut:
+        test.assertEqual(hover_tooltip(page, chart_id, cut[0])["title"], [names[cut[0]]])
+    return pairs
+
+
 class RendererTests(unittest.TestCase):
     """The substitution the Swift report stage must copy, checked without a browser."""
 
@@ -381,6 +434,19 @@ class ExampleReportTests(ReportPageChecks, unittest.TestCase):
                 return [...document.querySelectorAll('#workout-table th')].filter(th => th.getBoundingClientRect().right <= w.right + 0.5).length; })()""")
             self.assertGreaterEqual(visible, 5)
             self.assertEqual(page.evaluate("getComputedStyle(document.getElementById('workout-table-wrap')).overflowX"), "auto")
+        finally:
+            page.close()
+
+    def test_phone_width_type_names_are_readable_beside_their_bars(self):
+        # At 390 px the overlap chart labelled every other type and cut the long ones at the
+        # canvas edge ("kingAsymmetryPercentage").
+        page = self.browser.open(self.html, width=390, height=844)
+        try:
+            page.wait_for(RENDERED)
+            pairs = check_names_beside_bars(self, page, "quality-overlap")
+            shown = sorted(self.data["quality"]["types"], key=lambda t: -(t["samples"] or 0))[:12]
+            self.assertEqual([name for name, _ in pairs], [t["type"] for t in shown])
+            self.assertEqual(page.console_errors(), [])
         finally:
             page.close()
 
@@ -714,6 +780,80 @@ class RealShapesReportTests(unittest.TestCase):
     def test_one_type_is_not_called_largest_types(self):
         sub = self.page.evaluate("document.querySelector('[data-figure=\"quality-overlap\"] [data-sub]').textContent")
         self.assertEqual(sub, "share of each type's records, the only type")
+
+    def test_no_console_errors(self):
+        self.assertEqual(self.page.console_errors(), [])
+
+
+class LongNamesReportTests(unittest.TestCase):
+    """Names from an export wider than a phone's chart: HealthKit's long type names, an app's own
+    type holding markup, a long workout type. At 390 px each is drawn whole or cut with "…", the
+    tooltip and the data table keep it whole, and none becomes markup."""
+
+    MARKUP = '<img src=x onerror="document.title=1">AppSpecificMeasurementOfSomething'
+    WORKOUT = "AnAppsOwnActivityWithAnExtremelyLongNameIndeed"
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools()
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-long-names-"))
+        data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        types = sorted(data["quality"]["types"], key=lambda t: -(t["samples"] or 0))
+        for t, name in zip(types, ["WalkingDoubleSupportPercentage", "AppleWalkingSteadiness", cls.MARKUP]):
+            t["type"] = name
+        w = data["workouts"]
+        w["type"] = [cls.WORKOUT if t == "Running" else t for t in w["type"]]
+        cls.data = data
+        cls.html = report_fixture.render_file(data, cls.dir / "report.html")
+        cls.browser = Browser()
+        try:
+            cls.page = cls.browser.open(cls.html, width=390, height=844)
+            cls.page.wait_for(RENDERED)
+        except BaseException:
+            cls.browser.close()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_type_names_are_whole_or_cut_with_an_ellipsis(self):
+        pairs = dict(check_names_beside_bars(self, self.page, "quality-overlap"))
+        # 40 % of a 348-pixel chart holds about 20 characters of 12-pixel type.
+        self.assertEqual(pairs["StepCount"], "StepCount")
+        for name in ("WalkingDoubleSupportPercentage", "AppleWalkingSteadiness", self.MARKUP):
+            self.assertTrue(pairs[name].endswith("…"), pairs[name])
+        markup = list(pairs).index(self.MARKUP)
+        self.assertEqual(hover_tooltip(self.page, "quality-overlap", markup)["title"], [self.MARKUP])
+
+    def test_the_data_table_keeps_the_whole_names_as_text(self):
+        self.page.evaluate("document.querySelector('details[data-table-for=\"quality-overlap\"]').open = true")
+        self.page.settle(0.1)
+        names = self.page.evaluate("""[...document.querySelectorAll('details[data-table-for="quality-overlap"] td[data-field="type"]')]
+            .map(td => [td.textContent, td.children.length])""")
+        self.assertIn([self.MARKUP, 0], names)
+        self.assertIn(["WalkingDoubleSupportPercentage", 0], names)
+        self.assertEqual(self.page.evaluate("document.querySelectorAll('main img').length"), 0)
+        self.assertNotEqual(self.page.evaluate("document.title"), "1")
+
+    def test_a_long_workout_type_fits_the_legend_and_shows_whole_in_the_tooltip(self):
+        legend = self.page.evaluate("""(() => { const c = Chart.getChart(document.querySelector('canvas[data-chart="workout-time"]'));
+            return { width: c.width, texts: c.legend.legendItems.map(i => i.text), labels: c.data.datasets.map(d => d.label),
+                     boxes: c.legend.legendHitBoxes.map(b => [b.left, b.left + b.width]) }; })()""")
+        whole = "An Apps Own Activity With An Extremely Long Name Indeed"
+        self.assertIn(whole, legend["labels"])
+        text = legend["texts"][legend["labels"].index(whole)]
+        self.assertTrue(text.endswith("…") and whole.startswith(text[:-1]), text)
+        for left, right in legend["boxes"]:
+            self.assertGreaterEqual(left, 0)
+            self.assertLessEqual(right, legend["width"])
+        dataset = legend["labels"].index(whole)
+        week = self.page.evaluate(f"""Chart.getChart(document.querySelector('canvas[data-chart="workout-time"]'))
+            .data.datasets[{dataset}].data.findIndex(v => v)""")
+        self.assertGreaterEqual(week, 0, "the long type has a bar in the range")
+        body = hover_tooltip(self.page, "workout-time", week, dataset)["body"]
+        self.assertTrue(any(line.startswith(whole + ": ") for line in body), body)
 
     def test_no_console_errors(self):
         self.assertEqual(self.page.console_errors(), [])
