@@ -169,6 +169,18 @@ class RendererTests(unittest.TestCase):
         self.assertNotIn("sourceMappingURL", library)  # would make devtools fetch a map
 
 
+def open_rendered(cls, **size):
+    """Opens `cls.html` in a browser of the class's own and waits until the page has drawn; a page
+    that never draws closes the browser before the error goes on."""
+    cls.browser = Browser()
+    try:
+        cls.page = cls.browser.open(cls.html, **size)
+        cls.page.wait_for(RENDERED)
+    except BaseException:
+        cls.browser.close()
+        raise
+
+
 class DriverTests(unittest.TestCase):
     """The checks the page tests rely on can fail: the driver sees requests, errors, blank PNGs."""
 
@@ -358,13 +370,7 @@ class ExampleReportTests(ReportPageChecks, unittest.TestCase):
         text = report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8")
         cls.data = json.loads(text)
         cls.html = report_fixture.render_file(text, cls.dir / "report.html")
-        cls.browser = Browser()
-        try:
-            cls.page = cls.browser.open(cls.html)
-            cls.page.wait_for(RENDERED)
-        except BaseException:
-            cls.browser.close()
-            raise
+        open_rendered(cls)
 
     @classmethod
     def tearDownClass(cls):
@@ -488,13 +494,7 @@ class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
         cls.dir = Path(tempfile.mkdtemp(prefix="report-extreme-"))
         cls.data = cls.extreme()
         cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
-        cls.browser = Browser()
-        try:
-            cls.page = cls.browser.open(cls.html)
-            cls.page.wait_for(RENDERED)
-        except BaseException:
-            cls.browser.close()
-            raise
+        open_rendered(cls)
 
     @classmethod
     def tearDownClass(cls):
@@ -701,13 +701,7 @@ class RealShapesReportTests(unittest.TestCase):
         cls.dir = Path(tempfile.mkdtemp(prefix="report-real-shapes-"))
         cls.data = real_shapes()
         cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
-        cls.browser = Browser()
-        try:
-            cls.page = cls.browser.open(cls.html)
-            cls.page.wait_for(RENDERED)
-        except BaseException:
-            cls.browser.close()
-            raise
+        open_rendered(cls)
 
     @classmethod
     def tearDownClass(cls):
@@ -805,13 +799,7 @@ class LongNamesReportTests(unittest.TestCase):
         w["type"] = [cls.WORKOUT if t == "Running" else t for t in w["type"]]
         cls.data = data
         cls.html = report_fixture.render_file(data, cls.dir / "report.html")
-        cls.browser = Browser()
-        try:
-            cls.page = cls.browser.open(cls.html, width=390, height=844)
-            cls.page.wait_for(RENDERED)
-        except BaseException:
-            cls.browser.close()
-            raise
+        open_rendered(cls, width=390, height=844)
 
     @classmethod
     def tearDownClass(cls):
@@ -873,13 +861,7 @@ class EmptyRangeReportTests(unittest.TestCase):
             w[key].append(w[key][0])
         w["id"][-1], w["start"][-1], w["route"][-1], w["laps"][-1] = "LATE", "2024-11-01 08:00", None, None
         cls.html = report_fixture.render_file(data, cls.dir / "report.html")
-        cls.browser = Browser()
-        try:
-            cls.page = cls.browser.open(cls.html)
-            cls.page.wait_for(RENDERED)
-        except BaseException:
-            cls.browser.close()
-            raise
+        open_rendered(cls)
 
     @classmethod
     def tearDownClass(cls):
