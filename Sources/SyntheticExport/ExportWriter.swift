@@ -116,25 +116,14 @@ struct ExportWriter: ~Copyable {
       out.put(sample.source.devicePrefix)
       device(pointer: sample.pointer, suffix: suffix)
     }
-    if !sample.unit.isCategory {
-      out.put("\" unit=\"")
-      out.put(sample.unit.text)
-    }
+    unitAttribute(sample)
     out.put("\" creationDate=\"")
     out.date(sample.created)
     out.put("\" startDate=\"")
     out.date(sample.start)
     out.put("\" endDate=\"")
     out.date(sample.end)
-    if sample.unit.isCategory {
-      if sample.unit != .noValue {
-        out.put("\" value=\"")
-        out.put(sample.unit.text)
-      }
-    } else {
-      out.put("\" value=\"")
-      out.decimal(sample.value, digits: Int(sample.decimals))
-    }
+    valueAttribute(sample)
     count(.record)
     let childIndent: StaticString = nested ? "   " : "  "
     switch sample.metadata {
@@ -169,28 +158,36 @@ struct ExportWriter: ~Copyable {
     out.put(nested ? "  </Record>\n" : " </Record>\n")
   }
 
+  /// `unit`, for a quantity (a category record has none).
+  private mutating func unitAttribute(_ sample: Sample) {
+    guard !sample.unit.isCategory else { return }
+    out.put("\" unit=\"")
+    out.put(sample.unit.text)
+  }
+
+  /// `value`: the number, or a category's value name (none for a category without one).
+  private mutating func valueAttribute(_ sample: Sample) {
+    if sample.unit.isCategory {
+      guard sample.unit != .noValue else { return }
+      out.put("\" value=\"")
+      out.put(sample.unit.text)
+    } else {
+      out.put("\" value=\"")
+      out.decimal(sample.value, digits: Int(sample.decimals))
+    }
+  }
+
   /// The rest of an iOS 8–9 `Record` after its type: `source` (no version, device or creation
   /// date), compact dates, and metadata as attributes — Health Mate's with spaces in their names.
   private mutating func legacyRecord(_ type: RecordType, _ sample: Sample) {
     out.put("\" source=\"")
     out.put(sample.source.name)
-    if !sample.unit.isCategory {
-      out.put("\" unit=\"")
-      out.put(sample.unit.text)
-    }
+    unitAttribute(sample)
     out.put("\" startDate=\"")
     out.date(sample.start)
     out.put("\" endDate=\"")
     out.date(sample.end)
-    if sample.unit.isCategory {
-      if sample.unit != .noValue {
-        out.put("\" value=\"")
-        out.put(sample.unit.text)
-      }
-    } else {
-      out.put("\" value=\"")
-      out.decimal(sample.value, digits: Int(sample.decimals))
-    }
+    valueAttribute(sample)
     if sample.metadata == .userEntered { out.put("\" HKWasUserEntered=\"1") }
     if sample.source == .healthMate {
       out.put("\" Health Mate App Version=\"")

@@ -13,8 +13,9 @@
 # programs measured, so a slow or busy machine does not fail a build.
 set -eu
 : "${BIN:?}" "${FLOOR:?}" "${FILE:?}" "${SMALL:?}" "${OUTDIR:?}"
-# The targets: throughput of inspect and of the default pipeline as a fraction of the floor's,
-# the pipeline's CPU time as a multiple of the floor's, the pipeline's and inspect's peak RSS.
+# The targets, written in README.md ("Speed and memory"): throughput of inspect and of the default
+# pipeline as a fraction of the floor's, the pipeline's CPU time as a multiple of the floor's, the
+# pipeline's and inspect's peak RSS.
 INSPECT_RATIO=0.85
 RUN_RATIO=0.85
 RUN_CPU=1.9

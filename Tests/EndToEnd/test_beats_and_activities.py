@@ -19,6 +19,7 @@ import os
 import re
 import subprocess
 import tempfile
+import sys
 import unittest
 import uuid
 import xml.etree.ElementTree as ET
@@ -26,15 +27,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import binary  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 ZONE = ZoneInfo("Europe/Berlin")  # the sample's HKTimeZone, so the run's zone
 TYPE = "HKWorkoutActivityType"
 STATISTIC = "HKQuantityTypeIdentifier"
 METERS = {"m": 1, "km": 1000}
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
 
 
 def read(path: Path) -> list[dict[str, str]]:
@@ -79,8 +79,6 @@ def close(testcase: unittest.TestCase, text: str, value: float | None, places: i
 class BeatsAndActivitiesTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"{binary()} is not built")
         cls.folder = tempfile.TemporaryDirectory(prefix="healthetl-beats-")
         root = Path(cls.folder.name)
         cls.export = root / "export.xml"

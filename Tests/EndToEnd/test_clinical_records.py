@@ -5,32 +5,23 @@ resources, hostile paths and `copyResources`, in a folder and in a zip.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import shutil
 import stat
 import subprocess
 import tempfile
+import sys
 import unittest
 import zipfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import binary, csv_rows  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 PIPELINE = REPO / "Pipelines" / "clinical-records.json"
 REAL = Path(os.environ.get("HEALTHETL_REAL_FIXTURES", "/work/shared/fixtures/real"))
-
-
-def binary() -> Path:
-    for candidate in (os.environ.get("HEALTHETL_BIN"), REPO / ".build/release/healthetl", REPO / ".build/debug/healthetl"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate).resolve()
-    raise unittest.SkipTest("needs a built healthetl (swift build, or HEALTHETL_BIN)")
-
-
-def rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 def record(kind: str, identifier: str, path: str) -> str:
@@ -97,7 +88,7 @@ class ClinicalRecordsEndToEnd(unittest.TestCase):
         return path
 
     def check_rows(self, out: Path, copied: bool):
-        got = rows(out / "clinical_records.csv")
+        got = csv_rows(out / "clinical_records.csv")
         self.assertEqual([r["identifier"] for r in got], ["o1", "i1", "p1", "p2", "c1", "pt"])
         observation, immunization, hostile, missing, broken, deeper = got
         self.assertEqual(observation, {
@@ -155,7 +146,7 @@ class ClinicalRecordsEndToEnd(unittest.TestCase):
             self.skipTest(f"real fixtures not found at {REAL} (set HEALTHETL_REAL_FIXTURES)")
         out = self.tmp / "out"
         report = self.run_healthetl(export, out)
-        got = rows(out / "clinical_records.csv")
+        got = csv_rows(out / "clinical_records.csv")
         self.assertEqual([r["type"] for r in got], ["Procedure", "Procedure", "Procedure", "Immunization", "DiagnosticReport", "Patient"])
         self.assertEqual(got[3]["identifier"], "Tdot1l.AKI5tXy3lOznArzgB")
         self.assertEqual(got[3]["received"], "2020-12-06T20:24:29-08:00")

@@ -23,9 +23,13 @@ import re
 import sqlite3
 import subprocess
 import tempfile
+import sys
 import unittest
 from datetime import datetime
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import binary  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -47,10 +51,6 @@ REAL_EXPORTS = [
     "kkuichi__ms051uh/tests/data/export.xml",
     "alxdrcirilo__apple-health-parser/tests/data/export.zip",
 ]
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
 
 
 def real_fixtures() -> Path:
@@ -177,8 +177,6 @@ class DatabaseEqualsFiles:
 class SampleDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
         cls.tmp = tempfile.TemporaryDirectory()
         root = Path(cls.tmp.name)
         cls.export = root / "export.zip"
@@ -296,8 +294,6 @@ class SamplesDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
 
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
         cls.tmp = tempfile.TemporaryDirectory()
         root = Path(cls.tmp.name)
         export = root / "export.zip"
@@ -357,8 +353,6 @@ class ReadmeQueriesTests(unittest.TestCase):
     """README.md's five queries ("In SQL or Datasette") give what it shows on the bundled sample."""
 
     def test_the_readme_shows_what_the_queries_give(self):
-        if not Path(binary()).exists():
-            self.skipTest(f"no healthetl binary at {binary()}")
         readme = (REPO / "README.md").read_text(encoding="utf-8")
         section = readme.split("### In SQL or Datasette", 1)[1].split("\n### ", 1)[0]
         pairs = re.findall(r"```sql\n(.*?)```\n\n```text\n(.*?)```", section, flags=re.S)
@@ -378,8 +372,6 @@ class ReadmeQueriesTests(unittest.TestCase):
 
 class RealExportDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
     def test_every_real_export(self):
-        if not Path(binary()).exists():
-            self.skipTest(f"no healthetl binary at {binary()}")
         root = real_fixtures()
         if not root.is_dir():
             self.skipTest(f"{root} is absent (real fixtures are not beside this checkout)")

@@ -29,11 +29,10 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import binary  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
 
 
 def sample(path: Path, days: int, seed: int) -> Path:
@@ -60,8 +59,6 @@ def table_dump(database: sqlite3.Connection, table: str) -> list[tuple]:
 class DatasetteTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
         cls.tmp = tempfile.TemporaryDirectory()
         root = Path(cls.tmp.name)
         cls.out = root / "out"
@@ -124,8 +121,6 @@ class DatasetteTests(unittest.TestCase):
 
 class KilledRunTests(unittest.TestCase):
     def test_a_kill_while_the_database_is_written_leaves_the_previous_one(self):
-        if not Path(binary()).exists():
-            self.skipTest(f"no healthetl binary at {binary()}")
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             out = root / "out"
@@ -152,8 +147,6 @@ class KilledRunTests(unittest.TestCase):
 
 class NightlyDatabaseTests(unittest.TestCase):
     def test_a_night_swaps_in_the_newest_database_under_an_open_reader(self):
-        if not Path(binary()).exists():
-            self.skipTest(f"no healthetl binary at {binary()}")
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             inbox, out = root / "inbox", root / "out"

@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import binary, csv_rows  # noqa: E402
 
 from chromium import Browser  # noqa: E402
 
@@ -62,18 +63,6 @@ FILES = {
 }
 
 
-def binary() -> Path:
-    for candidate in (os.environ.get("HEALTHETL_BIN"), REPO / ".build/release/healthetl", REPO / ".build/debug/healthetl"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate).resolve()
-    raise unittest.SkipTest("needs a built healthetl (swift build, or HEALTHETL_BIN)")
-
-
-def rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
 class ElectrocardiogramsEndToEnd(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="healthetl-ecg-"))
@@ -108,7 +97,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         return result
 
     def check_outputs(self, out: Path, stderr: str):
-        recordings = rows(out / "ecg_recordings.csv")
+        recordings = csv_rows(out / "ecg_recordings.csv")
         # Folders and files in byte order (a zip in archive order, written here in the same order
         # except the folder listing: compare by recording).
         by_file = {r["recording"]: r for r in recordings}
@@ -133,7 +122,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         self.assertEqual(broken["samples"], "2")
         self.assertEqual(broken["problem"], "line 8: 'abc' is not a number (one sample in µV per line)")
 
-        samples = rows(out / "ecg_samples.csv")
+        samples = csv_rows(out / "ecg_samples.csv")
         got = [(s["recording"], s["offset_s"], s["microvolts"]) for s in samples]
         english_samples = [s[1:] for s in got if s[0] == "electrocardiograms/ecg_2024-03-20.csv"]
         # offset = index ÷ 512: 1/512 = 0.001953125 exactly.
@@ -170,7 +159,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         result = self.run_healthetl(self.folder_export(), out)
         self.check_outputs(out, result.stderr)
         # A folder is read in byte order of names: electrocardiograms/ before eletrocardiogramas/.
-        self.assertEqual([r["recording"] for r in rows(out / "ecg_recordings.csv")], [
+        self.assertEqual([r["recording"] for r in csv_rows(out / "ecg_recordings.csv")], [
             "electrocardiograms/ecg_2024-03-20.csv", "electrocardiograms/ecg_2024-03-22.csv", "eletrocardiogramas/ecg_2024-03-21.csv"])
 
     def test_zip(self):
@@ -189,7 +178,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         self.assertEqual(lines, ["healthetl: 1 ECG file not read whole (first: electrocardiograms/ecg?healthetl: fake.csv: "
                                  "line 8: 'abc' is not a number (one sample in µV per line)); see run.json"])
         # The table keeps the name as written: it is data.
-        self.assertEqual(rows(out / "ecg_recordings.csv")[0]["recording"], "electrocardiograms/ecg\nhealthetl: fake.csv")
+        self.assertEqual(csv_rows(out / "ecg_recordings.csv")[0]["recording"], "electrocardiograms/ecg\nhealthetl: fake.csv")
 
     def test_an_export_without_ecgs_writes_empty_tables_and_no_line(self):
         root = self.tmp / "plain"
@@ -213,7 +202,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         report_pipeline.write_text(json.dumps({"version": 1, "name": "r", "jobs": [
             {"name": "report", "kind": "report", "template": str(REPO / "Pipelines/report/report.html"), "outputs": [{"table": "report", "file": "report.html"}]}]}))
         self.run_healthetl(export, out, PIPELINE, report_pipeline)
-        recordings = rows(out / "ecg_recordings.csv")
+        recordings = csv_rows(out / "ecg_recordings.csv")
         self.assertEqual([r["local_time"][:10] for r in recordings], ["2024-03-18", "2024-03-25", "2024-04-01", "2024-04-08"])
         for r in recordings:
             self.assertEqual((r["sample_rate_hz"], r["samples"], r["duration_s"], r["problem"]), ("512", "15360", "30", ""))

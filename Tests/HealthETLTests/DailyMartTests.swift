@@ -144,7 +144,7 @@ import Testing
       transaction in
       [
         DailyMart(
-          transaction: transaction, destinations: [.init(table: .daily, file: "daily.csv", format: .csv)],
+          destinations: [.init(table: .daily, file: "daily.csv", format: .csv)],
           collector: DailyCollector(), reads: [])
       ]
     }

@@ -61,7 +61,7 @@ import Testing
     let transaction = try OutputTransaction(outputDirectory: folder.path)
     defer { transaction.abandon() }
     var graph = MartGraph(transaction: transaction, feedsDaily: true, hasReport: true)
-    graph.addSleep { SleepMart(transaction: $0.transaction, destinations: [], daily: $0.daily) }
+    graph.addSleep { SleepMart(destinations: [], daily: $0.daily) }
     graph.addWorkouts {
       WorkoutMart(transaction: $0.transaction, outputs: [], daily: $0.daily, keepsRouteShapes: $0.report)
     }

@@ -416,7 +416,6 @@ import Testing
     ) { transaction in
       [
         SleepMart(
-          transaction: transaction,
           destinations: [.init(table: .sessions, file: "nights/sessions.ndjson", format: .ndjson)])
       ]
     }

@@ -37,7 +37,7 @@ enum SleepTesting {
     extraStages: @escaping (OutputTransaction) -> [any OutputStage] = { _ in [] }
   ) throws -> Output {
     let result = try StageHarness.run(source, zone: zone, settings: settings) { transaction in
-      [SleepMart(transaction: transaction, writeJSON: json)] + extraStages(transaction)
+      [SleepMart(writeJSON: json)] + extraStages(transaction)
     }
     defer { result.remove() }
     let header = try result.text("sleep_daily.csv").prefix { $0 != "\n" }

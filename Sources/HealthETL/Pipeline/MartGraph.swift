@@ -145,7 +145,7 @@ public struct MartGraph {
       let sleep =
         self.sleep
         ?? {
-          let mart = SleepMart(transaction: transaction, destinations: [], daily: daily)
+          let mart = SleepMart(destinations: [], daily: daily)
           stages.append(mart)
           return mart
         }()
@@ -157,7 +157,7 @@ public struct MartGraph {
           return mart
         }()
       let dailyMart = DailyMart(
-        transaction: transaction, destinations: dailyDestinations, collector: daily,
+        destinations: dailyDestinations, collector: daily,
         reads: [sleep, workouts, statistics])
       stages.append(dailyMart)
       if let report, let reportParts {

@@ -58,3 +58,16 @@ public struct StageContext {
     self.input = input
   }
 }
+
+extension StageContext {
+  /// A writer of `table` to `file` among the run's outputs, with the run's zone for its instants
+  /// and the run's CSV settings: how every mart opens a table.
+  /// - Parameter encodeOnThread: encode on a lane of the run's pool (long tables).
+  public func writer<Row>(
+    _ table: RowTable<Row>, file: String, format: TableFormat, encodeOnThread: Bool = false
+  ) throws(OutputError) -> RowWriter<Row> {
+    try RowWriter(
+      transaction, path: file, table: table, format: format, zone: zone.rules,
+      byteOrderMark: settings.csvByteOrderMark, encodeOnThread: encodeOnThread)
+  }
+}

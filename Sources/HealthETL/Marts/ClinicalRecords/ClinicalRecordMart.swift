@@ -97,9 +97,7 @@ public final class ClinicalRecordMart: OutputStage {
     var writers: [RowWriter<ClinicalRecordRow>] = []
     for destination in destinations {
       writers.append(
-        try RowWriter(
-          transaction, path: destination.file, table: ClinicalRecordTables.records, format: destination.format,
-          zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark))
+        try context.writer(ClinicalRecordTables.records, file: destination.file, format: destination.format))
     }
     for (record, path) in zip(records, paths) {
       let resource: ClinicalRecordResource

@@ -119,7 +119,6 @@ public final class DailyMart: OutputStage {
   }
 
   let collector: DailyCollector
-  private let transaction: OutputTransaction
   private let destinations: [Destination]
   /// The marts that hand their results to `collector` while they finish.
   public let reads: [any OutputStage]
@@ -132,10 +131,9 @@ public final class DailyMart: OutputStage {
   /// - Parameter reads: the marts that feed `collector` (sleep, workouts, statistics); they
   ///   finish first.
   init(
-    transaction: OutputTransaction, destinations: [Destination], collector: DailyCollector,
+    destinations: [Destination], collector: DailyCollector,
     reads: [any OutputStage]
   ) {
-    self.transaction = transaction
     self.destinations = destinations
     self.collector = collector
     self.reads = reads
@@ -156,9 +154,7 @@ public final class DailyMart: OutputStage {
     days = collector.table()
     var written: [OutputSummary] = []
     for destination in destinations {
-      var writer = try RowWriter(
-        transaction, path: destination.file, table: DailyTables.daily, format: destination.format,
-        zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+      var writer = try context.writer(DailyTables.daily, file: destination.file, format: destination.format)
       for day in days { try writer.append(day) }
       written.append(try writer.close())
     }

@@ -32,7 +32,6 @@ public final class ElectrocardiogramMart: OutputStage {
   static let previewSeconds = 3.0
   static let previewSampleLimit = 2048
 
-  private let transaction: OutputTransaction
   private let destinations: [Destination]
   /// Whether the report page wants `previews`.
   let wantsPreviews: Bool
@@ -42,8 +41,7 @@ public final class ElectrocardiogramMart: OutputStage {
 
   /// - Parameter wantsPreviews: whether to keep the latest recordings' first seconds, for the
   ///   report's chart.
-  public init(transaction: OutputTransaction, destinations: [Destination], wantsPreviews: Bool = false) {
-    self.transaction = transaction
+  public init(destinations: [Destination], wantsPreviews: Bool = false) {
     self.destinations = destinations
     self.wantsPreviews = wantsPreviews
   }
@@ -65,9 +63,8 @@ public final class ElectrocardiogramMart: OutputStage {
     var sampleWriters: [RowWriter<ElectrocardiogramSampleRow>] = []
     for destination in destinations {
       func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
-        try RowWriter(
-          transaction, path: destination.file, table: table, format: destination.format, zone: context.zone.rules,
-          byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: destination.table == .samples)
+        try context.writer(
+          table, file: destination.file, format: destination.format, encodeOnThread: destination.table == .samples)
       }
       switch destination.table {
       case .recordings: recordingWriters.append(try writer(ElectrocardiogramTables.recordings))

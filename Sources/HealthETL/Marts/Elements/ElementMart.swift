@@ -60,9 +60,7 @@ public final class ElementMart: OutputStage {
     for row in rows {
       for attribute in row.attributes where seen.insert(attribute.name).inserted { attributes.append(attribute.name) }
     }
-    var writer = try RowWriter(
-      transaction, path: path, table: ElementTables.table(attributes: attributes), format: format,
-      zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark)
+    var writer = try context.writer(ElementTables.table(attributes: attributes), file: path, format: format)
     for row in rows { try writer.append(ElementRow(row)) }
     return try writer.close()
   }

@@ -106,9 +106,7 @@ public final class HeartBeatMart: OutputStage {
     var readingWriters: [RowWriter<HRVReadingRow>] = []
     for destination in destinations {
       func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
-        try RowWriter(
-          transaction, path: destination.file, table: table, format: destination.format, zone: runZone,
-          byteOrderMark: context.settings.csvByteOrderMark)
+        try context.writer(table, file: destination.file, format: destination.format)
       }
       switch destination.table {
       case .beats: beatWriters.append(try writer(HeartBeatTables.beats))

@@ -32,7 +32,6 @@ public final class SleepMart: OutputStage {
     var userEntered: Bool
   }
 
-  private let transaction: OutputTransaction
   private let destinations: [Destination]
   /// Kept samples; `group` indexes `groupKeys` until `finish` renumbers it by priority.
   private var intervals: [SleepInterval] = []
@@ -52,19 +51,18 @@ public final class SleepMart: OutputStage {
   let daily: DailyCollector?
 
   /// Writes each table to the files `destinations` name (a table may go to several, or none).
-  public convenience init(transaction: OutputTransaction, destinations: [Destination]) {
-    self.init(transaction: transaction, destinations: destinations, daily: nil)
+  public convenience init(destinations: [Destination]) {
+    self.init(destinations: destinations, daily: nil)
   }
 
   /// - Parameter daily: receives each night as it is written, for `daily.csv`.
-  init(transaction: OutputTransaction, destinations: [Destination], daily: DailyCollector?) {
-    self.transaction = transaction
+  init(destinations: [Destination], daily: DailyCollector?) {
     self.destinations = destinations
     self.daily = daily
   }
 
   /// Writes every table to its default file, with `writeJSON` also to a `.json` beside it.
-  public convenience init(transaction: OutputTransaction, writeJSON: Bool = false) {
+  public convenience init(writeJSON: Bool = false) {
     var destinations = Table.allCases.map { Destination(table: $0, file: $0.schema.defaultFile, format: .csv) }
     if writeJSON {
       destinations += Table.allCases.map {
@@ -72,7 +70,7 @@ public final class SleepMart: OutputStage {
           table: $0, file: $0.schema.defaultFile.replacingOccurrences(of: ".csv", with: ".json"), format: .json)
       }
     }
-    self.init(transaction: transaction, destinations: destinations)
+    self.init(destinations: destinations)
   }
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
@@ -110,9 +108,7 @@ public final class SleepMart: OutputStage {
     var written: [OutputSummary] = []
     for destination in destinations {
       func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
-        try RowWriter(
-          transaction, path: destination.file, table: table, format: destination.format, zone: context.zone.rules,
-          byteOrderMark: context.settings.csvByteOrderMark)
+        try context.writer(table, file: destination.file, format: destination.format)
       }
       switch destination.table {
       case .daily:

@@ -248,9 +248,7 @@ public final class StatisticsMart: OutputStage {
       let table = StatisticsTables.table(of: query)
       for destination in StatisticsTables.destinations(of: query) {
         writers.append(
-          try RowWriter(
-            context.transaction, path: destination.file, table: table, format: destination.format,
-            zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: true))
+          try context.writer(table, file: destination.file, format: destination.format, encodeOnThread: true))
       }
     }
 

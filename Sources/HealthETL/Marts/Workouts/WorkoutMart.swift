@@ -34,7 +34,6 @@ public final class WorkoutMart: OutputStage {
     Output(table: table, file: table.schema.defaultFile, format: TableSchema.format(ofFile: table.schema.defaultFile))
   }
 
-  private let transaction: OutputTransaction
   private let codes: WorkoutCodeTable
   private let outputs: [Output]
   private var workouts: [WorkoutElement] = []
@@ -72,7 +71,6 @@ public final class WorkoutMart: OutputStage {
     transaction: OutputTransaction, codes: WorkoutCodeTable = .shipped, outputs: [Output] = defaultOutputs,
     daily: DailyCollector?, keepsRouteShapes: Bool
   ) {
-    self.transaction = transaction
     self.codes = codes
     self.outputs = outputs
     self.daily = daily
@@ -149,9 +147,7 @@ public final class WorkoutMart: OutputStage {
     }
     for output in outputs where output.table != .routePoints {
       func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
-        try RowWriter(
-          transaction, path: output.file, table: table, format: output.format, zone: context.zone.rules,
-          byteOrderMark: context.settings.csvByteOrderMark)
+        try context.writer(table, file: output.file, format: output.format)
       }
       switch output.table {
       case .workouts:

@@ -59,9 +59,7 @@ final class WorkoutRoutesAndSplits {
     var writers: [RowWriter<RoutePointRow>] = []
     for output in routePointOutputs {
       writers.append(
-        try RowWriter(
-          transaction, path: output.file, table: WorkoutTables.routePoints, format: output.format,
-          zone: context.zone.rules, byteOrderMark: context.settings.csvByteOrderMark, encodeOnThread: true))
+        try context.writer(WorkoutTables.routePoints, file: output.file, format: output.format, encodeOnThread: true))
     }
     let firstFiles = wantsShapes ? workouts.map(WorkoutRouteReader.firstFile(of:)) : []
     let reader = WorkoutRouteReader(

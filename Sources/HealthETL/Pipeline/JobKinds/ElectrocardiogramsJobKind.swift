@@ -17,7 +17,7 @@ public struct ElectrocardiogramsJobKind: JobKind {
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
       graph.addElectrocardiograms {
-        ElectrocardiogramMart(transaction: $0.transaction, destinations: destinations, wantsPreviews: $0.report)
+        ElectrocardiogramMart(destinations: destinations, wantsPreviews: $0.report)
       }
     }
   }

@@ -18,7 +18,7 @@ public struct SleepJobKind: JobKind {
     }
 
     func addStages(for job: PlannedJob, to graph: inout MartGraph) {
-      graph.addSleep { SleepMart(transaction: $0.transaction, destinations: destinations, daily: $0.daily) }
+      graph.addSleep { SleepMart(destinations: destinations, daily: $0.daily) }
     }
   }
 }
