@@ -825,6 +825,23 @@ class LongNamesReportTests(unittest.TestCase):
         self.assertEqual(self.page.evaluate("document.querySelectorAll('main img').length"), 0)
         self.assertNotEqual(self.page.evaluate("document.title"), "1")
 
+    def test_type_names_in_the_sources_table_wrap_between_words_only(self):
+        # At 390 px "Which source counted" broke type names inside words ("WalkingSpe|ed"): each
+        # word of a CamelCase name now lies on one line, and the cell's text is still the name.
+        cells = self.page.evaluate("""[...document.querySelectorAll('#quality-sources td[data-field="type"]')].map(td => {
+            const words = [...td.childNodes].filter(n => n.nodeType === Node.TEXT_NODE).map(n => {
+                const range = document.createRange(); range.selectNodeContents(n);
+                return [n.textContent, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size]; });
+            const range = document.createRange(); range.selectNodeContents(td);
+            return [td.textContent, words, new Set([...range.getClientRects()].map(r => Math.round(r.top))).size]; })""")
+        cell = next(c for c in cells if c[0] == "WalkingDoubleSupportPercentage")
+        self.assertEqual([word for word, _ in cell[1]], ["Walking", "Double", "Support", "Percentage"])
+        self.assertEqual([lines for _, lines in cell[1]], [1, 1, 1, 1])
+        # It did wrap: the name is wider than its cell at this width.
+        self.assertGreater(cell[2], 1)
+        markup = next(c for c in cells if c[0] == self.MARKUP)
+        self.assertEqual("".join(word for word, _ in markup[1]), self.MARKUP)
+
     def test_a_long_workout_type_fits_the_legend_and_shows_whole_in_the_tooltip(self):
         legend = self.page.evaluate("""(() => { const c = Chart.getChart(document.querySelector('canvas[data-chart="workout-time"]'));
             return { width: c.width, texts: c.legend.legendItems.map(i => i.text), labels: c.data.datasets.map(d => d.label),
