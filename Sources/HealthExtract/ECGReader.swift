@@ -88,15 +88,8 @@ public enum ECGReader {
 
   /// Reads ECG bytes held in memory (tests, fuzzing).
   public static func read(bytes: [UInt8], header: (ECGHeader) -> Bool, sample: (Double) -> Void) -> ECGReadResult {
-    var offset = 0
-    return parse(
-      read: { buffer in
-        let n = min(buffer.count, bytes.count - offset)
-        guard n > 0 else { return 0 }
-        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
-        offset += n
-        return n
-      }, header: header, sample: sample)
+    var memory = BytesInMemory(bytes)
+    return parse(read: { memory.read(into: $0) }, header: header, sample: sample)
   }
 
   private static func parse(

@@ -70,15 +70,7 @@ public enum GPXReader {
 
   /// Reads GPX bytes held in memory (tests).
   public static func read(bytes: [UInt8], name: String = "<memory>", point: (GPXPoint) -> Void) -> GPXReadResult {
-    var offset = 0
-    return LibXML2GPXParser().parse(
-      name: name,
-      read: { buffer in
-        let n = min(buffer.count, bytes.count - offset)
-        guard n > 0 else { return 0 }
-        bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
-        offset += n
-        return n
-      }, point: point)
+    var memory = BytesInMemory(bytes)
+    return LibXML2GPXParser().parse(name: name, read: { memory.read(into: $0) }, point: point)
   }
 }

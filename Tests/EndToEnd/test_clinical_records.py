@@ -13,11 +13,10 @@ import subprocess
 import tempfile
 import sys
 import unittest
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import binary, csv_rows  # noqa: E402
+from e2e import binary, csv_rows, write_export_folder, write_export_zip  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 PIPELINE = REPO / "Pipelines" / "clinical-records.json"
@@ -70,22 +69,10 @@ class ClinicalRecordsEndToEnd(unittest.TestCase):
         return json.loads((out / "run.json").read_text())
 
     def folder_export(self) -> Path:
-        root = self.tmp / "a" / "apple_health_export"
-        root.mkdir(parents=True)
-        (root / "export.xml").write_text(EXPORT_XML, encoding="utf-8")
-        for name, text in FILES.items():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text(text, encoding="utf-8")
-        return root
+        return write_export_folder(self.tmp / "a" / "apple_health_export", EXPORT_XML, FILES)
 
     def zip_export(self) -> Path:
-        path = self.tmp / "export.zip"
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("apple_health_export/export.xml", EXPORT_XML)
-            for name, text in FILES.items():
-                z.writestr("apple_health_export/" + name, text)
-            z.writestr("x", '{"resourceType": "Secret"}')
-        return path
+        return write_export_zip(self.tmp / "export.zip", EXPORT_XML, FILES, {"x": '{"resourceType": "Secret"}'})
 
     def check_rows(self, out: Path, copied: bool):
         got = csv_rows(out / "clinical_records.csv")

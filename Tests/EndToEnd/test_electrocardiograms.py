@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import binary, csv_rows  # noqa: E402
+from e2e import binary, csv_rows, write_export_folder, write_export_zip  # noqa: E402
 
 from chromium import Browser  # noqa: E402
 
@@ -71,22 +71,11 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def folder_export(self) -> Path:
-        root = self.tmp / "apple_health_export"
-        root.mkdir()
-        (root / "export.xml").write_text(EXPORT_XML, encoding="utf-8")
-        for name, text in FILES.items():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_bytes(text.encode("utf-8"))
-        return root
+        return write_export_folder(self.tmp / "apple_health_export", EXPORT_XML, FILES)
 
     def zip_export(self) -> Path:
-        path = self.tmp / "export.zip"
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("apple_health_export/export.xml", EXPORT_XML)
-            for name, text in FILES.items():
-                z.writestr("apple_health_export/" + name, text.encode("utf-8"))
-            z.writestr("__MACOSX/apple_health_export/electrocardiograms/._x.csv", ENGLISH)
-        return path
+        return write_export_zip(self.tmp / "export.zip", EXPORT_XML, FILES,
+                                {"__MACOSX/apple_health_export/electrocardiograms/._x.csv": ENGLISH})
 
     def run_healthetl(self, export: Path, out: Path, *pipelines: Path) -> subprocess.CompletedProcess:
         arguments = [str(binary()), "run", "--no-workbook", "--tz", "Europe/Berlin", "--out", str(out)]
