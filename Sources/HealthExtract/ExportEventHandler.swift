@@ -25,6 +25,9 @@ public struct ReadSummary: Sendable, Equatable {
   public var truncationMessage: String?
   /// The `HealthKit Export Version` written in the (blanked) DTD.
   public var exportVersion: Int?
+  /// SHA-256 of the file as given, when it was hashed as it was read (`ExportStream`'s
+  /// `hashingInput`): an export XML on disk, read to its end.
+  public var inputSHA256: String?
 
   public init() {}
 }

@@ -58,6 +58,14 @@ public final class ExportInput {
 
   deinit { close() }
 
+  /// The size of the file on disk whose bytes `read` hands out as they are (an export XML named
+  /// directly or found in a folder), as it was when opened; nil when what is read is inflated
+  /// from a zip, piped, or in memory.
+  var plainFileSize: Int64? {
+    guard case .file = source, form == .xml || form == .directory, pending.isEmpty else { return nil }
+    return xmlBytesExpected
+  }
+
   /// Whether `path` is a regular file or a folder (not a pipe, a device or a socket, whose reads
   /// may wait for a writer).
   static func isFileOrFolder(_ path: String) -> Bool {

@@ -16,10 +16,20 @@ public enum InputSource: Sendable {
 
   /// The input as chunks for a parse: read ahead on a thread of its own for a file or folder on
   /// disk, whose reads always return; on the parse's thread otherwise.
-  func chunks() throws(ExtractError) -> any ExportChunks {
-    if case .path(let path) = self, path != "-", ExportInput.isFileOrFolder(path) { return try ReadAhead(path: path) }
+  func chunks(hasher: (@Sendable () -> any InputHasher)? = nil) throws(ExtractError) -> any ExportChunks {
+    if case .path(let path) = self, path != "-", ExportInput.isFileOrFolder(path) {
+      return try ReadAhead(path: path, hasher: hasher)
+    }
     return DirectChunks(try open())
   }
+}
+
+/// A digest of the input, fed as it is read: the caller's (a SHA-256), so extracting needs no
+/// cryptography of its own.
+public protocol InputHasher: AnyObject {
+  func update(_ bytes: UnsafeRawBufferPointer)
+  /// The digest as lower-case hex, once every byte was fed.
+  func finalizeHex() -> String
 }
 
 /// What was opened, reported before the first element.
@@ -37,13 +47,20 @@ public struct InputInfo: Sendable {
 public final class ExportStream {
   private let source: InputSource
   private let allowTruncated: Bool
+  private let hasher: (@Sendable () -> any InputHasher)?
 
   /// Batches in flight between the threads: enough to absorb jitter, few enough to keep memory flat.
   static let depth = 4
 
-  public init(source: InputSource, allowTruncated: Bool = false) {
+  /// - Parameter hashingInput: makes a digest of the file as given, fed as it is read; its
+  ///   result is `ReadSummary.inputSHA256` when the input is an export XML on disk read to its
+  ///   end (a zip, a pipe or a stopped parse leave it nil).
+  public init(
+    source: InputSource, allowTruncated: Bool = false, hashingInput hasher: (@Sendable () -> any InputHasher)? = nil
+  ) {
     self.source = source
     self.allowTruncated = allowTruncated
+    self.hasher = hasher
   }
 
   /// Reads everything, calling `opened` once the input is open, then the handler for every element
@@ -55,10 +72,11 @@ public final class ExportStream {
     let channel = BatchChannel(depth: Self.depth)
     let source = self.source
     let allowTruncated = self.allowTruncated
+    let hasher = self.hasher
     // libxml2 on a thread of its own: it must never wait behind the pool's jobs.
     RunExecutor.shared.startDedicated(name: "libxml2", stackSize: 1 << 22) {
       do throws(ExtractError) {
-        let input = try source.chunks()
+        let input = try source.chunks(hasher: hasher)
         channel.send(.opened(input.info))
         let summary = try LibXML2Parser().parse(input, allowTruncated: allowTruncated) { batch in
           channel.send(.batch(batch))

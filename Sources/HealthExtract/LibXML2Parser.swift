@@ -61,8 +61,10 @@ final class LibXML2Parser {
     func refuse(_ encoding: String) -> ExtractError { .unsupportedEncoding(path: documentName, encoding: encoding) }
 
     do throws(ExtractError) {
-      while try input.nextChunk({ bytes throws(ExtractError) in
-        try parse.push(bytes, refuse: refuse) { status throws(ExtractError) in try parsed(status, atEnd: false) }
+      while try input.nextChunk({ bytes, scannedClean throws(ExtractError) in
+        try parse.push(bytes, scannedClean: scannedClean, refuse: refuse) { status throws(ExtractError) in
+          try parsed(status, atEnd: false)
+        }
       }) {}
       try parse.finish(refuse: refuse) { status, atEnd throws(ExtractError) in try parsed(status, atEnd: atEnd) }
     } catch {
@@ -84,6 +86,7 @@ final class LibXML2Parser {
     summary.replacedControlCharacters = parse.filter.replacedControlCharacters
     summary.repairedAttributeNames = parse.filter.repairedAttributeNames
     summary.exportVersion = parse.filter.exportVersion
+    summary.inputSHA256 = input.inputSHA256
     return summary
   }
 }
@@ -118,10 +121,14 @@ final class ProtectedPushParse {
   }
 
   /// Feeds bytes as read from the input; `parsed` sees libxml2's status after each chunk it took.
+  /// `scannedClean`: the reader found no forbidden control character in `chunk`.
   func push<E: Error>(
-    _ chunk: UnsafeMutableRawBufferPointer, refuse: (_ encoding: String) -> E, parsed: (Int32) throws(E) -> Void
+    _ chunk: UnsafeMutableRawBufferPointer, scannedClean: Bool = false, refuse: (_ encoding: String) -> E,
+    parsed: (Int32) throws(E) -> Void
   ) throws(E) {
-    try filter.filter(chunk, refuse: refuse) { bytes throws(E) in try parsed(parse(bytes, terminate: false)) }
+    try filter.filter(chunk, scannedClean: scannedClean, refuse: refuse) { bytes throws(E) in
+      try parsed(parse(bytes, terminate: false))
+    }
   }
 
   /// Ends the document: whatever the filter still holds, then libxml2's closing call; `parsed`

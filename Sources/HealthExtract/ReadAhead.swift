@@ -11,6 +11,11 @@ import Synchronization
 /// `ExportInput` — a libarchive handle among others — is opened, read and closed on that thread
 /// only: chunks, progress and errors cross as values.
 ///
+/// On its way, each chunk is scanned for the control characters the byte filter replaces (a
+/// clean chunk, nearly every one, is not scanned again on the parse's thread), and, when the
+/// caller asks and the input is an export XML on disk, hashed: the run's SHA-256 of its input
+/// then costs no second read of the file.
+///
 /// For files and folders only: a read of them always returns, so the thread can be stopped
 /// whenever the parse stops early. Standard input and pipes are read on the parse's thread
 /// (`DirectChunks`).
@@ -24,9 +29,12 @@ final class ReadAhead: ExportChunks {
   private var stopped = false
   /// The thread has said its last (the end, or an error): nothing more will come.
   private var exhausted = false
+  private(set) var inputSHA256: String?
 
   /// Opens `path` on the reading thread and waits until it is open (or refused).
-  init(path: String) throws(ExtractError) {
+  /// - Parameter hasher: makes the digest of the file as given, on the reading thread; used only
+  ///   for an export XML on disk (a zip is hashed as it is, not as its member inflates).
+  init(path: String, hasher: (@Sendable () -> any InputHasher)? = nil) throws(ExtractError) {
     let channel = channel
     RunExecutor.shared.startDedicated(name: "read-ahead") {
       let input: ExportInput
@@ -38,16 +46,26 @@ final class ReadAhead: ExportChunks {
         return
       }
       channel.opened(.success(input.info))
+      let fileSize = input.plainFileSize
+      let digest = fileSize == nil ? nil : hasher?()
+      var hashed: Int64 = 0
       while !channel.isStopping {
         var buffer = channel.spare() ?? [UInt8](repeating: 0, count: LibXML2Parser.chunkSize)
-        let read = buffer.withUnsafeMutableBytes { bytes -> Result<Int, ExtractError> in
-          do throws(ExtractError) { return .success(try input.read(into: bytes)) } catch { return .failure(error) }
+        let read = buffer.withUnsafeMutableBytes { bytes -> Result<(Int, Bool), ExtractError> in
+          let count: Int
+          do throws(ExtractError) { count = try input.read(into: bytes) } catch { return .failure(error) }
+          let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+          digest?.update(chunk)
+          hashed += Int64(count)
+          return .success((count, !XMLByteFilter.hasForbiddenControlCharacters(chunk)))
         }
         let message: Message
         switch read {
-        case .success(0): message = .end(input.progress)
+        // Only a file hashed whole, as long as it was when opened, has its digest.
+        case .success((0, _)): message = .end(input.progress, sha256: hashed == fileSize ? digest?.finalizeHex() : nil)
         // Handed over, not copied: the parse edits the chunk in place.
-        case .success(let count): message = .chunk(consume buffer, count: count, progress: input.progress)
+        case .success((let count, let clean)):
+          message = .chunk(consume buffer, count: count, progress: input.progress, scannedClean: clean)
         case .failure(let error): message = .failed(error)
         }
         guard channel.post(message), case .chunk = message else { break }
@@ -65,15 +83,17 @@ final class ReadAhead: ExportChunks {
     }
   }
 
-  func nextChunk(_ body: (UnsafeMutableRawBufferPointer) throws(ExtractError) -> Void) throws(ExtractError) -> Bool {
+  func nextChunk(
+    _ body: (UnsafeMutableRawBufferPointer, _ scannedClean: Bool) throws(ExtractError) -> Void
+  ) throws(ExtractError) -> Bool {
     guard !stopped, !exhausted else { return false }
     let message = channel.next()
     // `consume`: the chunk's one reference, so editing it in place copies nothing.
     switch consume message {
-    case .chunk(var bytes, let count, let progress):
+    case .chunk(var bytes, let count, let progress, let clean):
       self.progress = progress
       let parsed = bytes.withUnsafeMutableBytes { buffer -> ExtractError? in
-        do throws(ExtractError) { try body(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])) } catch {
+        do throws(ExtractError) { try body(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), clean) } catch {
           return error
         }
         return nil
@@ -81,8 +101,9 @@ final class ReadAhead: ExportChunks {
       if let parsed { throw parsed }
       channel.recycle(bytes)
       return true
-    case .end(let progress):
+    case .end(let progress, let sha256):
       self.progress = progress
+      inputSHA256 = sha256
       exhausted = true
       return false
     case .failed(let error):
@@ -107,8 +128,8 @@ final class ReadAhead: ExportChunks {
   }
 
   enum Message: Sendable {
-    case chunk([UInt8], count: Int, progress: ReadProgress)
-    case end(ReadProgress)
+    case chunk([UInt8], count: Int, progress: ReadProgress, scannedClean: Bool)
+    case end(ReadProgress, sha256: String?)
     case failed(ExtractError)
   }
 

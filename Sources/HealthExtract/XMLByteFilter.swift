@@ -33,13 +33,17 @@ struct XMLByteFilter {
   /// nothing, while the prolog is still being collected). A document that is not UTF-8 (see
   /// `encodingProblem`) is refused through `refuse` before libxml2 sees a byte of it: the blanking
   /// below only works on UTF-8, and libxml2 would otherwise switch to that encoding by itself.
+  ///
+  /// `scannedClean`: the reader already found no forbidden control character in `chunk`
+  /// (`hasForbiddenControlCharacters`, on the read-ahead thread), so the body's scan is skipped
+  /// on the parse's thread, the one every run waits for.
   mutating func filter<E: Error>(
-    _ chunk: UnsafeMutableRawBufferPointer, refuse: (_ encoding: String) -> E,
+    _ chunk: UnsafeMutableRawBufferPointer, scannedClean: Bool = false, refuse: (_ encoding: String) -> E,
     emit: (UnsafeRawBufferPointer) throws(E) -> Void
   ) throws(E) {
     switch state {
     case .body:
-      replaceControlCharacters(chunk)
+      if !scannedClean { replaceControlCharacters(chunk) }
       guard nameRepair != nil else { return try emit(UnsafeRawBufferPointer(chunk)) }
       try nameRepair!.filter(chunk, emit: emit)
     case .prolog:
@@ -172,10 +176,43 @@ struct XMLByteFilter {
     }
   }
 
-  /// Replaces C0 controls other than tab, LF and CR. Words of eight bytes are tested at once:
-  /// `(x - 0x20…) & ~x & 0x80…` is non-zero exactly when some byte of `x` is below 0x20; only
-  /// such words (about one per line, for its newline) are looked at byte by byte.
+  /// Replaces C0 controls other than tab, LF and CR.
   private mutating func replaceControlCharacters(_ bytes: UnsafeMutableRawBufferPointer) {
+    guard let base = bytes.baseAddress else { return }
+    let p = base.assumingMemoryBound(to: UInt8.self)
+    Self.visitLowBytes(UnsafeRawBufferPointer(bytes)) { from, to in
+      for k in from..<to where Self.isForbidden(p[k]) {
+        p[k] = 0x20
+        replacedControlCharacters += 1
+      }
+      return true
+    }
+  }
+
+  /// Whether `bytes` hold a C0 control other than tab, LF and CR: what the reader asks of each
+  /// chunk before handing it over, so that a clean chunk is not scanned again.
+  static func hasForbiddenControlCharacters(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    guard let base = bytes.baseAddress else { return false }
+    let p = base.assumingMemoryBound(to: UInt8.self)
+    var found = false
+    visitLowBytes(bytes) { from, to in
+      found = (from..<to).contains { isForbidden(p[$0]) }
+      return !found
+    }
+    return found
+  }
+
+  @inline(__always) private static func isForbidden(_ byte: UInt8) -> Bool {
+    byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
+  }
+
+  /// Calls `visit(from, to)` for each span of `bytes` that may hold a byte below 0x20, until it
+  /// returns false. Words of eight bytes are tested at once: `(x - 0x20…) & ~x & 0x80…` is
+  /// non-zero exactly when some byte of `x` is below 0x20; only such words (about one per line,
+  /// for its newline) are looked at byte by byte.
+  @inline(__always) private static func visitLowBytes(
+    _ bytes: UnsafeRawBufferPointer, _ visit: (_ from: Int, _ to: Int) -> Bool
+  ) {
     guard let base = bytes.baseAddress else { return }
     let n = bytes.count
     var i = 0
@@ -187,25 +224,14 @@ struct XMLByteFilter {
     }
     // Four words per step, one branch: most 32-byte blocks hold no control byte at all.
     while i + 32 <= n {
-      if flagged(i) | flagged(i + 8) | flagged(i + 16) | flagged(i + 24) != 0 { fixBytes(base, i, i + 32) }
+      if flagged(i) | flagged(i + 8) | flagged(i + 16) | flagged(i + 24) != 0, !visit(i, i + 32) { return }
       i += 32
     }
     while i + 8 <= n {
-      if flagged(i) != 0 { fixBytes(base, i, i + 8) }
+      if flagged(i) != 0, !visit(i, i + 8) { return }
       i += 8
     }
-    fixBytes(base, i, n)
-  }
-
-  private mutating func fixBytes(_ base: UnsafeMutableRawPointer, _ from: Int, _ to: Int) {
-    let p = base.assumingMemoryBound(to: UInt8.self)
-    for k in from..<to {
-      let c = p[k]
-      if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D {
-        p[k] = 0x20
-        replacedControlCharacters += 1
-      }
-    }
+    if i < n { _ = visit(i, n) }
   }
 
   /// The encoding of a document that is not UTF-8, from the first bytes read: a UTF-16 or UTF-32

@@ -31,14 +31,14 @@ import Testing
     #expect(chunks.info.form == .xml && chunks.info.inputBytes == Int64(bytes.count))
     var read: [UInt8] = []
     var sizes: [Int] = []
-    while try chunks.nextChunk({ chunk in
+    while try chunks.nextChunk({ chunk, _ in
       read.append(contentsOf: chunk)
       sizes.append(chunk.count)
     }) {}
     #expect(read == bytes)
     #expect(sizes.dropLast().allSatisfy { $0 == LibXML2Parser.chunkSize })
     #expect(chunks.progress.xmlBytes == Int64(bytes.count))
-    #expect(try chunks.nextChunk { _ in } == false)
+    #expect(try chunks.nextChunk { _, _ in } == false)
   }
 
   @Test func aParseThatStopsAfterOneChunkStopsTheThread() throws {
@@ -48,7 +48,7 @@ import Testing
     do {
       let chunks = try ReadAhead(path: url.path)
       var first: [UInt8] = []
-      _ = try chunks.nextChunk { first = Array($0) }
+      _ = try chunks.nextChunk { chunk, _ in first = Array(chunk) }
       #expect(first == Array(bytes[0..<LibXML2Parser.chunkSize]))
       #expect(chunks.progress.xmlBytes == Int64(LibXML2Parser.chunkSize))
       // The reading thread has filled every slot by now and waits for room; dropping the reader
@@ -57,9 +57,9 @@ import Testing
     }
     // A stop that asks for the damage of a plain file finds none.
     let chunks = try ReadAhead(path: url.path)
-    _ = try chunks.nextChunk { _ in }
+    _ = try chunks.nextChunk { _, _ in }
     #expect(chunks.damage() == nil)
-    #expect(try chunks.nextChunk { _ in } == false)
+    #expect(try chunks.nextChunk { _, _ in } == false)
   }
 
   @Test func openingErrorsAreTheInputsOwn() {
@@ -80,5 +80,82 @@ import Testing
     #expect(!ExportInput.isFileOrFolder(fifo))
     #expect(!ExportInput.isFileOrFolder("-"))
     #expect(try InputSource.bytes(Array(Fixtures.minimalHeader.utf8), name: "m").chunks() is DirectChunks)
+  }
+
+  /// Stands in for the run's SHA-256: it keeps what it is fed, so a test sees every byte the
+  /// digest saw, in order (the real digest is checked against Python's hashlib end to end).
+  final class FedBytes: InputHasher {
+    var bytes: [UInt8] = []
+    func update(_ chunk: UnsafeRawBufferPointer) { bytes.append(contentsOf: chunk) }
+    func finalizeHex() -> String { String(decoding: bytes, as: UTF8.self) }
+  }
+
+  /// An export XML on disk, named or in a folder, is fed to the digest whole as it is read; a
+  /// zip (hashed as given, not as its member inflates), a parse that stops early, and bytes in
+  /// memory have no digest from the reader.
+  @Test func anExportXMLOnDiskIsHashedWholeAsItIsRead() throws {
+    let directory = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let (url, bytes) = try Self.export(in: directory)
+    for path in [url.path, directory.path] {
+      let chunks = try ReadAhead(path: path, hasher: { FedBytes() })
+      while try chunks.nextChunk({ _, _ in }) {}
+      #expect(chunks.inputSHA256 == String(decoding: bytes, as: UTF8.self), "\(path)")
+    }
+    let stopped = try ReadAhead(path: url.path, hasher: { FedBytes() })
+    _ = try stopped.nextChunk { _, _ in }
+    #expect(stopped.inputSHA256 == nil)
+    let unhashed = try ReadAhead(path: url.path)
+    while try unhashed.nextChunk({ _, _ in }) {}
+    #expect(unhashed.inputSHA256 == nil)
+
+    let zip = directory.appendingPathComponent("export.zip").path
+    _ = try Fixtures.python(
+      "import sys, zipfile; zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED).write(sys.argv[1], 'apple_health_export/export.xml')",
+      [url.path, zip])
+    let zipped = try ReadAhead(path: zip, hasher: { FedBytes() })
+    var inflated: [UInt8] = []
+    while try zipped.nextChunk({ chunk, _ in inflated.append(contentsOf: chunk) }) {}
+    #expect(inflated == bytes)
+    #expect(zipped.inputSHA256 == nil)
+    #expect(try InputSource.bytes(bytes, name: "m").chunks(hasher: { FedBytes() }).inputSHA256 == nil)
+  }
+
+  /// Each chunk says whether the reader found a character the byte filter replaces in it: the
+  /// parse scans only those again, and still replaces and counts every one.
+  @Test func chunksSayWhetherTheyHoldForbiddenControlCharacters() throws {
+    let directory = try Fixtures.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let (url, original) = try Self.export(in: directory)
+    // The same records inside a root element, so that they also parse.
+    let header = Array(Fixtures.minimalHeader.utf8)
+    var bytes = header + Array("<HealthData locale=\"en\">\n".utf8) + original.dropFirst(header.count)
+    // A vertical tab inside a source name in the third chunk, a form feed in the last one.
+    let third = 2 * LibXML2Parser.chunkSize + 1000
+    let inThird = Self.sourceNameStart(in: bytes, after: third)
+    let inLast = Self.sourceNameStart(in: bytes, after: bytes.count - 2000)
+    bytes[inThird] = 0x0B
+    bytes[inLast] = 0x0C
+    try Data(bytes).write(to: url)
+    let chunks = try ReadAhead(path: url.path)
+    var flags: [Bool] = []
+    while try chunks.nextChunk({ _, clean in flags.append(clean) }) {}
+    let last = (bytes.count - 1) / LibXML2Parser.chunkSize
+    #expect(flags.count == last + 1)
+    #expect(flags.indices.filter { !flags[$0] } == [2, last])
+
+    let handler = CountingHandler()
+    let summary = try ExportStream(source: .path(url.path)).read(into: handler)
+    #expect(summary.replacedControlCharacters == 2)
+    #expect(handler.counts[.record] == 9000)
+    #expect(handler.sourceNames.filter { $0 == " hone" }.count == 2)
+  }
+
+  /// The offset of the first byte of the first `sourceName` value at or after `offset`.
+  static func sourceNameStart(in bytes: [UInt8], after offset: Int) -> Int {
+    let marker = Array("sourceName=\"".utf8)
+    var index = offset
+    while !bytes[index..<(index + marker.count)].elementsEqual(marker) { index += 1 }
+    return index + marker.count
   }
 }

@@ -74,8 +74,9 @@ public enum ExportRun {
     }
     // Who runs what. Main thread: the marts (`MartGraph`) take the samples as they stream, then
     // finish in the graph's order. Dedicated threads of the run's executor (`RunExecutor`):
-    // the libxml2 parse and the read-ahead (inside `parse`), the input's SHA-256 (`InputDigest`)
-    // health.xlsx (`RunWorkbook`) and health.sqlite (`RunDatabase`). Its pool: the long tables' rows (`RowEncodingLane`).
+    // the libxml2 parse and the read-ahead (inside `parse`; the read-ahead also hashes an export
+    // XML as it reads it), the SHA-256 of a zip (`InputDigest`), health.xlsx (`RunWorkbook`) and
+    // health.sqlite (`RunDatabase`). Its pool: the long tables' rows (`RowEncodingLane`).
     let marts: RunMarts
     do { marts = try MartGraph.marts(for: options.plan, transaction: transaction) } catch {
       throw .pipeline(error)
@@ -84,13 +85,21 @@ public enum ExportRun {
     var digest: InputDigest?
     // On every way out (a bad export, a full disk) the hashing thread is stopped before returning.
     defer { digest?.cancel() }
-    let parse = try parse(options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet)
-    { info in
-      // The file as given (the zip itself; for a folder, its export XML); stdin is not hashed.
-      switch info.form {
-      case .xml, .zip: digest = InputDigest(path: info.path)
-      case .directory: digest = InputDigest(path: info.memberName)
-      case .standardInput, .memory: digest = nil
+    // The file as given (the zip itself; for a folder, its export XML); stdin is not hashed. An
+    // export XML on disk is hashed by the parse's reader as it reads it; a zip on a thread here.
+    let parse = try parse(
+      options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet,
+      hashingInput: { InputSHA256() }
+    ) { info in
+      if info.form == .zip { digest = InputDigest(path: info.path) }
+    }
+    if parse.summary.inputSHA256 == nil, digest == nil {
+      // Not hashed as read (the parse stopped early, or the folder's export is a zip in
+      // disguise): read again.
+      switch parse.info.form {
+      case .xml: digest = InputDigest(path: parse.info.path)
+      case .directory: digest = InputDigest(path: parse.info.memberName)
+      case .zip, .standardInput, .memory: break
       }
     }
     if options.strict { try refuseRejections(normalizer.rejections) }
@@ -146,7 +155,7 @@ public enum ExportRun {
         report.stageSeconds["database"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
       }
       // Waited for only now: the marts' finish runs on one core, the hash on the other.
-      report.inputSHA256 = digest?.wait()
+      report.inputSHA256 = parse.summary.inputSHA256 ?? digest?.wait()
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
       let reportFile = try transaction.create(ToolFiles.runReport)
@@ -328,7 +337,7 @@ public enum ExportRun {
   /// One streaming parse of `source` into `normalizer`, libxml2 on a reader thread.
   static func parse(
     _ source: InputSource, into normalizer: RecordNormalizer, allowTruncated: Bool, quiet: Bool,
-    opened: (InputInfo) -> Void = { _ in }
+    hashingInput hasher: (@Sendable () -> any InputHasher)? = nil, opened: (InputInfo) -> Void = { _ in }
   ) throws(ETLError) -> Parse {
     let progress = ProgressReporter(quiet: quiet)
     let started = ContinuousClock.now
@@ -336,7 +345,7 @@ public enum ExportRun {
     let summary: ReadSummary
     do {
       // The only read of the export in a run: every job of every pipeline is fed from it.
-      summary = try ExportStream(source: source, allowTruncated: allowTruncated).read(
+      summary = try ExportStream(source: source, allowTruncated: allowTruncated, hashingInput: hasher).read(
         into: normalizer,
         opened: {
           opened($0); info = $0

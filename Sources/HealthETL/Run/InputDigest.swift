@@ -3,10 +3,10 @@ import HealthExtract
 import HealthModel
 import Synchronization
 
-/// SHA-256 of the input file, computed on a second thread while the main one parses (the file is
-/// read twice, but the second read comes from the page cache). The thread runs at the lowest
-/// priority: the parse keeps both cores of a small machine busy (libxml2 on one, the stages on
-/// the other), so the hash takes only their idle moments and the finish's idle core.
+/// SHA-256 of the input file, computed on a thread of its own while the main one parses, for
+/// what the parse does not hash as it reads (`InputSHA256`): `export.zip` as given (the parse
+/// reads its member inflated), and an export XML whose parse stopped before its end. The thread
+/// runs at the lowest priority, so the hash takes only the cores' idle moments.
 ///
 /// A run must not end while the thread still reads: exiting the process under a running thread
 /// can crash in teardown. So every run either `wait()`s for the hash or `cancel()`s it, which
@@ -24,9 +24,13 @@ final class InputDigest: Sendable {
       defer { group.leave() }
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-      let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+      // Without waiting, and only a regular file: a pipe named as the input (`<(unzip -p …)`)
+      // is the parse's to read, and read twice it would hand each reader part of the data.
+      let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
       guard descriptor >= 0 else { return }
       defer { close(descriptor) }
+      var info = stat()
+      guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
       guard let hex = try? Self.sha256(reading: descriptor, unless: { cancelled.load(ordering: .relaxed) }) else {
         return
       }
@@ -75,4 +79,14 @@ final class InputDigest: Sendable {
     cancelled.store(true, ordering: .relaxed)
     group.wait()
   }
+}
+
+/// The run's SHA-256 of its input, fed by the parse's reader as it reads an export XML on disk
+/// (`ExportStream`'s `hashingInput`), so that file is not read a second time.
+final class InputSHA256: InputHasher {
+  private let stream = Digest.SHA256Stream()
+
+  func update(_ bytes: UnsafeRawBufferPointer) { stream.update(bytes) }
+
+  func finalizeHex() -> String { stream.finalizeHex() }
 }
