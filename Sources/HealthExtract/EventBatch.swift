@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// A run of element events with copies of their attribute bytes: what the libxml2 thread hands
 /// to the thread that normalizes records. Plain values, so a batch can cross threads.
 public struct EventBatch: Sendable {
@@ -45,7 +47,49 @@ public struct EventBatch: Sendable {
   var isFull: Bool { used >= Self.byteBudget || events.count >= Self.eventBudget }
   var isEmpty: Bool { events.isEmpty }
 
-  mutating func appendBytes(_ start: UnsafeRawPointer, _ count: Int) -> Int32 {
+  /// A start tag: its event, the copies of its attributes' bytes, and for `.other` its name.
+  /// - Parameters:
+  ///   - attributes: libxml2's SAX2 attribute slots, five per attribute (name, prefix, URI,
+  ///     value start, value end).
+  ///   - known: the `ExportAttribute` raw value of an interned attribute name, or -1.
+  @inline(__always) mutating func appendStart(
+    element: Int8, line: Int32, otherName: UnsafeRawPointer?, attributes: UnsafePointer<UnsafeRawPointer?>?,
+    count: Int, known: (UnsafeRawPointer) -> Int16
+  ) {
+    var event = Event(
+      element: element, isStart: true, line: line, firstAttribute: Int32(self.attributes.count),
+      attributeCount: Int32(count), nameOffset: 0, nameLength: 0)
+    if let otherName {
+      let length = strlen(otherName.assumingMemoryBound(to: CChar.self))
+      event.nameOffset = appendBytes(otherName, length)
+      event.nameLength = Int32(length)
+    }
+    if let attributes, count > 0 {
+      // Values first into the bytes, then the records in one append.
+      withUnsafeTemporaryAllocation(of: Attribute.self, capacity: count) { records in
+        var written = 0
+        for index in 0..<count {
+          let base = attributes + index * 5
+          guard let name = base[0], let start = base[3], let end = base[4] else { continue }
+          var record = Attribute(known: known(name), nameOffset: 0, nameLength: 0, valueOffset: 0, valueLength: 0)
+          if record.known < 0 {
+            let length = strlen(name.assumingMemoryBound(to: CChar.self))
+            record.nameOffset = appendBytes(name, length)
+            record.nameLength = Int32(length)
+          }
+          record.valueLength = Int32(end - start)
+          record.valueOffset = appendBytes(start, end - start)
+          records.initializeElement(at: written, to: record)
+          written += 1
+        }
+        self.attributes.append(contentsOf: UnsafeBufferPointer(rebasing: records[0..<written]))
+        records.baseAddress!.deinitialize(count: written)
+      }
+    }
+    events.append(event)
+  }
+
+  @inline(__always) mutating func appendBytes(_ start: UnsafeRawPointer, _ count: Int) -> Int32 {
     let offset = used
     if offset + count > bytes.count {
       bytes.append(contentsOf: repeatElement(0, count: offset + count - bytes.count + Self.slack))

@@ -236,32 +236,12 @@ private final class ParserState {
         return
       }
     }
-    var event = EventBatch.Event(
-      element: Int8(element.rawValue), isStart: true, line: Int32(truncatingIfNeeded: currentLine),
-      firstAttribute: Int32(batch.attributes.count), attributeCount: Int32(attributeCount), nameOffset: 0,
-      nameLength: 0)
-    if element == .other, let localname {
-      let length = strlen(localname)
-      event.nameOffset = batch.appendBytes(localname, length)
-      event.nameLength = Int32(length)
-    }
-    if let slots = UnsafeRawPointer(attributes)?.assumingMemoryBound(to: UnsafeRawPointer?.self) {
-      for index in 0..<attributeCount {
-        let base = slots + index * 5
-        guard let name = base[0], let start = base[3], let end = base[4] else { continue }
-        let known = attributeIndex(name)
-        var record = EventBatch.Attribute(known: known, nameOffset: 0, nameLength: 0, valueOffset: 0, valueLength: 0)
-        if known < 0 {
-          let length = strlen(name.assumingMemoryBound(to: CChar.self))
-          record.nameOffset = batch.appendBytes(name, length)
-          record.nameLength = Int32(length)
-        }
-        record.valueLength = Int32(end - start)
-        record.valueOffset = batch.appendBytes(start, end - start)
-        batch.attributes.append(record)
-      }
-    }
-    batch.events.append(event)
+    let name = element == .other ? localname.map(UnsafeRawPointer.init) : nil
+    // One access to the batch per element: each of its arrays is checked once, not per attribute.
+    batch.appendStart(
+      element: Int8(element.rawValue), line: Int32(truncatingIfNeeded: currentLine), otherName: name,
+      attributes: UnsafeRawPointer(attributes)?.assumingMemoryBound(to: UnsafeRawPointer?.self),
+      count: attributeCount, known: attributeIndex)
   }
 
   func end(_ localname: UnsafePointer<xmlChar>?) {
