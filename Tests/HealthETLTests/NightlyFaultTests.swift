@@ -5,8 +5,12 @@ import Testing
 
 @testable import HealthETL
 
-/// How the system words an `errno`, as the output errors carry it.
-private func systemReason(_ code: Int32) -> String { String(cString: strerror(code)) }
+/// An output error as a failed system call makes it: the system's words and its error number.
+private func system(_ path: String, _ code: Int32, creating: Bool = false) -> OutputError {
+  let reason = String(cString: strerror(code))
+  return creating
+    ? .cannotCreate(path: path, reason: reason, code: code) : .ioError(path: path, reason: reason, code: code)
+}
 
 /// Whose fault a failed export of a night is (Pipelines/README.md, "Runs and the nightly batch"),
 /// and the count of nights an export failed, kept in the state.
@@ -14,18 +18,27 @@ private func systemReason(_ code: Int32) -> String { String(cString: strerror(co
   @Test(arguments: [
     (ETLError.extract(.notAnExport(path: "a.zip", reason: "no export.xml")), NightlyBatch.Fault.export),
     (.extract(.truncated(path: "a.xml", line: 9, message: "cut")), .export),
-    (.extract(.readFailed(path: "a.zip", reason: systemReason(EIO))), .machine),
-    (.output(.ioError(path: "out/x.csv", reason: systemReason(ENOSPC))), .machine),
-    (.output(.ioError(path: "out/x.csv", reason: systemReason(EDQUOT))), .machine),
-    (.output(.cannotCreate(path: "out/x.csv", reason: systemReason(EACCES))), .machine),
-    (.output(.cannotCreate(path: "out/x.csv", reason: systemReason(EROFS))), .machine),
+    (.extract(.readFailed(path: "a.zip", reason: String(cString: strerror(EIO)))), .machine),
+    (.output(system("out/x.csv", ENOSPC)), .machine),
+    (.output(system("out/x.csv", EDQUOT)), .machine),
+    (.output(system("out/x.csv", EACCES, creating: true)), .machine),
+    (.output(system("out/x.csv", EROFS, creating: true)), .machine),
     (.output(.tooManyOpenFiles(path: "out/x.csv", limit: 1024)), .machine),
     (.output(.locked(path: "out")), .machine),
     (.zone(.databaseMissing(path: "/usr/share/zoneinfo")), .machine),
+    // SQLite and libxlsxwriter say a full disk in words of their own; the number decides.
+    (
+      .output(
+        .ioError(
+          path: "health.sqlite", reason: "SQLite refused `COMMIT`: database or disk is full (code 13)", code: ENOSPC)),
+      .machine
+    ),
     // What an export's content could cause: a name too long, a file too large, a defect.
-    (.output(.cannotCreate(path: "out/x.csv", reason: systemReason(ENAMETOOLONG))), .unclear),
-    (.output(.ioError(path: "out/x.csv", reason: systemReason(EFBIG))), .unclear),
+    (.output(system("out/x.csv", ENAMETOOLONG, creating: true)), .unclear),
+    (.output(system("out/x.csv", EFBIG)), .unclear),
     (.output(.ioError(path: "out/.scratch/s", reason: "staged rows vanished")), .unclear),
+    // Words alone never make a machine's fault: a message that quotes the system's is unclear.
+    (.output(.ioError(path: "out/x.csv", reason: String(cString: strerror(ENOSPC)))), .unclear),
   ])
   func eachFailureHasItsFault(error: ETLError, fault: NightlyBatch.Fault) {
     #expect(NightlyBatch.Fault.of(error) == fault, "\(error)")

@@ -71,7 +71,7 @@ import Testing
     #expect {
       _ = try RunReport.readForAmending(path)
     } throws: { error in
-      guard case .ioError(let where_, let reason) = error as? OutputError else { return false }
+      guard case .ioError(let where_, let reason, _) = error as? OutputError else { return false }
       return where_ == path && reason.hasPrefix("line 3: ") && reason.contains("move it away")
     }
     try Data("[1]".utf8).write(to: URL(fileURLWithPath: path))

@@ -90,7 +90,7 @@ import Testing
       try thread.finish()
       Issue.record("writing to \(path) succeeded")
     } catch {
-      guard case .ioError(let failed, let reason) = error else {
+      guard case .ioError(let failed, let reason, _) = error else {
         Issue.record("unexpected error \(error)")
         return
       }

@@ -141,7 +141,7 @@ import Testing
       _ = try workbook.closed()
       Issue.record("the close took a text value in a date column")
     } catch {
-      guard case .ioError(let path, let reason) = error else {
+      guard case .ioError(let path, let reason, _) = error else {
         Issue.record("unexpected error \(error)")
         return
       }
@@ -181,7 +181,7 @@ import Testing
       _ = try RunWorkbook(transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
       Issue.record("a workbook was created over a folder")
     } catch {
-      guard case .ioError(let path, let reason) = error else {
+      guard case .ioError(let path, let reason, _) = error else {
         Issue.record("unexpected error \(error)")
         return
       }

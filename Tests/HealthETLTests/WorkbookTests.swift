@@ -350,10 +350,14 @@ import Testing
   // MARK: - Errors
 
   @Test func unwritablePlacesFailEarlyWithTheReason() throws {
-    #expect(throws: WorkbookError.cannotCreate(path: "/nonexistent/dir/x.xlsx", reason: "No such file or directory")) {
+    #expect(
+      throws: WorkbookError.cannotCreate(
+        path: "/nonexistent/dir/x.xlsx", reason: "No such file or directory", code: ENOENT)
+    ) {
       _ = try Workbook(path: "/nonexistent/dir/x.xlsx", temporaryDirectory: "/tmp")
     }
-    #expect(throws: WorkbookError.cannotCreate(path: "/etc/hostname/x.xlsx", reason: "Not a directory")) {
+    #expect(throws: WorkbookError.cannotCreate(path: "/etc/hostname/x.xlsx", reason: "Not a directory", code: ENOTDIR))
+    {
       _ = try Workbook(path: "/etc/hostname/x.xlsx", temporaryDirectory: "/tmp")
     }
     let folder = try Self.folder()
@@ -377,9 +381,10 @@ import Testing
     let sheet = try workbook.addSheet(name: "A", columns: [WorkbookColumn("n", .number)])
     try sheet.appendRow([.number(1)])
     try FileManager.default.removeItem(atPath: output)
+    // The system's number comes with it: the folder of the file is gone.
     let expected = WorkbookError.library(
       path: output + "/x.xlsx", operation: "closing",
-      message: "Error creating output xlsx file. Usually a permissions error.")
+      message: "Error creating output xlsx file. Usually a permissions error.", code: ENOENT)
     #expect(throws: expected) { try workbook.close() }
     #expect(!expected.description.contains("\n"))
     #expect(throws: WorkbookError.closed(path: output + "/x.xlsx")) { try sheet.appendRow([.number(2)]) }

@@ -146,19 +146,18 @@ public enum NightlyBatch {
       switch error {
       case .extract(.readFailed): return .machine
       case .extract, .strictRejection, .nothingUsable: return .export
-      case .output(.cannotCreate(_, let reason)), .output(.ioError(_, let reason)):
-        return machineReasons.contains { reason.contains($0) } ? .machine : .unclear
+      case .output(.cannotCreate(_, _, let code)), .output(.ioError(_, _, let code)):
+        return code.map(machineCodes.contains) == true ? .machine : .unclear
       case .output, .zone, .pipeline, .state, .delivery: return .machine
       case .exportFailing(_, _, _, let cause): return of(cause)
       }
     }
 
-    /// How the system words the errors of a machine rather than of what is written: a full disk
-    /// or quota, a failing disk, a read-only or forbidden place, no memory, the system's table of
-    /// open files full.
-    static let machineReasons = [ENOSPC, EDQUOT, EIO, EROFS, EACCES, EPERM, ENOMEM, ENFILE].map {
-      String(cString: strerror($0))
-    }
+    /// The system's errors of a machine rather than of what is written: a full disk or quota, a
+    /// failing disk, a read-only or forbidden place, no memory, the system's table of open files
+    /// full. Told by the error number the output error carries (from a system call, SQLite or
+    /// libxlsxwriter), never by its words: SQLite says a full disk as "database or disk is full".
+    static let machineCodes: Set<Int32> = [ENOSPC, EDQUOT, EIO, EROFS, EACCES, EPERM, ENOMEM, ENFILE]
   }
 
   /// Records `export` as unusable, in a commit of its own.

@@ -88,7 +88,7 @@ public final class RecordNormalizer: ExportEventHandler {
       + others.reduce(0) { $0 + elementCounts[$1.rawValue] }
   }
   /// Why de-duplication stopped being exact (its scratch file failed), if it did.
-  public var deduplicationFailure: String? { records.deduplicationFailure }
+  public var deduplicationFailure: DeduplicationFailure? { records.deduplicationFailure }
   /// De-duplication groups written to and read back from its scratch file.
   public var deduplicationSpills: (evictions: Int, revivals: Int) { records.deduplicationSpills }
 

@@ -60,7 +60,7 @@ final class RecordReader {
   }
 
   /// Why de-duplication stopped being exact (its scratch file failed), if it did.
-  var deduplicationFailure: String? { seenSamples.failure }
+  var deduplicationFailure: DeduplicationFailure? { seenSamples.failure }
 
   /// De-duplication groups written to and read back from its scratch file.
   var deduplicationSpills: (evictions: Int, revivals: Int) { (seenSamples.evictions, seenSamples.revivals) }

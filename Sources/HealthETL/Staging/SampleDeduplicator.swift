@@ -40,7 +40,7 @@ struct SampleDeduplicator {
   private(set) var revivals = 0
   /// Set when the scratch file could not be read back: de-duplication is no longer exact, and the
   /// run must fail with an I/O error rather than write wrong numbers.
-  private(set) var failure: String?
+  private(set) var failure: DeduplicationFailure?
 
   init(budget: Int = Self.defaultBudget) {
     self.budget = max(budget, 16)
@@ -82,7 +82,11 @@ struct SampleDeduplicator {
       revivals += 1
       for chunk in chunks[group] {
         guard let fingerprints = scratch.read(offset: chunk.offset, count: chunk.count) else {
-          failure = "could not read back the de-duplication scratch file in \(NSTemporaryDirectory())"
+          failure = DeduplicationFailure(
+            reason:
+              "could not read back the de-duplication scratch file in \(NSTemporaryDirectory()): "
+              + String(cString: strerror(scratch.lastFailure)),
+            code: scratch.lastFailure)
           continue
         }
         for fingerprint in fingerprints { _ = set.insert(fingerprint) }
@@ -109,11 +113,20 @@ struct SampleDeduplicator {
   }
 }
 
+/// Why de-duplication stopped being exact: the reason, and the system's error number of the
+/// read of its scratch file that failed.
+public struct DeduplicationFailure: Sendable, Equatable {
+  public let reason: String
+  public let code: Int32
+}
+
 /// An anonymous scratch file of fingerprints: created in the temporary folder and unlinked at
 /// once, so the kernel frees it when the process ends, however it ends.
 final class DeduplicationScratch {
   private let descriptor: Int32
   private var end: Int64 = 0
+  /// The system's error number of the last read that failed.
+  private(set) var lastFailure: Int32 = 0
 
   /// Nil when no scratch file can be made (then nothing is evicted).
   init?() {
@@ -139,6 +152,10 @@ final class DeduplicationScratch {
   func read(offset: Int64, count: Int) -> [UInt64]? {
     var fingerprints = [UInt64](repeating: 0, count: count)
     let failed = fingerprints.withUnsafeMutableBytes { ScratchFileIO.read(descriptor, into: $0, at: offset) }
-    return failed == 0 ? fingerprints : nil
+    guard failed == 0 else {
+      lastFailure = failed
+      return nil
+    }
+    return fingerprints
   }
 }

@@ -54,7 +54,7 @@ final class RecordScratch<Record: BitwiseCopyable> {
     if descriptor < 0 {
       try file.flush()
       descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
-      guard descriptor >= 0 else { throw .ioError(path: file.path, reason: String(cString: strerror(errno))) }
+      guard descriptor >= 0 else { throw .system(path: file.path, code: errno) }
     }
     let stride = MemoryLayout<Record>.stride
     let total = wanted * stride
@@ -62,7 +62,7 @@ final class RecordScratch<Record: BitwiseCopyable> {
     let failed = bytes.withUnsafeMutableBytes {
       ScratchFileIO.read(descriptor, into: $0, at: Int64(first) * Int64(stride))
     }
-    if failed != 0 { throw .ioError(path: file.path, reason: String(cString: strerror(failed))) }
+    if failed != 0 { throw .system(path: file.path, code: failed) }
     bytes.withUnsafeBytes { buffer in
       for index in 0..<wanted { records.append(buffer.loadUnaligned(fromByteOffset: index * stride, as: Record.self)) }
     }

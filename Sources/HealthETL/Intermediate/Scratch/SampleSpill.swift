@@ -142,7 +142,7 @@ final class SpillReader {
     let failed = records.withUnsafeMutableBytes {
       ScratchFileIO.read(descriptor, into: $0, at: Int64(first) * Int64(stride))
     }
-    if failed != 0 { throw .ioError(path: path, reason: String(cString: strerror(failed))) }
+    if failed != 0 { throw .system(path: path, code: failed) }
   }
 }
 

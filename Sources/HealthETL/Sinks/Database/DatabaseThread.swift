@@ -119,7 +119,7 @@ private enum DatabaseWriting {
     guard descriptor >= 0, fsync(descriptor) == 0 else {
       let code = errno
       if descriptor >= 0 { close(descriptor) }
-      throw .open(path: path, code: code, message: String(cString: strerror(code)))
+      throw .syncFailed(path: path, systemErrno: code)
     }
     close(descriptor)
   }

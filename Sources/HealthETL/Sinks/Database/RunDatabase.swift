@@ -60,7 +60,7 @@ public final class RunDatabase {
     do throws(SQLiteError) {
       thread = try DatabaseThread(path: path)
     } catch {
-      throw .ioError(path: Self.file, reason: error.description)
+      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
     }
   }
 
@@ -104,7 +104,7 @@ public final class RunDatabase {
     do throws(SQLiteError) {
       summary = try thread.closed()
     } catch {
-      throw .ioError(path: Self.file, reason: error.description)
+      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
     }
     let metadata = try transaction.create(Self.metadataFile)
     try metadata.write(

@@ -1,19 +1,44 @@
 import CSQLite3
 import Foundation
 
-/// Why SQLite refused: where, SQLite's extended result code and its message.
+/// Why SQLite refused: where, SQLite's extended result code and its message, and the system's
+/// error number of the file operation that failed (`sqlite3_system_errno`; 0 when none did).
 enum SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
-  case open(path: String, code: Int32, message: String)
+  case open(path: String, code: Int32, message: String, systemErrno: Int32 = 0)
   /// A statement that could not be prepared or run; `sql` is its first line, cut to 120 characters.
-  case statement(sql: String, code: Int32, message: String)
+  case statement(sql: String, code: Int32, message: String, systemErrno: Int32 = 0)
 
   var description: String {
     switch self {
-    case .open(let path, let code, let message):
+    case .open(let path, let code, let message, _):
       return "SQLite cannot open \(path): \(message) (code \(code))"
-    case .statement(let sql, let code, let message):
+    case .statement(let sql, let code, let message, _):
       return "SQLite refused `\(sql)`: \(message) (code \(code))"
     }
+  }
+
+  /// The system's error number behind a failure of the file, not of the SQL: the one the
+  /// operating system gave SQLite, else the one SQLite's result code stands for (a full disk
+  /// is `SQLITE_FULL`). Nil for a refusal that is SQL's own (a constraint, a syntax error).
+  var systemCode: Int32? {
+    let (code, system): (Int32, Int32)
+    switch self {
+    case .open(_, let result, _, let errno), .statement(_, let result, _, let errno): (code, system) = (result, errno)
+    }
+    switch code & 0xFF {
+    case SQLITE_FULL: return system != 0 ? system : ENOSPC
+    case SQLITE_IOERR: return system != 0 ? system : EIO
+    case SQLITE_READONLY: return system != 0 ? system : EROFS
+    case SQLITE_PERM: return system != 0 ? system : EPERM
+    case SQLITE_CANTOPEN: return system != 0 ? system : nil
+    case SQLITE_NOMEM: return ENOMEM
+    default: return nil
+    }
+  }
+
+  /// The file could not be synced once the connection was closed: SQLite's own code for that.
+  static func syncFailed(path: String, systemErrno: Int32) -> SQLiteError {
+    .open(path: path, code: SQLITE_IOERR, message: String(cString: strerror(systemErrno)), systemErrno: systemErrno)
   }
 
   static func summary(of sql: String) -> String {
@@ -55,8 +80,9 @@ final class SQLiteDatabase {
     guard code == SQLITE_OK, let opened else {
       // Even a failed open may return a handle, which holds the message and must be closed.
       let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+      let system = opened.map { sqlite3_system_errno($0) } ?? 0
       sqlite3_close_v2(opened)
-      throw .open(path: path, code: code, message: message)
+      throw .open(path: path, code: code, message: message, systemErrno: system)
     }
     handle = opened
   }
@@ -97,7 +123,9 @@ final class SQLiteDatabase {
   static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
   fileprivate func failure(_ sql: String, _ code: Int32) -> SQLiteError {
-    .statement(sql: SQLiteError.summary(of: sql), code: code, message: String(cString: sqlite3_errmsg(handle)))
+    .statement(
+      sql: SQLiteError.summary(of: sql), code: code, message: String(cString: sqlite3_errmsg(handle)),
+      systemErrno: sqlite3_system_errno(handle))
   }
 }
 

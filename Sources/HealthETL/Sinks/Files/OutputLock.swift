@@ -52,7 +52,8 @@ public final class OutputLock {
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: output.given, reason: OutputTransaction.reason(error))
+      throw .cannotCreate(
+        path: output.given, reason: OutputTransaction.reason(error), code: OutputTransaction.code(error))
     }
     created = missing
     path = directory + "/" + ToolFiles.lock
@@ -67,27 +68,25 @@ public final class OutputLock {
       throw failure
     }
     guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-      let busy = errno == EWOULDBLOCK
-      let reason = String(cString: strerror(errno))
+      let code = errno
       Glibc.close(descriptor)
       descriptor = -1
       InterruptCleanup.unregister(lock: token)
-      if busy { throw .locked(path: output.given) }
-      throw .ioError(path: shownPath, reason: reason)
+      if code == EWOULDBLOCK { throw .locked(path: output.given) }
+      throw .system(path: shownPath, code: code)
     }
     let folderDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     var info = stat()
     guard folderDescriptor >= 0, fstat(folderDescriptor, &info) == 0,
       flock(folderDescriptor, LOCK_EX | LOCK_NB) == 0
     else {
-      let busy = errno == EWOULDBLOCK
-      let reason = String(cString: strerror(errno))
+      let code = errno
       if folderDescriptor >= 0 { Glibc.close(folderDescriptor) }
       Glibc.close(descriptor)
       descriptor = -1
       InterruptCleanup.unregister(lock: token)
-      if busy { throw .locked(path: output.given) }
-      throw .ioError(path: output.given, reason: reason)
+      if code == EWOULDBLOCK { throw .locked(path: output.given) }
+      throw .system(path: output.given, code: code)
     }
     let identity = FolderIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     Self.heldFolders.withLock { $0[identity] = HeldFolders(folders: [(identity, folderDescriptor)]) }

@@ -2,9 +2,14 @@ import CFileSystem
 import Foundation
 
 /// Why outputs could not be written.
+///
+/// `code` is the system's error number (`errno`) behind a failure, when one is known — from a
+/// system call, a Foundation error, SQLite or libxlsxwriter: the nightly batch tells a machine's
+/// fault (a full disk, a failing one, no permission) from one an export might cause by it, never
+/// by the words of a message.
 public enum OutputError: Error, Sendable, CustomStringConvertible {
-  case cannotCreate(path: String, reason: String)
-  case ioError(path: String, reason: String)
+  case cannotCreate(path: String, reason: String, code: Int32? = nil)
+  case ioError(path: String, reason: String, code: Int32? = nil)
   /// Another process holds the folder's lock.
   case locked(path: String)
   /// The process reached its limit of open files (EMFILE) or the system its own (ENFILE).
@@ -14,11 +19,11 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .cannotCreate(let path, let reason):
+    case .cannotCreate(let path, let reason, _):
       // Reasons of HealthETL's own say what to do; the system's ("Permission denied") do not.
       let hint = reason.contains("--out") ? "" : " Check that the folder is writable, or pass another --out."
       return "cannot create output \(path): \(Self.sentence(reason)).\(hint)"
-    case .ioError(let path, let reason):
+    case .ioError(let path, let reason, _):
       return "I/O error writing \(path): \(Self.sentence(reason))"
     case .locked(let path):
       return "another healthetl run is writing \(path); try again when it has finished (this run changed nothing)"
@@ -48,7 +53,13 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
           ? Int(limit.rlim_cur) : nil)
     }
     let reason = String(cString: strerror(code))
-    return creating ? .cannotCreate(path: path, reason: reason) : .ioError(path: path, reason: reason)
+    return creating
+      ? .cannotCreate(path: path, reason: reason, code: code) : .ioError(path: path, reason: reason, code: code)
+  }
+
+  /// The error for a read or write of `path` that failed with `code`.
+  static func system(path: String, code: Int32) -> OutputError {
+    .ioError(path: path, reason: String(cString: strerror(code)), code: code)
   }
 
   /// The error for a rename or an exchange of `path` that failed with `code`: a folder or file
@@ -57,8 +68,8 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
   static func placingFailure(path: String, code: Int32) -> OutputError {
     let reason = String(cString: strerror(code))
     switch code {
-    case EACCES, EPERM, EROFS: return .cannotCreate(path: path, reason: reason)
-    default: return .ioError(path: path, reason: reason)
+    case EACCES, EPERM, EROFS: return .cannotCreate(path: path, reason: reason, code: code)
+    default: return .ioError(path: path, reason: reason, code: code)
     }
   }
 }
@@ -99,7 +110,7 @@ public final class OutputTransaction {
     do {
       try fm.createDirectory(atPath: parent, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: trimmed, reason: Self.reason(error))
+      throw .cannotCreate(path: trimmed, reason: Self.reason(error), code: Self.code(error))
     }
     for name in (try? fm.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
       let pid = Int32(name.dropFirst(prefix.count)) ?? 0
@@ -131,7 +142,7 @@ public final class OutputTransaction {
       do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       } catch {
-        throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error))
+        throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error), code: Self.code(error))
       }
       return try OutputFile(path: staged, ownerOnly: ownerOnly)
     }
@@ -152,7 +163,7 @@ public final class OutputTransaction {
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: folder, reason: Self.reason(error))
+      throw .cannotCreate(path: folder, reason: Self.reason(error), code: Self.code(error))
     }
     return folder
   }
@@ -170,7 +181,7 @@ public final class OutputTransaction {
       do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       } catch {
-        throw .cannotCreate(path: folder, reason: Self.reason(error))
+        throw .cannotCreate(path: folder, reason: Self.reason(error), code: Self.code(error))
       }
       return try OutputFile(path: folder + "/" + name)
     }
@@ -253,7 +264,7 @@ public final class OutputTransaction {
       if link(source, target) != 0 {
         // Another file system below the folder, or links not allowed: copy instead.
         do { try fm.copyItem(atPath: source, toPath: target) } catch {
-          throw .ioError(path: source, reason: Self.reason(error))
+          throw .ioError(path: source, reason: Self.reason(error), code: Self.code(error))
         }
       }
     }
@@ -279,6 +290,25 @@ public final class OutputTransaction {
 
   static func reason(_ error: any Error) -> String {
     (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+  }
+
+  /// The system's error number behind a Foundation error: its own when it is a POSIX one, else
+  /// that of the POSIX error underlying it, else the one its file-error code stands for.
+  static func code(_ error: any Error) -> Int32? {
+    let error = error as NSError
+    if error.domain == NSPOSIXErrorDomain { return Int32(truncatingIfNeeded: error.code) }
+    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+      return Int32(truncatingIfNeeded: underlying.code)
+    }
+    guard error.domain == NSCocoaErrorDomain else { return nil }
+    switch CocoaError.Code(rawValue: error.code) {
+    case .fileWriteOutOfSpace: return ENOSPC
+    case .fileWriteVolumeReadOnly: return EROFS
+    case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
+    case .fileWriteFileExists: return EEXIST
+    case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+    default: return nil
+    }
   }
 }
 
@@ -328,7 +358,7 @@ public final class OutputFile {
       let written = buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
       if written < 0 {
         if errno == EINTR { continue }
-        throw .ioError(path: path, reason: String(cString: strerror(errno)))
+        throw .system(path: path, code: errno)
       }
       offset += written
     }
@@ -340,7 +370,7 @@ public final class OutputFile {
   public func close() throws(OutputError) {
     try flush()
     guard descriptor >= 0 else { return }
-    if fsync(descriptor) != 0 { throw .ioError(path: path, reason: String(cString: strerror(errno))) }
+    if fsync(descriptor) != 0 { throw .system(path: path, code: errno) }
     Glibc.close(descriptor)
     descriptor = -1
   }

@@ -109,7 +109,7 @@ final class ScratchStreams {
             ScratchFileIO.read(
               reader, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<size]), at: segment.offset + Int64(done))
           }
-          if failed != 0 { throw .ioError(path: file?.path ?? name, reason: String(cString: strerror(failed))) }
+          if failed != 0 { throw .system(path: file?.path ?? name, code: failed) }
           if let failure = chunk.withUnsafeBytes({ Self.hand(UnsafeRawBufferPointer(rebasing: $0[..<size]), to: body) })
           {
             throw failure

@@ -49,7 +49,7 @@ public final class RunWorkbook {
         path: path, temporaryDirectory: scratch, created: created?.seconds ?? 946_684_800, plan: plan,
         charts: charts, chartSheet: numbers[chartFile], zone: zone)
     } catch {
-      throw .ioError(path: Self.file, reason: error.description)
+      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
     }
     sheetNumbers = numbers
     columnCounts = plan.map(\.columns.count)
@@ -75,7 +75,7 @@ public final class RunWorkbook {
     do throws(WorkbookError) {
       return try thread.closed()
     } catch {
-      throw .ioError(path: Self.file, reason: error.description)
+      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
     }
   }
 }

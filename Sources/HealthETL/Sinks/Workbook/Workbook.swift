@@ -174,9 +174,11 @@ public final class Workbook {
     if let chartsSheet, failure == nil {
       failure = drawCharts(on: chartsSheet, in: workbook)
     }
+    // libxlsxwriter returns its own code; the system's (a full disk while it zips) is in errno.
+    errno = 0
     let status = workbook_close(workbook)
     if failure == nil, status != LXW_NO_ERROR {
-      failure = .library(path: path, operation: "closing", message: Self.message(status))
+      failure = .library(path: path, operation: "closing", message: Self.message(status), code: Self.systemErrno())
     }
     if let failure {
       unlink(path)
@@ -404,6 +406,10 @@ public final class Workbook {
     }
   }
 
+  /// What a failed libxlsxwriter call left in errno (cleared before the call that writes the
+  /// file), nil when nothing.
+  private static func systemErrno() -> Int32? { errno != 0 ? errno : nil }
+
   private static func message(_ status: lxw_error) -> String {
     lxw_strerror(status).map { String(cString: $0) } ?? "libxlsxwriter error \(status.rawValue)"
   }
@@ -423,10 +429,11 @@ public final class Workbook {
       throw .cannotCreate(path: path, reason: "temporary folder \(temporaryDirectory) does not exist")
     }
     guard access(temporaryDirectory, W_OK | X_OK) == 0 else {
+      let code = errno
       throw .cannotCreate(
-        path: path, reason: "temporary folder \(temporaryDirectory): \(String(cString: strerror(errno)))")
+        path: path, reason: "temporary folder \(temporaryDirectory): \(String(cString: strerror(code)))", code: code)
     }
-    if let reason = probeCreate(path) { throw .cannotCreate(path: path, reason: reason) }
+    if let code = probeCreate(path) { throw .cannotCreate(path: path, reason: String(cString: strerror(code)), code: code) }
   }
 }
 
@@ -520,11 +527,11 @@ final class SheetPart {
 }
 
 /// Opens (creating if need be) `path` for writing and closes it again, removing it if it did not
-/// exist; the reason when that fails. Outside the class, whose `close()` would shadow the call.
-private func probeCreate(_ path: String) -> String? {
+/// exist; the system's error number when that fails. Outside the class, whose `close()` would shadow the call.
+private func probeCreate(_ path: String) -> Int32? {
   let existed = access(path, F_OK) == 0
   let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-  guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+  guard descriptor >= 0 else { return errno }
   close(descriptor)
   if !existed { unlink(path) }
   return nil

@@ -131,10 +131,12 @@ public enum WorkbookCell: Hashable, Sendable {
 
 /// Why a workbook could not be written; `description` is one line for the user.
 public enum WorkbookError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The workbook file or its temporary folder cannot be created.
-  case cannotCreate(path: String, reason: String)
-  /// libxlsxwriter reported an error (its own message, from `lxw_strerror`).
-  case library(path: String, operation: String, message: String)
+  /// The workbook file or its temporary folder cannot be created; `code` is the system's error
+  /// number, when one is known.
+  case cannotCreate(path: String, reason: String, code: Int32? = nil)
+  /// libxlsxwriter reported an error (its own message, from `lxw_strerror`); `code` is the
+  /// system's error number the failing call left (a full disk while the file is zipped), if any.
+  case library(path: String, operation: String, message: String, code: Int32? = nil)
   /// The sheet part being written holds as many rows as a sheet can; the caller either calls
   /// `continueOnNewSheet()` or stops writing this table to the workbook.
   case sheetFull(sheet: String, rowsPerSheet: Int)
@@ -145,10 +147,18 @@ public enum WorkbookError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The workbook was already closed (or failed to close).
   case closed(path: String)
 
+  /// The system's error number behind the failure, when one is known.
+  public var systemCode: Int32? {
+    switch self {
+    case .cannotCreate(_, _, let code), .library(_, _, _, let code): return code
+    case .sheetFull, .invalidRow, .invalidChart, .closed: return nil
+    }
+  }
+
   public var description: String {
     switch self {
-    case .cannotCreate(let path, let reason): return "cannot create workbook \(path): \(reason)"
-    case .library(let path, let operation, let message):
+    case .cannotCreate(let path, let reason, _): return "cannot create workbook \(path): \(reason)"
+    case .library(let path, let operation, let message, _):
       return "cannot write workbook \(path) (\(operation)): \(message)"
     case .sheetFull(let sheet, let rows):
       return
