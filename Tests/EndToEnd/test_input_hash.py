@@ -57,6 +57,14 @@ class InputHashTests(unittest.TestCase):
     def test_a_folder_is_hashed_by_its_export_xml(self):
         self.assertEqual(self.run_json(str(self.folder), "folder")["sha256"], sha256(self.folder / "export.xml"))
 
+    def test_a_folder_whose_export_xml_is_a_zip_is_hashed_as_that_file(self):
+        # Read inflated, so not hashed as read: the file is hashed again after the parse.
+        folder = self.dir / "disguised" / "apple_health_export"
+        folder.mkdir(parents=True)
+        with zipfile.ZipFile(folder / "export.xml", "w", zipfile.ZIP_STORED) as z:
+            z.write(self.xml, "export.xml")
+        self.assertEqual(self.run_json(str(folder), "disguised-out")["sha256"], sha256(folder / "export.xml"))
+
     def test_a_zip_is_hashed_as_given(self):
         zip_path = REPO / "SampleData/export.zip"
         self.assertEqual(self.run_json(str(zip_path), "zip")["sha256"], sha256(zip_path))
