@@ -94,6 +94,24 @@ class InputHashTests(unittest.TestCase):
         whole = json.loads((self.dir / "whole" / "run.json").read_text())
         self.assertEqual((found["elements"], found["types"]), (whole["elements"], whole["types"]))
 
+    def test_a_night_reports_the_hash_it_keys_the_export_by(self):
+        # The nightly batch hashes each inbox file to know whether it was processed; its runs
+        # report that hash rather than compute it again.
+        inbox = self.dir / "inbox"
+        inbox.mkdir()
+        shutil.copy(self.xml, inbox / "a.xml")
+        shutil.copy(REPO / "SampleData/export.zip", inbox / "b.zip")
+        out = self.dir / "night"
+        result = subprocess.run(
+            [self.binary, "nightly", "--inbox", str(inbox), "--out", str(out)], capture_output=True, timeout=900)
+        self.assertEqual(result.returncode, 0, result.stderr.decode())
+        state = json.loads((out / ".healthetl-state.json").read_text())
+        processed = {entry["name"]: entry["sha256"] for entry in state["processed"]}
+        self.assertEqual(processed, {"a.xml": sha256(inbox / "a.xml"), "b.zip": sha256(inbox / "b.zip")})
+        # run.json is the last export's.
+        last = json.loads((out / "run.json").read_text())["input"]
+        self.assertEqual(last["sha256"], processed[Path(last["path"]).name])
+
     def test_standard_input_has_no_hash(self):
         with open(self.xml, "rb") as handle:
             self.assertIsNone(self.run_json("-", "stdin", stdin=handle)["sha256"])

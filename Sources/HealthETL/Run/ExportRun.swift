@@ -87,13 +87,17 @@ public enum ExportRun {
     defer { digest?.cancel() }
     // The file as given (the zip itself; for a folder, its export XML); stdin is not hashed. An
     // export XML on disk is hashed by the parse's reader as it reads it; a zip on a thread here.
+    // The nightly batch has hashed the export already (its key in the state): not again.
+    let knownSHA256 = options.nightlyEntry?.sha256
+    let hasher: (@Sendable () -> any InputHasher)?
+    if knownSHA256 == nil { hasher = { @Sendable () -> any InputHasher in InputSHA256() } } else { hasher = nil }
     let parse = try parse(
       options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet,
-      hashingInput: { InputSHA256() }
+      hashingInput: hasher
     ) { info in
-      if info.form == .zip { digest = InputDigest(path: info.path) }
+      if knownSHA256 == nil, info.form == .zip { digest = InputDigest(path: info.path) }
     }
-    if parse.summary.inputSHA256 == nil, digest == nil {
+    if knownSHA256 == nil, parse.summary.inputSHA256 == nil, digest == nil {
       // Not hashed as read (the parse stopped early, or the folder's export is a zip in
       // disguise): read again.
       switch parse.info.form {
@@ -155,7 +159,7 @@ public enum ExportRun {
         report.stageSeconds["database"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
       }
       // Waited for only now: the marts' finish runs on one core, the hash on the other.
-      report.inputSHA256 = parse.summary.inputSHA256 ?? digest?.wait()
+      report.inputSHA256 = knownSHA256 ?? parse.summary.inputSHA256 ?? digest?.wait()
       report.totalSeconds = ProgressReporter.seconds(ContinuousClock.now - started)
       report.peakMemoryMB = peakMemoryMB()
       let reportFile = try transaction.create(ToolFiles.runReport)
