@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import report_fixture  # noqa: E402
 from chromium import Browser, BrowserError, png_summary  # noqa: E402
+from e2e import binary  # noqa: E402
 
 RENDERED = "document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError"
 OPEN_ALL_TABLES = """(() => {
@@ -906,28 +907,18 @@ class EmptyRangeReportTests(unittest.TestCase):
         self.assertEqual(self.page.console_errors(), [])
 
 
-def healthetl_binary() -> Path | None:
-    repo = report_fixture.REPO
-    for candidate in (os.environ.get("HEALTHETL_BIN"), repo / ".build/release/healthetl", repo / ".build/debug/healthetl"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
-
-
 class ExampleDataTests(unittest.TestCase):
     """example-data.json is what report_reference.py makes of the bundled sample's outputs, and
     that second implementation's priority merge agrees with the Swift statistics."""
 
     @classmethod
     def setUpClass(cls):
-        binary = healthetl_binary()
-        if binary is None:
-            raise unittest.SkipTest("needs a built healthetl (swift build, or HEALTHETL_BIN)")
+        healthetl = binary()
         import subprocess
 
         cls.dir = Path(tempfile.mkdtemp(prefix="report-sample-"))
         repo = report_fixture.REPO
-        subprocess.run([str(binary), "run", "--quiet", "--pipeline", str(repo / "Pipelines/default.json"),
+        subprocess.run([healthetl, "run", "--quiet", "--pipeline", str(repo / "Pipelines/default.json"),
                         "--pipeline", str(repo / "Tests/EndToEnd/report-extra.json"), "--out", str(cls.dir / "out"),
                         str(repo / "SampleData/export.zip")], check=True, timeout=120)
         cls.out = cls.dir / "out"
