@@ -5,6 +5,9 @@ Run by `make test-cohort` (part of `make test-e2e` and `make test`), which build
 binary, the workflow's venv (.build/cohort-venv) and installs Slurm and munge where no Slurm is
 configured. The Slurm part is skipped, with the reason, on a machine that has a Slurm of its own
 or where the test is not root; the local-executor part always runs.
+
+The workflow runs the binary for every participant within RUN_TIMEOUT, so the binary is the release
+build: `e2e.binary(release=True)`, `HEALTHETL_BIN` else .build/release/healthetl, never the debug build.
 """
 
 from __future__ import annotations
@@ -28,12 +31,11 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import REPO, binary, csv_rows  # noqa: E402
 from slurm_cluster import SlurmCluster, _pids_named  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-# Absolute (make passes them relative to the repository), but symbolic links kept: the venv's
+# Absolute (make passes it relative to the repository), but symbolic links kept: the venv's
 # python is a link whose own path selects the venv.
-BINARY = Path(os.path.abspath(os.environ.get("HEALTHETL_BIN", REPO / ".build" / "release" / "healthetl")))
 COHORT_PYTHON = Path(os.path.abspath(os.environ.get("COHORT_PYTHON", REPO / ".build" / "cohort-venv" / "bin" / "python")))
 LAUNCH = REPO / "Pipelines" / "cohort" / "launch.py"
 SAMPLE = REPO / "SampleData" / "export.zip"
@@ -69,7 +71,12 @@ def _terminated(signum, frame):
 
 def setUpModule():
     signal.signal(signal.SIGTERM, _terminated)
-    missing = [str(p) for p in (BINARY, COHORT_PYTHON) if not p.exists()]
+    global BINARY  # the release build; without one the module skips, saying so
+    missing = [str(p) for p in (COHORT_PYTHON,) if not p.exists()]
+    try:
+        BINARY = Path(binary(release=True))
+    except unittest.SkipTest as reason:
+        missing.insert(0, str(reason))
     missing += [name for name, module in (("duckdb", duckdb), ("pyarrow", pyarrow)) if module is None]
     if missing:
         raise unittest.SkipTest(
@@ -429,8 +436,7 @@ class LocalExecutorTests(CohortCase):
             f"SELECT participant, HKCharacteristicTypeIdentifierDateOfBirth FROM {dataset(out, 'me')} ORDER BY 1"
         )
         for pid, born in me:
-            with open(out / "participants" / pid / "elements/Me.csv", newline="") as handle:
-                row = next(csv.DictReader(handle))
+            row = csv_rows(out / "participants" / pid / "elements/Me.csv")[0]
             self.assertEqual(born.isoformat(), row["HKCharacteristicTypeIdentifierDateOfBirth"])
         self.assertEqual([pid for pid, _ in me], ["p01", "sample"])
         self.assertEqual(me[1][1], datetime.date(1990, 7, 14))
