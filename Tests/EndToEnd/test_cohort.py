@@ -128,7 +128,9 @@ class CohortCase(unittest.TestCase):
     def run_cohort(self, cohort, out, *args, executor="local", jobs=2, timeout=RUN_TIMEOUT, check=True):
         command = ["timeout", "-s", "KILL", str(timeout), str(COHORT_PYTHON), str(LAUNCH)]
         command += ["--cohort", str(cohort), "--out", str(out), "--executor", executor, "--jobs", str(jobs)]
-        command += [str(a) for a in args]
+        # The binary the test found, not launch.py's default (.build/release): a test's own
+        # --healthetl in `args` comes later and wins.
+        command += ["--healthetl", str(BINARY)] + [str(a) for a in args]
         started = time.monotonic()
         result = subprocess.run(command, capture_output=True, text=True, start_new_session=True)
         self.elapsed = time.monotonic() - started
