@@ -6,8 +6,7 @@ SampleData/export.zip. After an intended change, regenerate them with
 `HEALTHETL_UPDATE_GOLDEN=1 make test-e2e` and review the diff.
 
 The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
-the debug build. The peak-memory bounds are meant for the release build (the debug build's peak
-for the 400,000-point GPX is above the bound).
+the debug build.
 """
 
 from __future__ import annotations
