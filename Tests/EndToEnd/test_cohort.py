@@ -405,7 +405,8 @@ class LocalExecutorTests(CohortCase):
             source = GENERATED / ("p01.zip", "p02.zip", "p03.xml", "sample.zip")[n % 4]
             shutil.copy(source, cohort / f"s{n}{source.suffix}")
         out = self.work / "out"
-        command = [str(COHORT_PYTHON), str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--jobs", "1"]
+        command = [str(COHORT_PYTHON), str(LAUNCH), "--healthetl", str(BINARY), "--cohort", str(cohort), "--out", str(out),
+                   "--jobs", "1"]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         status_dir = out / ".cohort" / "status"
         try:
@@ -973,8 +974,8 @@ class SlurmExecutorTests(CohortCase):
         cohort = self.make_cohort(ids=("p01", "p03"))
         self.drain()
         out = self.work / "out"
-        command = [str(COHORT_PYTHON), str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--executor", "slurm",
-                   "--slurm-account", "root", "--slurm-partition", self.cluster.partition]  # fmt: skip
+        command = [str(COHORT_PYTHON), str(LAUNCH), "--healthetl", str(BINARY), "--cohort", str(cohort), "--out", str(out),
+                   "--executor", "slurm", "--slurm-account", "root", "--slurm-partition", self.cluster.partition]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             deadline = time.monotonic() + 120
