@@ -3,30 +3,27 @@ in ../shared/fixtures/real, for the checks of test_gallery.py and the screenshot
 
     python3 Tests/EndToEnd/gallery.py --out .build/gallery     # outputs and screenshots per export
 
-The binary is `HEALTHETL_BIN`, else the debug build.
+The binary is `e2e.binary()`: `HEALTHETL_BIN` (`make gallery` sets the release build), else the release
+build, else the debug build.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-# Beside the repository, as in the shared workspace; HEALTHETL_REAL_FIXTURES points elsewhere.
-REAL = Path(os.environ.get("HEALTHETL_REAL_FIXTURES", REPO.parent / "shared" / "fixtures" / "real"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, real_fixtures  # noqa: E402
+
+REAL = real_fixtures()
 PROFILES = ("watch", "iphone-sleep-apps", "garmin", "ios10", "ios8", "multisport")
 # Screen widths the report is looked at: a laptop and a phone.
 WIDTHS = {"desktop": 1280, "phone": 390}
 RENDERED = "document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError"
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN", str(REPO / ".build" / "debug" / "healthetl"))
 
 
 @dataclass
@@ -102,7 +99,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / ".build" / "gallery")
     arguments = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from chromium import Browser
 
     arguments.out.mkdir(parents=True, exist_ok=True)

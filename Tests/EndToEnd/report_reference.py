@@ -15,7 +15,6 @@ Standard library only.
 from __future__ import annotations
 
 import bisect
-import csv
 import datetime as dt
 import json
 import math
@@ -26,6 +25,9 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from xml.etree import ElementTree
 from zoneinfo import ZoneInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import csv_rows  # noqa: E402
 
 HR_DAYS = 14
 SOURCES_PER_TYPE = 20  # DATA.md, "quality": the rest in one row
@@ -58,15 +60,8 @@ def minute_text(iso: str):
     return iso[:16].replace("T", " ") if iso else None
 
 
-def read_csv(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with path.open(encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def stats(out: Path, name: str, column: str) -> dict[str, str]:
-    return {row["bucket_start"][:10]: row[column] for row in read_csv(out / "stats" / f"{name}.csv") if row[column] != ""}
+    return {row["bucket_start"][:10]: row[column] for row in csv_rows(out / "stats" / f"{name}.csv", missing_ok=True) if row[column] != ""}
 
 
 def simplify(points: list[tuple[float, float]], limit: int = ROUTE_POINTS) -> list[tuple[float, float]]:
@@ -228,7 +223,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
     mass = stats(out, "body-mass-per-day", "mostRecent")
     vo2 = stats(out, "vo2max-per-day", "mostRecent")
     rings = {}
-    for row in read_csv(out / "elements" / "ActivitySummary.csv"):
+    for row in csv_rows(out / "elements" / "ActivitySummary.csv", missing_ok=True):
         factor = Decimal(1) / Decimal("4.184") if row.get("activeEnergyBurnedUnit") == "kJ" else Decimal(1)
         energy = lambda v: None if v in ("", None) else str(Decimal(v) * factor)  # noqa: E731
         rings[row["dateComponents"]] = {
@@ -256,13 +251,13 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
     # Bedtime and wake-up are the main sleep's: the date's session with the most time asleep
     # (the first of equals), so a nap does not stretch the night into the afternoon.
     main_session: dict[str, dict] = {}
-    for row in read_csv(out / "sleep_sessions.csv"):
+    for row in csv_rows(out / "sleep_sessions.csv", missing_ok=True):
         best = main_session.get(row["date"])
         # An in-bed-only session has no asleep_s: 0 here, as the report counts it.
         if best is None or int(row["asleep_s"] or 0) > int(best["asleep_s"] or 0):
             main_session[row["date"]] = row
     nights = defaultdict(list)
-    for row in read_csv(out / "sleep_daily.csv"):
+    for row in csv_rows(out / "sleep_daily.csv", missing_ok=True):
         nights["date"].append(row["date"])
         for key in ("core", "deep", "rem", "awake", "unspecified", "asleep", "in_bed"):
             nights[f"{key}_h"].append(hours(row[f"{key}_s"]))
@@ -271,7 +266,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         nights["wake"].append(minute_text(main.get("sleep_end")))
 
     per_day = defaultdict(list)
-    for row in read_csv(out / "stats" / "heart-rate-per-minute.csv"):
+    for row in csv_rows(out / "stats" / "heart-rate-per-minute.csv", missing_ok=True):
         if row["max"] != "":
             per_day[row["bucket_start"][:10]].append(row)
     hr = []
@@ -290,7 +285,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         hr.append({"date": date, "minute": minutes, "bpm_max": bpm, "utc_offsets": offsets})
 
     laps = defaultdict(lambda: defaultdict(list))
-    for row in read_csv(out / "swim_laps.csv"):
+    for row in csv_rows(out / "swim_laps.csv", missing_ok=True):
         lap = laps[row["workout_id"]]
         lap["duration_s"].append(rnd(row["duration_s"], 0))
         lap["distance_m"].append(rnd(row["distance_m"], 1))
@@ -298,7 +293,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         lap["style"].append(row["style"] or None)
         lap["swolf"].append(rnd(row["swolf"], 1))
     workouts = defaultdict(list)
-    workout_rows = read_csv(out / "workouts.csv")
+    workout_rows = csv_rows(out / "workouts.csv", missing_ok=True)
     for row in workout_rows:
         workouts["id"].append(row["id"])
         workouts["type"].append(row["activity_type"])
@@ -313,7 +308,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
 
     types = []
     for name, distinct in run["types"].items():
-        rows = read_csv(out / "samples" / f"{name}.csv")
+        rows = csv_rows(out / "samples" / f"{name}.csv", missing_ok=True)
         overlapping, sources = quality_type(rows, name in CUMULATIVE) if rows else (None, [])
         types.append({
             "type": name, "samples": distinct, "duplicates": run["duplicates"].get(name, 0),

@@ -13,9 +13,7 @@ The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
 
 from __future__ import annotations
 
-import csv
 import math
-import os
 import re
 import subprocess
 import tempfile
@@ -28,18 +26,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import binary  # noqa: E402
+from e2e import REPO, binary, csv_rows  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
 ZONE = ZoneInfo("Europe/Berlin")  # the sample's HKTimeZone, so the run's zone
 TYPE = "HKWorkoutActivityType"
 STATISTIC = "HKQuantityTypeIdentifier"
 METERS = {"m": 1, "km": 1000}
-
-
-def read(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 def instant(text: str) -> datetime:
@@ -95,8 +87,8 @@ class BeatsAndActivitiesTests(unittest.TestCase):
         cls.folder.cleanup()
 
     def test_every_beat_and_reading(self):
-        beats = read(self.out / "heart_beats.csv")
-        readings = read(self.out / "hrv_readings.csv")
+        beats = csv_rows(self.out / "heart_beats.csv")
+        readings = csv_rows(self.out / "hrv_readings.csv")
         expected_beats, expected_readings = [], []
         for record in self.document.iter("Record"):
             entries = record.findall("HeartRateVariabilityMetadataList/InstantaneousBeatsPerMinute")
@@ -147,8 +139,8 @@ class BeatsAndActivitiesTests(unittest.TestCase):
             close(self, row["rmssd_ms"], rmssd, 4, record_id)
 
     def test_every_activity_and_the_workouts_totals(self):
-        activities = read(self.out / "workout_activities.csv")
-        workouts = {row["id"]: row for row in read(self.out / "workouts.csv")}
+        activities = csv_rows(self.out / "workout_activities.csv")
+        workouts = {row["id"]: row for row in csv_rows(self.out / "workouts.csv")}
         expected = []
         triathlons = 0
         for workout in self.document.iter("Workout"):

@@ -6,7 +6,6 @@ resources, hostile paths and `copyResources`, in a folder and in a zip.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import stat
 import subprocess
@@ -16,11 +15,10 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import binary, csv_rows, write_export_folder, write_export_zip  # noqa: E402
+from e2e import REPO, binary, csv_rows, real_fixtures, write_export_folder, write_export_zip  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
 PIPELINE = REPO / "Pipelines" / "clinical-records.json"
-REAL = Path(os.environ.get("HEALTHETL_REAL_FIXTURES", "/work/shared/fixtures/real"))
+REAL = real_fixtures()
 
 
 def record(kind: str, identifier: str, path: str) -> str:
@@ -63,7 +61,7 @@ class ClinicalRecordsEndToEnd(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def run_healthetl(self, export: Path, out: Path, pipeline: Path = PIPELINE) -> dict:
-        result = subprocess.run([str(binary()), "run", "--quiet", "--no-workbook", "--pipeline", str(pipeline), "--out", str(out), str(export)],
+        result = subprocess.run([binary(), "run", "--quiet", "--no-workbook", "--pipeline", str(pipeline), "--out", str(out), str(export)],
                                 capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
         return json.loads((out / "run.json").read_text())

@@ -5,6 +5,9 @@ Run by `make test-cohort` (part of `make test-e2e` and `make test`), which build
 binary, the workflow's venv (.build/cohort-venv) and installs Slurm and munge where no Slurm is
 configured. The Slurm part is skipped, with the reason, on a machine that has a Slurm of its own
 or where the test is not root; the local-executor part always runs.
+
+The workflow runs the binary for every participant within RUN_TIMEOUT, so the binary is the release
+build: `e2e.binary(release=True)`, `HEALTHETL_BIN` else .build/release/healthetl, never the debug build.
 """
 
 from __future__ import annotations
@@ -28,12 +31,11 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import REPO, binary, csv_rows  # noqa: E402
 from slurm_cluster import SlurmCluster, _pids_named  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-# Absolute (make passes them relative to the repository), but symbolic links kept: the venv's
+# Absolute (make passes it relative to the repository), but symbolic links kept: the venv's
 # python is a link whose own path selects the venv.
-BINARY = Path(os.path.abspath(os.environ.get("HEALTHETL_BIN", REPO / ".build" / "release" / "healthetl")))
 COHORT_PYTHON = Path(os.path.abspath(os.environ.get("COHORT_PYTHON", REPO / ".build" / "cohort-venv" / "bin" / "python")))
 LAUNCH = REPO / "Pipelines" / "cohort" / "launch.py"
 SAMPLE = REPO / "SampleData" / "export.zip"
@@ -69,7 +71,12 @@ def _terminated(signum, frame):
 
 def setUpModule():
     signal.signal(signal.SIGTERM, _terminated)
-    missing = [str(p) for p in (BINARY, COHORT_PYTHON) if not p.exists()]
+    global BINARY  # the release build; without one the module skips, saying so
+    missing = [str(p) for p in (COHORT_PYTHON,) if not p.exists()]
+    try:
+        BINARY = Path(binary(release=True))
+    except unittest.SkipTest as reason:
+        missing.insert(0, str(reason))
     missing += [name for name, module in (("duckdb", duckdb), ("pyarrow", pyarrow)) if module is None]
     if missing:
         raise unittest.SkipTest(
@@ -121,7 +128,9 @@ class CohortCase(unittest.TestCase):
     def run_cohort(self, cohort, out, *args, executor="local", jobs=2, timeout=RUN_TIMEOUT, check=True):
         command = ["timeout", "-s", "KILL", str(timeout), str(COHORT_PYTHON), str(LAUNCH)]
         command += ["--cohort", str(cohort), "--out", str(out), "--executor", executor, "--jobs", str(jobs)]
-        command += [str(a) for a in args]
+        # The binary the test found, not launch.py's default (.build/release): a test's own
+        # --healthetl in `args` comes later and wins.
+        command += ["--healthetl", str(BINARY)] + [str(a) for a in args]
         started = time.monotonic()
         result = subprocess.run(command, capture_output=True, text=True, start_new_session=True)
         self.elapsed = time.monotonic() - started
@@ -396,7 +405,8 @@ class LocalExecutorTests(CohortCase):
             source = GENERATED / ("p01.zip", "p02.zip", "p03.xml", "sample.zip")[n % 4]
             shutil.copy(source, cohort / f"s{n}{source.suffix}")
         out = self.work / "out"
-        command = [str(COHORT_PYTHON), str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--jobs", "1"]
+        command = [str(COHORT_PYTHON), str(LAUNCH), "--healthetl", str(BINARY), "--cohort", str(cohort), "--out", str(out),
+                   "--jobs", "1"]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         status_dir = out / ".cohort" / "status"
         try:
@@ -429,8 +439,7 @@ class LocalExecutorTests(CohortCase):
             f"SELECT participant, HKCharacteristicTypeIdentifierDateOfBirth FROM {dataset(out, 'me')} ORDER BY 1"
         )
         for pid, born in me:
-            with open(out / "participants" / pid / "elements/Me.csv", newline="") as handle:
-                row = next(csv.DictReader(handle))
+            row = csv_rows(out / "participants" / pid / "elements/Me.csv")[0]
             self.assertEqual(born.isoformat(), row["HKCharacteristicTypeIdentifierDateOfBirth"])
         self.assertEqual([pid for pid, _ in me], ["p01", "sample"])
         self.assertEqual(me[1][1], datetime.date(1990, 7, 14))
@@ -965,8 +974,8 @@ class SlurmExecutorTests(CohortCase):
         cohort = self.make_cohort(ids=("p01", "p03"))
         self.drain()
         out = self.work / "out"
-        command = [str(COHORT_PYTHON), str(LAUNCH), "--cohort", str(cohort), "--out", str(out), "--executor", "slurm",
-                   "--slurm-account", "root", "--slurm-partition", self.cluster.partition]  # fmt: skip
+        command = [str(COHORT_PYTHON), str(LAUNCH), "--healthetl", str(BINARY), "--cohort", str(cohort), "--out", str(out),
+                   "--executor", "slurm", "--slurm-account", "root", "--slurm-partition", self.cluster.partition]  # fmt: skip
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
             deadline = time.monotonic() + 120

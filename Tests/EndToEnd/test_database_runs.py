@@ -14,7 +14,6 @@ The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import signal
@@ -30,20 +29,13 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import binary  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
+from e2e import binary, csv_rows  # noqa: E402
 
 
 def sample(path: Path, days: int, seed: int) -> Path:
     subprocess.run([binary(), "sample", "--days", str(days), "--seed", str(seed), "--zip", "--out", str(path)],
                    check=True, capture_output=True, timeout=300)
     return path
-
-
-def csv_rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 def free_port() -> int:

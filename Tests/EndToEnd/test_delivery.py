@@ -9,7 +9,8 @@ compared with the `<Workout>` elements of the synthetic exports, read here with 
 parser (their start times in each workout's HKTimeZone, converted with zoneinfo); the
 Idempotency-Key the server expects is recomputed by the server from the request's own records.
 
-Run by `make test-e2e` (HEALTHETL_BIN names the binary; default .build/release/healthetl).
+Run by `make test-e2e`. The binary is `e2e.binary()`: `HEALTHETL_BIN` (make sets the release build),
+else the release build, else the debug build.
 """
 
 import json
@@ -29,8 +30,9 @@ from pathlib import Path
 from xml.etree import ElementTree
 from zoneinfo import ZoneInfo
 
-REPO = Path(__file__).resolve().parents[2]
-BINARY = Path(os.path.abspath(os.environ.get("HEALTHETL_BIN", REPO / ".build" / "release" / "healthetl")))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e import REPO, binary  # noqa: E402
+
 SERVER = REPO / "Tests" / "HealthETLCLITests" / "Fixtures" / "delivery_server.py"
 TOKEN = "tok-3f9a7c1e5b2d4e6f8a0b"
 RUN_TIMEOUT = 120  # seconds any one healthetl run may take
@@ -38,8 +40,7 @@ NIGHTS = (20, 40, 60)  # days of the growing inbox's exports, one more each nigh
 
 
 def setUpModule():
-    if not BINARY.exists():
-        raise unittest.SkipTest(f"{BINARY} is missing: build it with `make release` (or set HEALTHETL_BIN)")
+    binary()  # without one the module skips, saying how to get one
 
 
 def run(*args, env=None, timeout=RUN_TIMEOUT):
@@ -47,7 +48,7 @@ def run(*args, env=None, timeout=RUN_TIMEOUT):
     environment.pop("HEALTHETL_TOKEN", None)
     environment.update(env or {})
     return subprocess.run(
-        [str(BINARY), *map(str, args)], capture_output=True, text=True, timeout=timeout, env=environment
+        [binary(), *map(str, args)], capture_output=True, text=True, timeout=timeout, env=environment
     )
 
 
@@ -217,7 +218,7 @@ class DeliveryTests(unittest.TestCase):
         server.fault({"match": {}, "action": "slow", "seconds": 30})
         shutil.copy(self.exports[40], self.inbox / "export-40d.zip")
         client = subprocess.Popen(
-            [str(BINARY), "nightly", "--inbox", str(self.inbox), "--out", str(self.out), "--tz", "UTC",
+            [binary(), "nightly", "--inbox", str(self.inbox), "--out", str(self.out), "--tz", "UTC",
              "--deliver", server.url, "--token-file", str(self.token_file), "--batch", "5"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -268,7 +269,7 @@ class DeliveryTests(unittest.TestCase):
                          .returncode, 0)
         server.fault({"match": {"nth": 3}, "action": "slow", "seconds": 30})
         client = subprocess.Popen(
-            [str(BINARY), "deliver", "--out", str(self.out), "--url", server.url, "--batch", "10"],
+            [binary(), "deliver", "--out", str(self.out), "--url", server.url, "--batch", "10"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=dict(os.environ, HEALTHETL_TOKEN=TOKEN))
         try:

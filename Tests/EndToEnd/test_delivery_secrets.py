@@ -13,7 +13,8 @@ What is asserted is worked out apart from healthetl: every form is derived here 
 JSON escapes undone and letters lower-cased, it contains any 8 characters in a row of the token
 or of one of its forms.
 
-Run by `make test-e2e` (HEALTHETL_BIN names the binary; default .build/release/healthetl).
+Run by `make test-e2e`. The binary is `e2e.binary()`: `HEALTHETL_BIN` (make sets the release build),
+else the release build, else the debug build.
 """
 
 import json
@@ -31,7 +32,8 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_delivery import BINARY, REPO, Server, run, workout_starts  # noqa: E402
+from e2e import REPO, binary  # noqa: E402
+from test_delivery import Server, run, workout_starts  # noqa: E402
 
 sys.path.insert(0, str(REPO / "Tests" / "HealthETLCLITests" / "Fixtures"))
 from delivery_server import token_forms  # noqa: E402
@@ -46,8 +48,7 @@ PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "al
 
 
 def setUpModule():
-    if not BINARY.exists():
-        raise unittest.SkipTest(f"{BINARY} is missing: build it with `make release` (or set HEALTHETL_BIN)")
+    binary()  # without one the module skips, saying how to get one
 
 
 def normalized(text):

@@ -5,10 +5,8 @@ hand-written ECG files beside a small export, in a folder and in a zip, and over
 
 from __future__ import annotations
 
-import csv
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,11 +16,10 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from e2e import binary, csv_rows, write_export_folder, write_export_zip  # noqa: E402
+from e2e import REPO, binary, csv_rows, report_data, write_export_folder, write_export_zip  # noqa: E402
 
 from chromium import Browser  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
 PIPELINE = REPO / "Pipelines" / "electrocardiograms.json"
 
 EXPORT_XML = """<?xml version="1.0" encoding="UTF-8"?>
@@ -78,7 +75,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
                                 {"__MACOSX/apple_health_export/electrocardiograms/._x.csv": ENGLISH})
 
     def run_healthetl(self, export: Path, out: Path, *pipelines: Path) -> subprocess.CompletedProcess:
-        arguments = [str(binary()), "run", "--no-workbook", "--tz", "Europe/Berlin", "--out", str(out)]
+        arguments = [binary(), "run", "--no-workbook", "--tz", "Europe/Berlin", "--out", str(out)]
         for pipeline in pipelines or (PIPELINE,):
             arguments += ["--pipeline", str(pipeline)]
         result = subprocess.run(arguments + [str(export)], capture_output=True, text=True, timeout=300)
@@ -184,7 +181,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         """`healthetl sample --ecgs 4`: 4 recordings of 30 s at 512 Hz, one a week, each 15,360 samples
         whose offsets step by 1/512 s; the report holds the first 3 s (1,536 samples) of the 3 latest."""
         export = self.tmp / "s" / "export.zip"
-        subprocess.run([str(binary()), "sample", "--days", "28", "--ecgs", "4", "--zip", "--out", str(export)],
+        subprocess.run([binary(), "sample", "--days", "28", "--ecgs", "4", "--zip", "--out", str(export)],
                        check=True, capture_output=True, timeout=300)
         out = self.tmp / "out"
         report_pipeline = self.tmp / "report.json"
@@ -199,19 +196,16 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         count = 0
         previous = None
         peak = 0.0
-        with open(out / "ecg_samples.csv", newline="", encoding="utf-8") as f:
-            for row in csv.DictReader(f):
-                if row["recording"] != previous:
-                    index, previous = 0, row["recording"]
-                self.assertEqual(float(row["offset_s"]), index / 512)
-                peak = max(peak, float(row["microvolts"]))
-                index += 1
-                count += 1
+        for row in csv_rows(out / "ecg_samples.csv"):
+            if row["recording"] != previous:
+                index, previous = 0, row["recording"]
+            self.assertEqual(float(row["offset_s"]), index / 512)
+            peak = max(peak, float(row["microvolts"]))
+            index += 1
+            count += 1
         self.assertEqual(count, 4 * 15360)
         self.assertTrue(800 < peak < 1600, peak)  # R waves of about 1,100 µV
-        page = (out / "report.html").read_text(encoding="utf-8")
-        # The last match: the template's comment names the element too.
-        data = json.loads(re.findall(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)[-1])
+        data = report_data(out / "report.html")
         ecg = data["electrocardiograms"]
         self.assertEqual(ecg["seconds"], 3)
         self.assertEqual([r["recorded"][:10] for r in ecg["recordings"]], ["2024-04-08", "2024-04-01", "2024-03-25"])
@@ -252,7 +246,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
                 page.close()
             # The same page without the data: no section, no link, no canvas.
             text = html.read_text(encoding="utf-8")
-            data = json.loads(re.findall(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S)[-1])
+            data = report_data(html)
             del data["electrocardiograms"]
             bare = html.with_name("bare.html")
             start = text.rindex('<script type="application/json" id="report-data">') + len('<script type="application/json" id="report-data">')

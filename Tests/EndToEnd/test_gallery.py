@@ -17,14 +17,14 @@ checked for properties a person would notice, not for values:
 - splits lie inside their workout, add up to its distance, and none is faster than a person
   moves on foot (running, walking, hiking).
 
-The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
+The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
+the debug build.
 
     HEALTHETL_BIN=$PWD/.build/debug/healthetl python3 -m unittest -v Tests/EndToEnd/test_gallery.py
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 import shutil
@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gallery  # noqa: E402
 from chromium import Browser  # noqa: E402
+from e2e import binary, csv_rows  # noqa: E402
 
 # Per chart and visible dataset: how many values other than 0 it holds (a bar of 0 is rightly
 # invisible) and how many pixels of the chart area have one of its own colours, as Chart.js
@@ -113,13 +114,6 @@ def number(text: str | None) -> float | None:
 
 def instant(text: str) -> datetime:
     return datetime.fromisoformat(text)
-
-
-def rows(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with path.open(newline="", encoding="utf-8-sig") as file:
-        return list(csv.DictReader(file))
 
 
 def zeros_where_nothing_was_measured(table: list[dict], totals, stages, awake) -> list[str]:
@@ -208,9 +202,9 @@ def empty_workbook_charts(path: Path) -> list[str]:
 
 def split_problems(outputs: Path) -> list[str]:
     """Splits outside their workout, splits not adding up to it, splits no one runs."""
-    workouts = {row["id"]: row for row in rows(outputs / "workouts.csv")}
+    workouts = {row["id"]: row for row in csv_rows(outputs / "workouts.csv", missing_ok=True)}
     by_workout: dict[str, list[dict]] = {}
-    for split in rows(outputs / "workout_splits.csv"):
+    for split in csv_rows(outputs / "workout_splits.csv", missing_ok=True):
         by_workout.setdefault(split["workout_id"], []).append(split)
     problems = []
     for workout_id, splits in by_workout.items():
@@ -263,8 +257,7 @@ class GalleryChecks:
 
     @classmethod
     def setUpClass(cls):
-        if not Path(gallery.binary()).exists():
-            raise unittest.SkipTest(f"{gallery.binary()} not built (swift build)")
+        binary()  # without one the class skips, saying how to get one
         cls.folder = Path(tempfile.mkdtemp(prefix="healthetl-gallery-"))
         try:
             cls.exports = cls.exports_to_check()
@@ -333,9 +326,9 @@ class GalleryChecks:
             with self.subTest(export=export.name):
                 outputs = self.outputs(export)
                 problems = ["daily.csv " + p for p in zeros_where_nothing_was_measured(
-                    rows(outputs / "daily.csv"), *SLEEP_DAILY_CSV)]
+                    csv_rows(outputs / "daily.csv", missing_ok=True), *SLEEP_DAILY_CSV)]
                 problems += ["sleep_daily.csv " + p for p in zeros_where_nothing_was_measured(
-                    rows(outputs / "sleep_daily.csv"), *SLEEP_SLEEP_DAILY)]
+                    csv_rows(outputs / "sleep_daily.csv", missing_ok=True), *SLEEP_SLEEP_DAILY)]
                 self.assertEqual(problems[:10], [], f"{len(problems)} cells")
 
     def test_splits_inside_their_workout_adding_up_to_it(self):

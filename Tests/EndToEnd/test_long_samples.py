@@ -5,11 +5,13 @@ A record may last up to 366 days (Pipelines/README.md, "Bad input"); within that
 hand a long sample out bucket by bucket, so per-minute buckets of a year-long sample are written
 one at a time (before, one row per bucket was held: about 300 MB for this year). Longer records are
 rejected as `implausible span` and cost nothing.
+
+The memory bound holds for the release build: `e2e.binary(release=True)` is `HEALTHETL_BIN`, else the
+release build, never the debug build (the class skips without one).
 """
 
 import csv
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -17,8 +19,8 @@ import time
 import unittest
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-BINARY = Path(os.path.abspath(os.environ.get("HEALTHETL_BIN", REPO / ".build" / "release" / "healthetl")))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, csv_rows  # noqa: E402
 
 # A run of a tiny export stays well under this; holding one row per minute of a year does not.
 RSS_BOUND_MB = 150
@@ -67,8 +69,7 @@ def record(kind: str, unit: str, value: str, start: str, end: str, source: str =
 class LongSampleTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not BINARY.is_file():
-            raise unittest.SkipTest(f"needs the release binary at {BINARY} (make release)")
+        cls.binary = binary(release=True)
 
     def setUp(self):
         tmp = tempfile.TemporaryDirectory(prefix="long-samples-")
@@ -88,7 +89,7 @@ class LongSampleTests(unittest.TestCase):
         args = ["run", "--quiet", "--tz", "UTC", "--pipeline", str(pipeline), "--out", str(out), str(source)]
         started = time.monotonic()
         measured = subprocess.run(
-            [sys.executable, "-c", MEASURE, str(timeout), str(BINARY), *args],
+            [sys.executable, "-c", MEASURE, str(timeout), self.binary, *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout + 30,
         )
         seconds = time.monotonic() - started
@@ -121,8 +122,7 @@ class LongSampleTests(unittest.TestCase):
         seconds, peak_mb, report, out = self.run_with_rusage(xml, pipeline)
         self.assertEqual(report["rejected"], {})
         self.assertLess(peak_mb, RSS_BOUND_MB, f"peak RSS {peak_mb:.0f} MB")
-        with open(out / "stats" / "hr.csv", newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
+        rows = csv_rows(out / "stats" / "hr.csv")
         self.assertEqual(len(rows), 527_040)
         self.assertEqual(
             rows[0],
@@ -133,8 +133,7 @@ class LongSampleTests(unittest.TestCase):
         self.assertEqual(rows[-1]["bucket_end"], "2025-01-01T00:00:00+00:00")
         self.assertEqual({(r["twavg"], r["duration"]) for r in rows}, {("72", "60")})
         self.assertEqual(sum(int(r["count"]) for r in rows), 1)
-        with open(out / "stats" / "steps.csv", newline="", encoding="utf-8") as f:
-            steps = list(csv.DictReader(f))
+        steps = csv_rows(out / "stats" / "steps.csv")
         self.assertEqual(len(steps), 527_040)
         self.assertEqual({(r["source"], r["sum"], r["duration"]) for r in steps}, {("Phone", "1", "60")})
         print(f"\n  a year per minute: {seconds:.1f} s, peak RSS {peak_mb:.0f} MB", end="")

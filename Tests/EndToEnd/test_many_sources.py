@@ -9,7 +9,8 @@ add up to the type's samples. Before, the page was 8 MB here and grew with the s
 overlap measure cost samples × sources: 8 s here, and a million sources did not finish in five
 minutes. The time limit below only catches a hang; it never measures speed.
 
-The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
+The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
+the debug build.
 
     HEALTHETL_BIN=.build/release/healthetl python3 -m unittest -v Tests/EndToEnd/test_many_sources.py
 """
@@ -17,8 +18,6 @@ The binary is `HEALTHETL_BIN` (set by `make test-e2e`), else the debug build.
 from __future__ import annotations
 
 import json
-import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -26,16 +25,13 @@ import unittest
 from datetime import datetime, timedelta
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, report_data  # noqa: E402
+
 RECORDS = 100_000
 NAMES_LISTED = 1_000
 SOURCES_PER_TYPE = 20
 HANG_LIMIT_SECONDS = 600
-DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
 
 
 def source_name(index: int) -> str:
@@ -78,8 +74,7 @@ def write_export(path: Path) -> dict[str, list[str]]:
 class ManySourcesTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}: run `swift build` or `make release` first")
+        binary()  # skips the class, saying how to get one, before anything is written
         cls.tmp = tempfile.TemporaryDirectory()
         root = Path(cls.tmp.name)
         cls.export = root / "export.xml"
@@ -93,8 +88,7 @@ class ManySourcesTests(unittest.TestCase):
             cls.tmp.cleanup()
             raise AssertionError(f"healthetl run did not finish in {HANG_LIMIT_SECONDS} s with {RECORDS} sources")
         cls.run_json = json.loads((cls.out / "run.json").read_text(encoding="utf-8"))
-        html = (cls.out / "report.html").read_text(encoding="utf-8")
-        cls.report = json.loads(DATA_ELEMENT.findall(html)[-1])  # the template's comment names the element too
+        cls.report = report_data(cls.out / "report.html")
 
     @classmethod
     def tearDownClass(cls):
@@ -183,7 +177,6 @@ class ManySourcesTests(unittest.TestCase):
         return counted, total
 
     def test_the_page_shows_the_cut_lists_and_the_others_rows(self):
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from chromium import Browser
         from test_report_page import RENDERED, require_tools
 

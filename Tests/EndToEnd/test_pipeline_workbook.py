@@ -13,7 +13,8 @@ left to its CSV; `--no-workbook` writes none, and `--csv-bom` still starts CSVs 
 Charts is the first sheet, no chart whose series are all empty or 0, a table without rows has a
 hidden sheet, names cut at a whole word, no `_s` header over a duration, fractions as percentages.
 
-Skipped, saying so, without a spreadsheet program or a healthetl binary.
+Skipped, saying so, without a spreadsheet program or a healthetl binary (`e2e.binary()`: `HEALTHETL_BIN`,
+else the release build, else the debug build).
 """
 
 from __future__ import annotations
@@ -21,25 +22,21 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
-import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
-from test_workbook_roundtrip import convert, q, read_charts, read_tables, spreadsheet_tool
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, csv_rows, real_fixtures  # noqa: E402
+from test_workbook_roundtrip import convert, q, read_charts, read_tables, spreadsheet_tool  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-# Beside the checkout, or where HEALTHETL_REAL_FIXTURES says (a git worktree sits elsewhere).
-REAL = Path(os.environ.get("HEALTHETL_REAL_FIXTURES") or REPO.parent / "shared/fixtures/real")
-
-
-def binary() -> str:
-    return os.environ.get("HEALTHETL_BIN") or str(REPO / ".build/debug/healthetl")
+REAL = real_fixtures()
 
 
 class PipelineWorkbookTests(unittest.TestCase):
@@ -48,8 +45,7 @@ class PipelineWorkbookTests(unittest.TestCase):
         cls.tool = spreadsheet_tool()
         if cls.tool is None:
             raise unittest.SkipTest("neither ssconvert (Debian gnumeric) nor soffice is installed")
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
+        binary()  # without one the class skips, saying how to get one
         cls.tmp = tempfile.TemporaryDirectory()
         cls.root = Path(cls.tmp.name)
         cls.export = cls.root / "export.xml"
@@ -112,8 +108,7 @@ class PipelineWorkbookTests(unittest.TestCase):
     def test_sleep_sheet_durations_equal_the_csv_seconds(self):
         sheet = self.tables["Sleep"]
         header = [cell.text for cell in sheet[0]]
-        with open(self.out / "sleep_daily.csv", newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+        rows = csv_rows(self.out / "sleep_daily.csv")
         # The CSV's seconds, shown as h:mm under a header that says so.
         self.assertNotIn("asleep_s", header)
         column = header.index("asleep (h:mm)")
@@ -199,8 +194,7 @@ class RealExportWorkbookTests(unittest.TestCase):
         cls.tool = spreadsheet_tool()
         if cls.tool is None:
             raise unittest.SkipTest("neither ssconvert (Debian gnumeric) nor soffice is installed")
-        if not Path(binary()).exists():
-            raise unittest.SkipTest(f"no healthetl binary at {binary()}")
+        binary()  # without one the class skips, saying how to get one
         cls.tmp = tempfile.TemporaryDirectory()
         cls.books = {}
 

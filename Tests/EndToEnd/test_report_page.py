@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import report_fixture  # noqa: E402
 from chromium import Browser, BrowserError, png_summary  # noqa: E402
+from e2e import binary, csv_rows  # noqa: E402
 
 RENDERED = "document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError"
 OPEN_ALL_TABLES = """(() => {
@@ -906,28 +907,18 @@ class EmptyRangeReportTests(unittest.TestCase):
         self.assertEqual(self.page.console_errors(), [])
 
 
-def healthetl_binary() -> Path | None:
-    repo = report_fixture.REPO
-    for candidate in (os.environ.get("HEALTHETL_BIN"), repo / ".build/release/healthetl", repo / ".build/debug/healthetl"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
-
-
 class ExampleDataTests(unittest.TestCase):
     """example-data.json is what report_reference.py makes of the bundled sample's outputs, and
     that second implementation's priority merge agrees with the Swift statistics."""
 
     @classmethod
     def setUpClass(cls):
-        binary = healthetl_binary()
-        if binary is None:
-            raise unittest.SkipTest("needs a built healthetl (swift build, or HEALTHETL_BIN)")
+        healthetl = binary()
         import subprocess
 
         cls.dir = Path(tempfile.mkdtemp(prefix="report-sample-"))
         repo = report_fixture.REPO
-        subprocess.run([str(binary), "run", "--quiet", "--pipeline", str(repo / "Pipelines/default.json"),
+        subprocess.run([healthetl, "run", "--quiet", "--pipeline", str(repo / "Pipelines/default.json"),
                         "--pipeline", str(repo / "Tests/EndToEnd/report-extra.json"), "--out", str(cls.dir / "out"),
                         str(repo / "SampleData/export.zip")], check=True, timeout=120)
         cls.out = cls.dir / "out"
@@ -947,7 +938,7 @@ class ExampleDataTests(unittest.TestCase):
 
         for kind, stat in (("StepCount", "steps-per-day"), ("DistanceWalkingRunning", "walking-running-distance-per-day")):
             with self.subTest(kind=kind):
-                rows = report_reference.read_csv(self.out / "samples" / f"{kind}.csv")
+                rows = csv_rows(self.out / "samples" / f"{kind}.csv", missing_ok=True)
                 totals: dict[str, float] = {}
                 for row in rows:
                     totals[row["source"]] = totals.get(row["source"], 0.0) + float(row["value"])
@@ -958,7 +949,7 @@ class ExampleDataTests(unittest.TestCase):
                 finally:
                     report_reference.rnd = exact
                 counted = sum(totals[s["name"]] * s["counted_share"] for s in sources)
-                merged = sum(float(r["sum"]) for r in report_reference.read_csv(self.out / "stats" / f"{stat}.csv"))
+                merged = sum(float(r["sum"]) for r in csv_rows(self.out / "stats" / f"{stat}.csv", missing_ok=True))
                 self.assertAlmostEqual(counted, merged, delta=merged * 1e-9)
                 # Both sources overlap, so neither counts whole and the naive sum is far larger.
                 self.assertGreater(sum(totals.values()), merged * 1.5)

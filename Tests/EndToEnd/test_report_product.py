@@ -1,7 +1,8 @@
 """The report.html that `healthetl run` writes, checked against an independent implementation and
 in a real browser.
 
-The release binary runs on the bundled sample and on a generated 1,500-day export. The data the
+The binary (`e2e.binary()`: `HEALTHETL_BIN`, else the release build, else the debug build) runs on
+the bundled sample and on a generated 1,500-day export. The data the
 page embeds must equal what `report_reference.py` (Python, from the same run's CSV files, run.json,
 the samples and ActivitySummary tables) makes of that run, within half a unit in the last kept
 place (Pipelines/report/DATA.md, "Conventions"). The default pipeline alone must write the same
@@ -17,10 +18,7 @@ simplifies them itself.
 
 from __future__ import annotations
 
-import csv
 import json
-import os
-import re
 import shutil
 import subprocess
 import sys
@@ -30,16 +28,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import report_fixture  # noqa: E402
 import report_reference  # noqa: E402
 from chromium import Browser, png_summary  # noqa: E402
-from test_report_page import (  # noqa: E402
-    OPEN_ALL_TABLES, RENDERED, cell, charts_painted, healthetl_binary, js_text, require_tools)
+from e2e import REPO, binary, csv_rows, real_fixtures, report_data  # noqa: E402
+from test_report_page import OPEN_ALL_TABLES, RENDERED, cell, charts_painted, js_text, require_tools  # noqa: E402
 
-REPO = report_fixture.REPO
-REAL = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real"
-BWASSIM = Path(os.environ.get("HEALTHETL_REAL_FIXTURES", REAL)) / "bwassim__Health-Data-Analysis" / "data" / "export.zip"
-DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
+BWASSIM = real_fixtures() / "bwassim__Health-Data-Analysis" / "data" / "export.zip"
 # Decimal places per column (DATA.md); a number may differ by half a unit in the last place.
 PLACES = {
     "steps": 0, "active_kcal": 1, "move_kcal": 1, "move_goal_kcal": 1, "exercise_ring_min": 0, "exercise_goal_min": 0,
@@ -47,11 +41,6 @@ PLACES = {
     "duration_s": 0, "distance_m": 1, "energy_kcal": 1, "hr_avg": 1, "hr_max": 1, "strokes": 0, "swolf": 1,
     "counted_share": 3, "route": 5,
 }
-
-
-def embedded_data(html: Path) -> dict:
-    found = DATA_ELEMENT.findall(html.read_text(encoding="utf-8"))
-    return json.loads(found[-1])  # the template's comment names the element too
 
 
 def differences(got, want, path: str = "", places: int | None = None) -> list[str]:
@@ -72,16 +61,15 @@ def differences(got, want, path: str = "", places: int | None = None) -> list[st
     return [] if got == want else [f"{path}: {got!r:.80} != {want!r:.80}"]
 
 
-def run(binary: Path, export: Path, out: Path, extra: bool) -> None:
+def run(healthetl: str, export: Path, out: Path, extra: bool) -> None:
     pipelines = ["--pipeline", str(REPO / "Pipelines/default.json")]
     if extra:
         pipelines += ["--pipeline", str(REPO / "Tests/EndToEnd/report-extra.json")]
-    subprocess.run([str(binary), "run", "--quiet", *pipelines, "--out", str(out), str(export)], check=True, timeout=600)
+    subprocess.run([healthetl, "run", "--quiet", *pipelines, "--out", str(out), str(export)], check=True, timeout=600)
 
 
-def read_csv(path: Path) -> dict[str, dict]:
-    with path.open(encoding="utf-8", newline="") as f:
-        return {row.get("date") or row["bucket_start"][:10]: row for row in csv.DictReader(f)}
+def rows_by_date(path: Path) -> dict[str, dict]:
+    return {row.get("date") or row["bucket_start"][:10]: row for row in csv_rows(path)}
 
 
 class ProductReport:
@@ -92,20 +80,17 @@ class ProductReport:
 
     @classmethod
     def prepare(cls, export: Path) -> None:
-        binary = healthetl_binary()
-        if binary is None:
-            raise unittest.SkipTest("needs a built healthetl (make release, or HEALTHETL_BIN)")
-        cls.binary = binary
+        cls.binary = binary()
         cls.export = export
         cls.product = cls.dir / "product"
         cls.full = cls.dir / "full"
-        run(binary, export, cls.product, extra=False)
-        run(binary, export, cls.full, extra=True)
-        cls.data = embedded_data(cls.product / "report.html")
+        run(cls.binary, export, cls.product, extra=False)
+        run(cls.binary, export, cls.full, extra=True)
+        cls.data = report_data(cls.product / "report.html")
 
     def test_data_equals_the_reference_made_from_the_runs_own_files(self):
         want = report_reference.from_outputs(self.full, self.export)
-        got = embedded_data(self.full / "report.html")
+        got = report_data(self.full / "report.html")
         self.assertEqual(differences(got, want)[:20], [])
         # The exports have routes, so outlines are compared, not only nulls.
         routes = [r for r in want["workouts"]["route"] if r is not None]
@@ -148,8 +133,8 @@ class ProductReport:
             self.assertGreater(summary["foreground_share"], 0.15)
             # The chosen days show the run's own CSV values (daily statistics, sleep per night).
             self.assertGreater(page.evaluate(OPEN_ALL_TABLES), 10)
-            steps = read_csv(self.product / "stats/steps-per-day.csv")
-            nights = read_csv(self.product / "sleep_daily.csv")
+            steps = rows_by_date(self.product / "stats/steps-per-day.csv")
+            nights = rows_by_date(self.product / "sleep_daily.csv")
             checked = 0
             for date in self.days_checked:
                 if date in steps:
@@ -208,13 +193,11 @@ class RealExportReportTests(unittest.TestCase):
     def setUpClass(cls):
         if not BWASSIM.is_file():
             raise unittest.SkipTest(f"the real fixture {BWASSIM} is absent (set HEALTHETL_REAL_FIXTURES to its folder)")
-        binary = healthetl_binary()
-        if binary is None:
-            raise unittest.SkipTest("needs a built healthetl (make release, or HEALTHETL_BIN)")
+        healthetl = binary()
         cls.dir = Path(tempfile.mkdtemp(prefix="report-product-bwassim-"))
-        run(binary, BWASSIM, cls.dir / "out", extra=False)
+        run(healthetl, BWASSIM, cls.dir / "out", extra=False)
         cls.html = cls.dir / "out" / "report.html"
-        cls.data = embedded_data(cls.html)
+        cls.data = report_data(cls.html)
 
     @classmethod
     def tearDownClass(cls):
@@ -263,12 +246,10 @@ class SampleProductReportTests(ProductReport, unittest.TestCase):
 class MultiYearProductReportTests(ProductReport, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        binary = healthetl_binary()
-        if binary is None:
-            raise unittest.SkipTest("needs a built healthetl (make release, or HEALTHETL_BIN)")
+        healthetl = binary()
         cls.dir = Path(tempfile.mkdtemp(prefix="report-product-1500-"))
         export = cls.dir / "export.zip"
-        subprocess.run([str(binary), "sample", "--days", "1500", "--seed", "3", "--zip", "--out", str(export)],
+        subprocess.run([healthetl, "sample", "--days", "1500", "--seed", "3", "--zip", "--out", str(export)],
                        check=True, timeout=600)
         cls.prepare(export)
         dates = cls.data["days"]["date"]

@@ -4,47 +4,40 @@ it with bad route files (Pipelines/README.md, "Swimming", "Routes", "Splits").
 The golden files in Tests/EndToEnd/golden/routes/ are the workouts pipeline's outputs for
 SampleData/export.zip. After an intended change, regenerate them with
 `HEALTHETL_UPDATE_GOLDEN=1 make test-e2e` and review the diff.
+
+The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
+the debug build.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 import zipfile
 from datetime import datetime
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from e2e import REPO, binary, csv_rows  # noqa: E402
+
 SAMPLE = REPO / "SampleData" / "export.zip"
 GOLDEN = REPO / "Tests" / "EndToEnd" / "golden" / "routes"
 FILES = ["workouts.csv", "swim_laps.csv", "route_points.csv", "workout_splits.csv"]
 
 
-def binary() -> Path:
-    for candidate in (os.environ.get("HEALTHETL_BIN"), REPO / ".build/release/healthetl", REPO / ".build/debug/healthetl"):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate).resolve()
-    raise unittest.SkipTest("needs a built healthetl (swift build, or HEALTHETL_BIN)")
-
-
 def run(export: Path, out: Path) -> dict:
     result = subprocess.run(
-        [str(binary()), "run", "--quiet", "--pipeline", str(REPO / "Pipelines" / "workouts.json"), "--out", str(out), str(export)],
+        [binary(), "run", "--quiet", "--pipeline", str(REPO / "Pipelines" / "workouts.json"), "--out", str(out), str(export)],
         capture_output=True, text=True, timeout=300,
     )
     if result.returncode != 0:
         raise AssertionError(f"healthetl failed ({result.returncode}): {result.stderr}")
     return json.loads((out / "run.json").read_text())
-
-
-def rows(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
 
 
 class RoutesEndToEnd(unittest.TestCase):
@@ -70,16 +63,16 @@ class RoutesEndToEnd(unittest.TestCase):
         self.assertEqual(routes["files"], len(gpx))
         self.assertEqual(routes["points"], trkpts)
         self.assertEqual(routes["unreferencedFiles"] + routes["missingFiles"] + routes["brokenFiles"], 0)
-        self.assertEqual(len(rows(out / "route_points.csv")), trkpts)
+        self.assertEqual(len(csv_rows(out / "route_points.csv")), trkpts)
 
     def test_sample_splits_lie_inside_their_workout_and_add_up_to_its_distance(self):
         """Each workout's km and mi splits (not the Watch's) lie inside it and add up to its distance_m —
         once 5,699 m of route splits for the 5,160.46 m run; pace × distance is the moving time."""
         out = self.tmp / "out"
         run(SAMPLE, out)
-        workouts = {w["id"]: w for w in rows(out / "workouts.csv")}
+        workouts = {w["id"]: w for w in csv_rows(out / "workouts.csv")}
         by_unit: dict[tuple[str, str], list[dict]] = {}
-        for split in rows(out / "workout_splits.csv"):
+        for split in csv_rows(out / "workout_splits.csv"):
             if split["from"] != "watch":
                 by_unit.setdefault((split["workout_id"], split["unit"]), []).append(split)
         self.assertEqual(len({workout_id for workout_id, _ in by_unit}), 11)
@@ -135,10 +128,10 @@ class RoutesEndToEnd(unittest.TestCase):
         self.assertEqual(problems[short(kml)], "not a GPX file: its root element is <kml>")
         self.assertRegex(problems[short(cut)], rf"^cut short at line {cut_lines}: ")
         self.assertTrue(all("\n" not in p for p in problems.values()))
-        workouts = rows(out / "workouts.csv")
+        workouts = csv_rows(out / "workouts.csv")
         flagged = [w["route_problems"] for w in workouts if w["route_problems"]]
         self.assertEqual(len(flagged), 3)
-        points = rows(out / "route_points.csv")
+        points = csv_rows(out / "route_points.csv")
         orphan = [p for p in points if p["file"] == "workout-routes/route_orphan.gpx"]
         self.assertEqual([p["workout_id"] for p in orphan], ["", ""])
 
@@ -202,9 +195,9 @@ class RoutesEndToEnd(unittest.TestCase):
         self.assertEqual(report["routes"]["droppedPoints"], 500)
         self.assertEqual(report["routes"]["dropped"], {"jump": 500})
         self.assertEqual((out / "workout_splits.csv").read_text().count("\n"), 1)
-        self.assertEqual(len(rows(out / "route_points.csv")), 500)
+        self.assertEqual(len(csv_rows(out / "route_points.csv")), 500)
         self.assertEqual(
-            rows(out / "workouts.csv")[0]["route_problems"],
+            csv_rows(out / "workouts.csv")[0]["route_problems"],
             "workout-routes/round.gpx: dropped 500 of 1000 points: a jump faster than 100 m/s ×500 (first at line 4)")
         # Memory follows the data: the same as without the file, give or take the allocator.
         self.assertLess(report["peakMemoryMB"] - baseline, 30, f"peak {report['peakMemoryMB']} MB vs {baseline} MB")
@@ -235,8 +228,8 @@ class RoutesEndToEnd(unittest.TestCase):
         self.assertEqual({p["file"]: p["problem"] for p in report["problems"]}, {
             "workout-routes/outside.gpx": link, "workout-routes/zero.gpx": link, "workout-routes/fifo.gpx": link,
             "workout-routes/passwd.gpx": link, "workout-routes/pipe.gpx": "cannot be read: a FIFO, not a file (never opened)"})
-        self.assertEqual(rows(out / "route_points.csv"), [])
-        self.assertEqual(rows(out / "workouts.csv")[0]["route_problems"].count(";"), 4)
+        self.assertEqual(csv_rows(out / "route_points.csv"), [])
+        self.assertEqual(csv_rows(out / "workouts.csv")[0]["route_problems"].count(";"), 4)
 
     def test_the_main_file_is_never_a_link_or_a_fifo_inside_the_folder(self):
         """export.xml a FIFO inside the folder once hung the run for good; a link named export.xml is not
@@ -244,7 +237,7 @@ class RoutesEndToEnd(unittest.TestCase):
         folder = self.tmp / "fifo-export"
         folder.mkdir()
         os.mkfifo(folder / "export.xml")
-        result = subprocess.run([str(binary()), "run", "--quiet", "--out", str(self.tmp / "out"), str(folder)],
+        result = subprocess.run([binary(), "run", "--quiet", "--out", str(self.tmp / "out"), str(folder)],
                                 capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 65, result.stderr)
         self.assertIn("not opened: export.xml, a FIFO, not a file (never opened)", result.stderr)
@@ -263,7 +256,7 @@ class RoutesEndToEnd(unittest.TestCase):
         os.symlink("/dev/zero", inbox / "c.zip")
         out = self.tmp / "out"
         result = subprocess.run(
-            [str(binary()), "nightly", "--inbox", str(inbox), "--out", str(out),
+            [binary(), "nightly", "--inbox", str(inbox), "--out", str(out),
              "--pipeline", str(REPO / "Pipelines" / "workouts.json")],
             capture_output=True, text=True, timeout=300)
         self.assertEqual(result.returncode, 0, result.stderr)
