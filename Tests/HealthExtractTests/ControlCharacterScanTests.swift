@@ -1,6 +1,7 @@
 import Testing
 
 @testable import HealthExtract
+@testable import SyntheticExport
 
 /// The reader's question of each chunk, "does it hold a character the byte filter replaces?",
 /// answered a word at a time (`XMLByteFilter.hasForbiddenControlCharacters`): a wrong "no" would
@@ -32,7 +33,7 @@ import Testing
 
   @Test func randomBuffersAgreeWithTheByteByByteDefinition() {
     // A fixed seed, so a failure repeats; mostly printable bytes with a few of every kind.
-    var generator = SplitMix64(seed: 0x5EED_2026)
+    var generator = SplitMix64(state: 0x5EED_2026)
     for _ in 0..<2000 {
       let length = Int(generator.next() % 700)
       let bytes = (0..<length).map { _ -> UInt8 in
@@ -40,19 +41,6 @@ import Testing
         return roll < 3 ? UInt8(truncatingIfNeeded: generator.next() % 0x20) : UInt8(0x20 + roll % 0x5F)
       }
       #expect(Self.scan(bytes) == bytes.contains(where: Self.forbidden))
-    }
-  }
-
-  /// A small deterministic generator (SplitMix64), so the buffers are the same on every run.
-  struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
     }
   }
 }
