@@ -142,7 +142,8 @@ public final class OutputTransaction {
       do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       } catch {
-        throw .cannotCreate(path: outputDirectory + "/" + relativePath, reason: Self.reason(error), code: Self.code(error))
+        throw .cannotCreate(
+          path: outputDirectory + "/" + relativePath, reason: Self.reason(error), code: Self.code(error))
       }
       return try OutputFile(path: staged, ownerOnly: ownerOnly)
     }

@@ -433,7 +433,9 @@ public final class Workbook {
       throw .cannotCreate(
         path: path, reason: "temporary folder \(temporaryDirectory): \(String(cString: strerror(code)))", code: code)
     }
-    if let code = probeCreate(path) { throw .cannotCreate(path: path, reason: String(cString: strerror(code)), code: code) }
+    if let code = probeCreate(path) {
+      throw .cannotCreate(path: path, reason: String(cString: strerror(code)), code: code)
+    }
   }
 }
 
