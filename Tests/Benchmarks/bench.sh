@@ -16,11 +16,11 @@ set -eu
 # The targets, written in README.md ("Speed and memory"): throughput of inspect and of the default
 # pipeline as a fraction of the floor's, the pipeline's CPU time as a multiple of the floor's, the
 # pipeline's and inspect's peak RSS.
-INSPECT_RATIO=0.85
-RUN_RATIO=0.85
-RUN_CPU=1.9
-RUN_PEAK_MB=150
-INSPECT_PEAK_MB=100
+target_inspect_ratio=0.85
+target_run_ratio=0.85
+target_run_cpu=1.9
+target_run_peak_mb=150
+target_inspect_peak_mb=100
 mb() { awk "BEGIN { printf \"%.1f\", $(stat -c %s "$1") / 1e6 }"; }
 # Runs a command with its output discarded; prints "wall cpu peak_kb" (cpu = user + system).
 # A failing program fails the bench.
@@ -50,7 +50,7 @@ awk -v mb="$size" -v f="$(echo $floor | best)" -v fc="$(echo $floor_cpu | best)"
     -v i="$(echo $inspect | best)" -v ic="$(echo $inspect_cpu | best)" -v irss="$(echo $inspect_rss | most)" \
     -v r="$(echo $run | best)" -v rc="$(echo $run_cpu | best)" -v rrss="$(echo $run_rss | most)" \
     -v smb="$(mb "$SMALL")" -v srss="$small_rss" \
-    -v t_ir="$INSPECT_RATIO" -v t_rr="$RUN_RATIO" -v t_rc="$RUN_CPU" -v t_rp="$RUN_PEAK_MB" -v t_ip="$INSPECT_PEAK_MB" '
+    -v t_ir="$target_inspect_ratio" -v t_rr="$target_run_ratio" -v t_rc="$target_run_cpu" -v t_rp="$target_run_peak_mb" -v t_ip="$target_inspect_peak_mb" '
   function verdict(ok) { if (!ok) missed++; return ok ? "met" : "MISSED" }
   BEGIN {
   printf "libxml2 floor      %7.1f MB/s  (%.2f s, CPU %.2f s)\n", mb / f, f, fc
