@@ -84,6 +84,9 @@ public struct EventBatch: Sendable {
         }
         self.attributes.append(contentsOf: UnsafeBufferPointer(rebasing: records[0..<written]))
         records.baseAddress!.deinitialize(count: written)
+        // The records appended, so an attribute libxml2 hands without a name or value (it never
+        // has) cannot shift the next element's.
+        event.attributeCount = Int32(written)
       }
     }
     events.append(event)

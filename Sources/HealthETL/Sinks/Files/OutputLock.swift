@@ -52,8 +52,7 @@ public final class OutputLock {
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(
-        path: output.given, reason: OutputTransaction.reason(error), code: OutputTransaction.code(error))
+      throw .cannotCreate(path: output.given, failure: error)
     }
     created = missing
     path = directory + "/" + ToolFiles.lock

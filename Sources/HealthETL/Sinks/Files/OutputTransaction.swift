@@ -57,6 +57,42 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
       ? .cannotCreate(path: path, reason: reason, code: code) : .ioError(path: path, reason: reason, code: code)
   }
 
+  /// Creating `path` failed with a Foundation error: its words and the system's number behind it.
+  static func cannotCreate(path: String, failure: any Error) -> OutputError {
+    .cannotCreate(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+  }
+
+  /// Writing `path` failed with a Foundation error: its words and the system's number behind it.
+  static func ioError(path: String, failure: any Error) -> OutputError {
+    .ioError(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+  }
+
+  static func reason(of error: any Error) -> String {
+    (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+  }
+
+  /// The system's error number behind a Foundation error: its own when it is a POSIX one, else
+  /// that of the POSIX error underlying it, else the one its file-error code stands for.
+  static func systemCode(of error: any Error) -> Int32? {
+    let error = error as NSError
+    if error.domain == NSPOSIXErrorDomain { return Int32(truncatingIfNeeded: error.code) }
+    // On Linux the underlying error is a Swift `POSIXError`, which `as? NSError` does not find.
+    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? any Error,
+      (underlying as NSError).domain == NSPOSIXErrorDomain
+    {
+      return Int32(truncatingIfNeeded: (underlying as NSError).code)
+    }
+    guard error.domain == NSCocoaErrorDomain else { return nil }
+    switch CocoaError.Code(rawValue: error.code) {
+    case .fileWriteOutOfSpace: return ENOSPC
+    case .fileWriteVolumeReadOnly: return EROFS
+    case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
+    case .fileWriteFileExists: return EEXIST
+    case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+    default: return nil
+    }
+  }
+
   /// The error for a read or write of `path` that failed with `code`.
   static func system(path: String, code: Int32) -> OutputError {
     .ioError(path: path, reason: String(cString: strerror(code)), code: code)
@@ -110,7 +146,7 @@ public final class OutputTransaction {
     do {
       try fm.createDirectory(atPath: parent, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: trimmed, reason: Self.reason(error), code: Self.code(error))
+      throw .cannotCreate(path: trimmed, failure: error)
     }
     for name in (try? fm.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
       let pid = Int32(name.dropFirst(prefix.count)) ?? 0
@@ -142,8 +178,7 @@ public final class OutputTransaction {
       do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       } catch {
-        throw .cannotCreate(
-          path: outputDirectory + "/" + relativePath, reason: Self.reason(error), code: Self.code(error))
+        throw .cannotCreate(path: outputDirectory + "/" + relativePath, failure: error)
       }
       return try OutputFile(path: staged, ownerOnly: ownerOnly)
     }
@@ -164,7 +199,7 @@ public final class OutputTransaction {
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
-      throw .cannotCreate(path: folder, reason: Self.reason(error), code: Self.code(error))
+      throw .cannotCreate(path: folder, failure: error)
     }
     return folder
   }
@@ -182,7 +217,7 @@ public final class OutputTransaction {
       do {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
       } catch {
-        throw .cannotCreate(path: folder, reason: Self.reason(error), code: Self.code(error))
+        throw .cannotCreate(path: folder, failure: error)
       }
       return try OutputFile(path: folder + "/" + name)
     }
@@ -265,7 +300,7 @@ public final class OutputTransaction {
       if link(source, target) != 0 {
         // Another file system below the folder, or links not allowed: copy instead.
         do { try fm.copyItem(atPath: source, toPath: target) } catch {
-          throw .ioError(path: source, reason: Self.reason(error), code: Self.code(error))
+          throw .ioError(path: source, failure: error)
         }
       }
     }
@@ -287,29 +322,6 @@ public final class OutputTransaction {
     guard descriptor >= 0 else { return }
     defer { Glibc.close(descriptor) }
     fsync(descriptor)
-  }
-
-  static func reason(_ error: any Error) -> String {
-    (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-  }
-
-  /// The system's error number behind a Foundation error: its own when it is a POSIX one, else
-  /// that of the POSIX error underlying it, else the one its file-error code stands for.
-  static func code(_ error: any Error) -> Int32? {
-    let error = error as NSError
-    if error.domain == NSPOSIXErrorDomain { return Int32(truncatingIfNeeded: error.code) }
-    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-      return Int32(truncatingIfNeeded: underlying.code)
-    }
-    guard error.domain == NSCocoaErrorDomain else { return nil }
-    switch CocoaError.Code(rawValue: error.code) {
-    case .fileWriteOutOfSpace: return ENOSPC
-    case .fileWriteVolumeReadOnly: return EROFS
-    case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
-    case .fileWriteFileExists: return EEXIST
-    case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
-    default: return nil
-    }
   }
 }
 
