@@ -19,7 +19,7 @@ let package = Package(
     .executable(name: "xmlfloor", targets: ["xmlfloor"]),
     // For the libFuzzer harnesses in Tests/Fuzz, a separate package that depends on this one by
     // path and can only reach products.
-    .library(name: "HealthETLReaders", targets: ["HealthETL", "HealthExtract"]),
+    .library(name: "HealthETLReaders", targets: ["HealthETL", "HealthExtract", "RunExecution"]),
   ],
   targets: [
     // C libraries from Debian, each behind a one-header module map.
@@ -34,22 +34,27 @@ let package = Package(
     // renameat2(RENAME_EXCHANGE), for swapping a finished output folder into place atomically.
     .target(name: "CFileSystem"),
 
+    // The one owner of a run's threads (dedicated threads and a bounded pool), made by the command
+    // and passed to every part of a run that starts one.
+    .target(name: "RunExecution", swiftSettings: strictSettings),
     // Vocabulary: instants, zones, units, sample types. Pure Swift except the digest wrapper.
     .target(name: "HealthModel", dependencies: ["CCrypto"], swiftSettings: hotPathSettings),
     // Extract: bytes of any export form -> libxml2 SAX2 element events. Knows nothing of the model.
-    .target(name: "HealthExtract", dependencies: ["CLibXML2", "CArchive"], swiftSettings: hotPathSettings),
+    .target(
+      name: "HealthExtract", dependencies: ["CLibXML2", "CArchive", "RunExecution"], swiftSettings: hotPathSettings),
     // Transform + load: staging, stages, sinks, pipelines, run report.
     .target(
       name: "HealthETL",
       dependencies: [
-        "HealthModel", "HealthExtract", "CFileSystem", "CXLSXWriter", "CCurl", "CSQLite3",
+        "HealthModel", "HealthExtract", "RunExecution", "CFileSystem", "CXLSXWriter", "CCurl", "CSQLite3",
       ],
       swiftSettings: hotPathSettings),
     // The synthetic export generator behind `healthetl sample`.
     .target(name: "SyntheticExport", dependencies: ["HealthModel", "CArchive"], swiftSettings: strictSettings),
     // Commands, option parsing, exit codes; a library so it can be tested.
     .target(
-      name: "HealthETLCLI", dependencies: ["HealthETL", "HealthExtract", "HealthModel", "SyntheticExport"],
+      name: "HealthETLCLI",
+      dependencies: ["HealthETL", "HealthExtract", "HealthModel", "RunExecution", "SyntheticExport"],
       swiftSettings: strictSettings),
     .executableTarget(name: "healthetl", dependencies: ["HealthETLCLI"], swiftSettings: strictSettings),
     // The benchmark floor: a libxml2 SAX2 parse that does nothing per element.
@@ -59,14 +64,15 @@ let package = Package(
     .testTarget(
       name: "SyntheticExportTests", dependencies: ["SyntheticExport", "HealthExtract"], swiftSettings: strictSettings),
     .testTarget(
-      name: "HealthExtractTests", dependencies: ["HealthExtract", "SyntheticExport"], swiftSettings: strictSettings),
+      name: "HealthExtractTests", dependencies: ["HealthExtract", "RunExecution", "SyntheticExport"],
+      swiftSettings: strictSettings),
     .testTarget(
       name: "HealthETLTests",
       // CArchive reads written workbooks back as zips, independently of libxlsxwriter.
-      dependencies: ["HealthETL", "HealthExtract", "HealthModel", "SyntheticExport", "CArchive"],
+      dependencies: ["HealthETL", "HealthExtract", "HealthModel", "RunExecution", "SyntheticExport", "CArchive"],
       swiftSettings: strictSettings),
     .testTarget(
-      name: "HealthETLCLITests", dependencies: ["HealthETLCLI", "HealthExtract"], exclude: ["Fixtures"],
+      name: "HealthETLCLITests", dependencies: ["HealthETLCLI", "HealthExtract", "RunExecution"], exclude: ["Fixtures"],
       swiftSettings: strictSettings),
   ]
 )

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+public import RunExecution
 import Synchronization
 
 /// What to read: a path (`-` for standard input) or bytes in memory.
@@ -16,9 +17,11 @@ public enum InputSource: Sendable {
 
   /// The input as chunks for a parse: read ahead on a thread of its own for a file or folder on
   /// disk, whose reads always return; on the parse's thread otherwise.
-  func chunks(hasher: (@Sendable () -> any InputHasher)? = nil) throws(ExtractError) -> any ExportChunks {
+  func chunks(hasher: (@Sendable () -> any InputHasher)? = nil, on executor: RunExecutor) throws(ExtractError)
+    -> any ExportChunks
+  {
     if case .path(let path) = self, path != "-", ExportInput.isFileOrFolder(path) {
-      return try ReadAhead(path: path, hasher: hasher)
+      return try ReadAhead.start(path: path, hasher: hasher, on: executor)
     }
     return DirectChunks(try open())
   }
@@ -48,6 +51,7 @@ public final class ExportStream {
   private let source: InputSource
   private let allowTruncated: Bool
   private let hasher: (@Sendable () -> any InputHasher)?
+  private let executor: RunExecutor
 
   /// Batches in flight between the threads: enough to absorb jitter, few enough to keep memory flat.
   static let depth = 4
@@ -55,9 +59,13 @@ public final class ExportStream {
   /// - Parameter hashingInput: makes a digest of the file as given, fed as it is read; its
   ///   result is `ReadSummary.inputSHA256` when the input is an export XML on disk read to its
   ///   end (a zip, a pipe or a stopped parse leave it nil).
+  /// - Parameter executor: the run's threads: the parse and the read-ahead each take a dedicated
+  ///   one for the read.
   public init(
-    source: InputSource, allowTruncated: Bool = false, hashingInput hasher: (@Sendable () -> any InputHasher)? = nil
+    source: InputSource, allowTruncated: Bool = false, hashingInput hasher: (@Sendable () -> any InputHasher)? = nil,
+    executor: RunExecutor
   ) {
+    self.executor = executor
     self.source = source
     self.allowTruncated = allowTruncated
     self.hasher = hasher
@@ -73,10 +81,11 @@ public final class ExportStream {
     let source = self.source
     let allowTruncated = self.allowTruncated
     let hasher = self.hasher
+    let executor = self.executor
     // libxml2 on a thread of its own: it must never wait behind the pool's jobs.
-    RunExecutor.shared.startDedicated(name: "libxml2", stackSize: 1 << 22) {
+    executor.startDedicated(name: "libxml2", stackSize: 1 << 22) {
       do throws(ExtractError) {
-        let input = try source.chunks(hasher: hasher)
+        let input = try source.chunks(hasher: hasher, on: executor)
         channel.send(.opened(input.info))
         let summary = try LibXML2Parser().parse(input, allowTruncated: allowTruncated) { batch in
           channel.send(.batch(batch))

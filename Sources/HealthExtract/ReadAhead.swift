@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RunExecution
 import Synchronization
 
 /// Reads an export on a thread of its own, a few chunks ahead of libxml2.
@@ -25,18 +26,21 @@ final class ReadAhead: ExportChunks {
 
   let info: InputInfo
   private(set) var progress = ReadProgress()
-  private let channel = Channel()
+  private let channel: Channel
   private var stopped = false
   /// The thread has said its last (the end, or an error): nothing more will come.
   private var exhausted = false
   private(set) var inputSHA256: String?
 
-  /// Opens `path` on the reading thread and waits until it is open (or refused).
+  /// Starts the reading thread on `executor`, opens `path` there and waits until it is open (or
+  /// refused).
   /// - Parameter hasher: makes the digest of the file as given, on the reading thread; used only
   ///   for an export XML on disk (a zip is hashed as it is, not as its member inflates).
-  init(path: String, hasher: (@Sendable () -> any InputHasher)? = nil) throws(ExtractError) {
-    let channel = channel
-    RunExecutor.shared.startDedicated(name: "read-ahead") {
+  static func start(path: String, hasher: (@Sendable () -> any InputHasher)? = nil, on executor: RunExecutor)
+    throws(ExtractError) -> ReadAhead
+  {
+    let channel = Channel()
+    executor.startDedicated(name: "read-ahead") {
       let input: ExportInput
       do throws(ExtractError) {
         input = try ExportInput.open(path)
@@ -75,12 +79,16 @@ final class ReadAhead: ExportChunks {
       channel.finished.signal()
     }
     switch channel.waitUntilOpened() {
-    case .success(let info): self.info = info
+    case .success(let info): return ReadAhead(info: info, channel: channel)
     case .failure(let error):
-      stopped = true
       channel.finished.wait()
       throw error
     }
+  }
+
+  private init(info: InputInfo, channel: Channel) {
+    self.info = info
+    self.channel = channel
   }
 
   func nextChunk(

@@ -27,7 +27,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let (url, bytes) = try Self.export(in: directory)
     #expect(bytes.count > 5 * LibXML2Parser.chunkSize)
-    let chunks = try ReadAhead(path: url.path)
+    let chunks = try ReadAhead.start(path: url.path, on: testExecutor)
     #expect(chunks.info.form == .xml && chunks.info.inputBytes == Int64(bytes.count))
     var read: [UInt8] = []
     var sizes: [Int] = []
@@ -46,7 +46,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let (url, bytes) = try Self.export(in: directory)
     do {
-      let chunks = try ReadAhead(path: url.path)
+      let chunks = try ReadAhead.start(path: url.path, on: testExecutor)
       var first: [UInt8] = []
       _ = try chunks.nextChunk { chunk, _ in first = Array(chunk) }
       #expect(first == Array(bytes[0..<LibXML2Parser.chunkSize]))
@@ -56,7 +56,7 @@ import Testing
       Thread.sleep(forTimeInterval: 0.1)
     }
     // A stop that asks for the damage of a plain file finds none.
-    let chunks = try ReadAhead(path: url.path)
+    let chunks = try ReadAhead.start(path: url.path, on: testExecutor)
     _ = try chunks.nextChunk { _, _ in }
     #expect(chunks.damage() == nil)
     #expect(try chunks.nextChunk { _, _ in } == false)
@@ -64,7 +64,7 @@ import Testing
 
   @Test func openingErrorsAreTheInputsOwn() {
     #expect(throws: ExtractError.notFound(path: "/nonexistent/export.zip")) {
-      try ReadAhead(path: "/nonexistent/export.zip")
+      try ReadAhead.start(path: "/nonexistent/export.zip", on: testExecutor)
     }
   }
 
@@ -73,13 +73,14 @@ import Testing
     let directory = try Fixtures.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let (url, _) = try Self.export(in: directory)
-    #expect(try InputSource.path(url.path).chunks() is ReadAhead)
-    #expect(try InputSource.path(directory.path).chunks() is ReadAhead)
+    #expect(try InputSource.path(url.path).chunks(on: testExecutor) is ReadAhead)
+    #expect(try InputSource.path(directory.path).chunks(on: testExecutor) is ReadAhead)
     let fifo = directory.appendingPathComponent("fifo").path
     #expect(mkfifo(fifo, 0o600) == 0)
     #expect(!ExportInput.isFileOrFolder(fifo))
     #expect(!ExportInput.isFileOrFolder("-"))
-    #expect(try InputSource.bytes(Array(Fixtures.minimalHeader.utf8), name: "m").chunks() is DirectChunks)
+    #expect(
+      try InputSource.bytes(Array(Fixtures.minimalHeader.utf8), name: "m").chunks(on: testExecutor) is DirectChunks)
   }
 
   /// Stands in for the run's SHA-256: it keeps what it is fed, so a test sees every byte the
@@ -98,14 +99,14 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let (url, bytes) = try Self.export(in: directory)
     for path in [url.path, directory.path] {
-      let chunks = try ReadAhead(path: path, hasher: { FedBytes() })
+      let chunks = try ReadAhead.start(path: path, hasher: { FedBytes() }, on: testExecutor)
       while try chunks.nextChunk({ _, _ in }) {}
       #expect(chunks.inputSHA256 == String(decoding: bytes, as: UTF8.self), "\(path)")
     }
-    let stopped = try ReadAhead(path: url.path, hasher: { FedBytes() })
+    let stopped = try ReadAhead.start(path: url.path, hasher: { FedBytes() }, on: testExecutor)
     _ = try stopped.nextChunk { _, _ in }
     #expect(stopped.inputSHA256 == nil)
-    let unhashed = try ReadAhead(path: url.path)
+    let unhashed = try ReadAhead.start(path: url.path, on: testExecutor)
     while try unhashed.nextChunk({ _, _ in }) {}
     #expect(unhashed.inputSHA256 == nil)
 
@@ -113,12 +114,12 @@ import Testing
     _ = try Fixtures.python(
       "import sys, zipfile; zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED).write(sys.argv[1], 'apple_health_export/export.xml')",
       [url.path, zip])
-    let zipped = try ReadAhead(path: zip, hasher: { FedBytes() })
+    let zipped = try ReadAhead.start(path: zip, hasher: { FedBytes() }, on: testExecutor)
     var inflated: [UInt8] = []
     while try zipped.nextChunk({ chunk, _ in inflated.append(contentsOf: chunk) }) {}
     #expect(inflated == bytes)
     #expect(zipped.inputSHA256 == nil)
-    #expect(try InputSource.bytes(bytes, name: "m").chunks(hasher: { FedBytes() }).inputSHA256 == nil)
+    #expect(try InputSource.bytes(bytes, name: "m").chunks(hasher: { FedBytes() }, on: testExecutor).inputSHA256 == nil)
   }
 
   /// Each chunk says whether the reader found a character the byte filter replaces in it: the
@@ -137,7 +138,7 @@ import Testing
     bytes[inThird] = 0x0B
     bytes[inLast] = 0x0C
     try Data(bytes).write(to: url)
-    let chunks = try ReadAhead(path: url.path)
+    let chunks = try ReadAhead.start(path: url.path, on: testExecutor)
     var flags: [Bool] = []
     while try chunks.nextChunk({ _, clean in flags.append(clean) }) {}
     let last = (bytes.count - 1) / LibXML2Parser.chunkSize
@@ -145,7 +146,7 @@ import Testing
     #expect(flags.indices.filter { !flags[$0] } == [2, last])
 
     let handler = CountingHandler()
-    let summary = try ExportStream(source: .path(url.path)).read(into: handler)
+    let summary = try ExportStream(source: .path(url.path), executor: testExecutor).read(into: handler)
     #expect(summary.replacedControlCharacters == 2)
     #expect(handler.counts[.record] == 9000)
     #expect(handler.sourceNames.filter { $0 == " hone" }.count == 2)

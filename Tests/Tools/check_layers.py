@@ -59,12 +59,25 @@ from dataclasses import dataclass, field
 # `--print-order` prints it so the two can be compared.
 LAYER_ORDER: tuple[str, ...] = (
     "Support",
-    "Configuration",
-    "Sinks",
+    "Output/Files",
+    "Output/Tables",
+    "Output/Database",
+    "Output/Workbook",
     "Staging",
-    "Intermediate",
-    "Marts",
+    "Shared",
     "Pipeline",
+    "Samples",
+    "Elements",
+    "Sleep",
+    "Workouts",
+    "Statistics",
+    "Beats",
+    "Electrocardiograms",
+    "ClinicalRecords",
+    "Daily",
+    "Report",
+    "Plan",
+    "Delivery",
     "Run",
 )
 
@@ -236,7 +249,7 @@ class Token:
 @dataclass
 class SwiftFile:
     path: str  # as shown in reports
-    rel: str  # relative to the module root, e.g. "Marts/WorkoutRow.swift"
+    rel: str  # relative to the module root, e.g. "Workouts/WorkoutRow.swift"
     layer: str
     line_starts: list[int]
     tokens: list[Token]
@@ -387,25 +400,46 @@ class Report:
 def load(root: str, module: str) -> tuple[list[SwiftFile], list[str]]:
     files: list[SwiftFile] = []
     errors: list[str] = []
+
+    def walk(full: str, layer: str) -> None:
+        for dirpath, dirnames, filenames in os.walk(full):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith(".swift"):
+                    path = os.path.join(dirpath, name)
+                    files.append(parse_file(path, os.path.relpath(path, root), layer, module))
+
+    def not_listed(full: str, name: str) -> str:
+        return (
+            f"{full}: folder {name} is not in the layer order; add it to LAYER_ORDER "
+            f"in {os.path.relpath(__file__)} (order: {order_text()})"
+        )
+
+    def outside(full: str) -> str:
+        return f"{full}: file is outside every layer folder; move it into one of: {order_text()}"
+
     for entry in sorted(os.listdir(root)):
         full = os.path.join(root, entry)
         if os.path.isdir(full):
-            if entry not in LAYER_ORDER:
-                errors.append(
-                    f"{full}: folder {entry} is not in the layer order; add it to LAYER_ORDER "
-                    f"in {os.path.relpath(__file__)} (order: {order_text()})"
-                )
+            if entry in LAYER_ORDER:
+                walk(full, entry)
                 continue
-            for dirpath, dirnames, filenames in os.walk(full):
-                dirnames.sort()
-                for name in sorted(filenames):
-                    if name.endswith(".swift"):
-                        path = os.path.join(dirpath, name)
-                        files.append(parse_file(path, os.path.relpath(path, root), entry, module))
+            # A folder of layers (`Output/Files`, `Output/Tables`): each sub-folder is a layer.
+            if not any(layer.startswith(entry + "/") for layer in LAYER_ORDER):
+                errors.append(not_listed(full, entry))
+                continue
+            for sub in sorted(os.listdir(full)):
+                sub_full = os.path.join(full, sub)
+                name = entry + "/" + sub
+                if os.path.isdir(sub_full):
+                    if name in LAYER_ORDER:
+                        walk(sub_full, name)
+                    else:
+                        errors.append(not_listed(sub_full, name))
+                elif sub.endswith(".swift"):
+                    errors.append(outside(sub_full))
         elif entry.endswith(".swift"):
-            errors.append(
-                f"{full}: file is outside every layer folder; move it into one of: {order_text()}"
-            )
+            errors.append(outside(full))
     return files, errors
 
 

@@ -1,57 +1,43 @@
-/// The order in which a run's marts finish, derived from what each reads (`OutputStage.reads`)
-/// rather than written down: a mart finishes after every mart it reads, and marts that do not
-/// depend on each other keep the order they were given (the jobs' order, as run.json lists their
-/// outputs).
-enum MartSchedule {
-  /// Why no order exists. Either is a defect of the code that built the marts, never of a
-  /// pipeline or an export.
-  enum Failure: Error, Equatable, CustomStringConvertible {
-    /// A mart reads one that the run does not finish, so what it reads would be empty.
-    case readsUnlisted(reader: String, read: String)
-    /// Marts that read each other, in a circle.
+/// The order in which a run's marts finish, derived from what each reads rather than written
+/// down: a mart finishes after every mart it reads, and marts that do not depend on each other
+/// keep the order they were given (the jobs' order, as run.json lists their outputs).
+public enum MartSchedule {
+  /// Why no order exists: marts that read each other, in a circle. A defect of the code that
+  /// built the marts, never of a pipeline or an export.
+  public enum Failure: Error, Equatable, CustomStringConvertible {
     case cycle([String])
 
-    var description: String {
+    public var description: String {
       switch self {
-      case .readsUnlisted(let reader, let read):
-        return "\(reader) reads \(read), which the run does not finish"
       case .cycle(let marts): return "marts read each other in a circle: " + marts.joined(separator: ", ")
       }
     }
   }
 
-  /// `marts`, each after the marts it reads; among the marts ready at once, the one listed
-  /// first (Kahn's algorithm).
-  static func finishOrder(_ marts: [any OutputStage]) throws(Failure) -> [any OutputStage] {
-    var position: [ObjectIdentifier: Int] = [:]
-    for (index, mart) in marts.enumerated() { position[ObjectIdentifier(mart)] = index }
-    var waitingFor = [Int](repeating: 0, count: marts.count)
-    var readers = [[Int]](repeating: [], count: marts.count)
-    for (index, mart) in marts.enumerated() {
-      // A mart named twice is one input.
-      var seen = Set<Int>()
-      for read in mart.reads {
-        guard let source = position[ObjectIdentifier(read)] else {
-          throw .readsUnlisted(reader: name(of: mart), read: name(of: read))
-        }
-        guard seen.insert(source).inserted else { continue }
+  /// The marts' positions, each after the positions it reads (`reads[i]`: the marts mart `i`
+  /// reads); among the marts ready at once, the one listed first (Kahn's algorithm). `names` are
+  /// for the message of a circle.
+  public static func finishOrder(reads: [[Int]], names: [String]) throws(Failure) -> [Int] {
+    var waitingFor = [Int](repeating: 0, count: reads.count)
+    var readers = [[Int]](repeating: [], count: reads.count)
+    for (index, read) in reads.enumerated() {
+      // A mart named twice is one input; a mart reading itself waits for nothing.
+      for source in Set(read) where source != index {
         waitingFor[index] += 1
         readers[source].append(index)
       }
     }
-    var order: [any OutputStage] = []
-    var finished = [Bool](repeating: false, count: marts.count)
+    var order: [Int] = []
+    var finished = [Bool](repeating: false, count: reads.count)
     // Marts are few (one per job, and a handful more): a scan for the first ready one is enough.
-    while order.count < marts.count {
-      guard let next = marts.indices.first(where: { !finished[$0] && waitingFor[$0] == 0 }) else {
-        throw .cycle(marts.indices.filter { !finished[$0] }.map { name(of: marts[$0]) })
+    while order.count < reads.count {
+      guard let next = reads.indices.first(where: { !finished[$0] && waitingFor[$0] == 0 }) else {
+        throw .cycle(reads.indices.filter { !finished[$0] }.map { names[$0] })
       }
       finished[next] = true
-      order.append(marts[next])
+      order.append(next)
       for reader in readers[next] { waitingFor[reader] -= 1 }
     }
     return order
   }
-
-  private static func name(of mart: any OutputStage) -> String { String(describing: type(of: mart)) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 public import HealthExtract
 import HealthModel
+public import RunExecution
 
 /// The jobs of the command line, over one streaming parse each.
 public enum ExportRun {
@@ -27,20 +28,24 @@ public enum ExportRun {
     /// Set by the nightly batch, which holds the folder's lock itself: the export being processed,
     /// whose records join the night's pending delta.
     public var nightlyEntry: DeliveryState.Export?
+    /// The run's threads: the command's executor, handed to every part of the run that starts one.
+    public var executor: RunExecutor
 
-    public init(input: InputSource, plan: RunPlan) {
+    public init(input: InputSource, plan: RunPlan, executor: RunExecutor) {
       self.input = input
       self.plan = plan
+      self.executor = executor
     }
   }
 
   /// Reads the export and counts what it holds (`inspect`, `validate`).
   public static func inspect(
-    _ source: InputSource, zone request: RunZone.Request, allowTruncated: Bool = true, quiet: Bool = true
+    _ source: InputSource, zone request: RunZone.Request, allowTruncated: Bool = true, quiet: Bool = true,
+    executor: RunExecutor
   ) throws(ETLError) -> ExportInventory {
     do { try RunZone.validate(request) } catch { throw .zone(error) }
     let normalizer = RecordNormalizer(stages: [])
-    let parse = try parse(source, into: normalizer, allowTruncated: allowTruncated, quiet: quiet)
+    let parse = try parse(source, into: normalizer, allowTruncated: allowTruncated, quiet: quiet, executor: executor)
     let zone: RunZone
     do { zone = try RunZone.resolve(request, facts: normalizer.facts) } catch { throw .zone(error) }
     return ExportInventory(
@@ -66,11 +71,17 @@ public enum ExportRun {
     defer { if !committed { transaction.abandon() } }
 
     // Before the marts: a mart that keeps rows until the zone is known keeps them for it too.
+    let executor = options.executor
+    let tableSinks = TableSinks()
+    var database: RunDatabase?
     let databaseTables = Self.databaseEntries(options.plan)
     if options.database, !databaseTables.isEmpty {
-      do { transaction.database = try RunDatabase(transaction: transaction, entries: databaseTables) } catch {
+      do {
+        database = try RunDatabase.start(on: executor, transaction: transaction, entries: databaseTables)
+      } catch {
         throw .output(error)
       }
+      tableSinks.add(database!)
     }
     // Who runs what. Main thread: the marts (`MartGraph`) take the samples as they stream, then
     // finish in the graph's order. Dedicated threads of the run's executor (`RunExecutor`):
@@ -78,10 +89,15 @@ public enum ExportRun {
     // XML as it reads it), the SHA-256 of a zip (`InputDigest`), health.xlsx (`RunWorkbook`) and
     // health.sqlite (`RunDatabase`). Its pool: the long tables' rows (`RowEncodingLane`).
     let marts: RunMarts
-    do { marts = try MartGraph.marts(for: options.plan, transaction: transaction) } catch {
+    do {
+      marts = try MartGraph.marts(
+        for: options.plan,
+        build: MartBuild(
+          transaction: transaction, tableSinks: tableSinks, pipelines: options.plan.pipelines.map(\.path)))
+    } catch {
       throw .pipeline(error)
     }
-    let normalizer = RecordNormalizer(stages: marts.stages)
+    let normalizer = RecordNormalizer(stages: marts.marts)
     var digest: InputDigest?
     // On every way out (a bad export, a full disk) the hashing thread is stopped before returning.
     defer { digest?.cancel() }
@@ -93,16 +109,16 @@ public enum ExportRun {
     if knownSHA256 == nil { hasher = { @Sendable () -> any InputHasher in InputSHA256() } } else { hasher = nil }
     let parse = try parse(
       options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet,
-      hashingInput: hasher
+      hashingInput: hasher, executor: executor
     ) { info in
-      if knownSHA256 == nil, info.form == .zip { digest = InputDigest(path: info.path) }
+      if knownSHA256 == nil, info.form == .zip { digest = InputDigest.start(path: info.path, on: executor) }
     }
     if knownSHA256 == nil, parse.summary.inputSHA256 == nil, digest == nil {
       // Not hashed as read (the parse stopped early, or the folder's export is a zip in
       // disguise): read again.
       switch parse.info.form {
-      case .xml: digest = InputDigest(path: parse.info.path)
-      case .directory: digest = InputDigest(path: parse.info.memberName)
+      case .xml: digest = InputDigest.start(path: parse.info.path, on: executor)
+      case .directory: digest = InputDigest.start(path: parse.info.memberName, on: executor)
       case .zip, .standardInput, .memory: break
       }
     }
@@ -117,25 +133,26 @@ public enum ExportRun {
     report.jobs = options.plan.jobs.count
     var settings = options.plan.settings
     settings.csvByteOrderMark = options.csvByteOrderMark
-    marts.report?.header = Self.reportHeader(inventory)
-    let context = StageContext(
-      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info)
     do {
-      if options.workbook, let dailyJob = options.plan.jobs.first(where: { $0.kind is DailyJobKind }) {
+      var workbook: RunWorkbook?
+      if options.workbook, let chartJob = Self.workbookChartJob(options.plan) {
         let sheets = Self.workbookSheets(options.plan)
-        let dailyFile = dailyJob.outputs.first?.file ?? ""
-        transaction.workbook = try RunWorkbook(
-          transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
-          created: normalizer.facts.exportDate, charts: Self.dailyCharts, chartsFrom: dailyFile)
+        workbook = try RunWorkbook.start(
+          on: executor, transaction: transaction, plan: sheets.sheets, leftToCSV: sheets.leftToCSV, zone: zone.rules,
+          created: normalizer.facts.exportDate, charts: chartJob.charts, chartsFrom: chartJob.file)
+        tableSinks.add(workbook!)
       }
+      let context = MartContext(
+        zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: parse.info,
+        export: Self.exportOverview(inventory), tableSinks: tableSinks, executor: executor, products: marts.products)
       try load(
         marts, context: context, parseSeconds: parse.seconds, delivery: &delivery, nightlyEntry: options.nightlyEntry,
-        into: &report
+        sections: JobKinds.all.flatMap(\.runReportSections), into: &report
       ) {
-        transaction.workbook?.startClosing()
-        transaction.database?.startClosing()
+        workbook?.startClosing()
+        database?.startClosing()
       }
-      if let workbook = transaction.workbook {
+      if let workbook {
         // Only the wait: the file was written on the workbook's thread while the report was.
         let closeStarted = ContinuousClock.now
         let summary = try workbook.closed()
@@ -146,7 +163,7 @@ public enum ExportRun {
         report.workbook = RunReport.Workbook(summary: summary, leftToCSV: workbook.leftToCSV)
         report.stageSeconds["workbook"] = ProgressReporter.seconds(ContinuousClock.now - closeStarted)
       }
-      if let database = transaction.database {
+      if let database {
         let closeStarted = ContinuousClock.now
         let summary = try database.closed(transaction)
         report.outputs.append(
@@ -173,9 +190,10 @@ public enum ExportRun {
     return report
   }
 
-  /// What the report shows of the inventory (Pipelines/report/DATA.md, "export" and "quality").
-  static func reportHeader(_ inventory: ExportInventory) -> ReportHeader {
-    var header = ReportHeader()
+  /// What marts see of the inventory (the report: Pipelines/report/DATA.md, "export" and
+  /// "quality").
+  static func exportOverview(_ inventory: ExportInventory) -> ExportOverview {
+    var header = ExportOverview()
     header.exportDate = inventory.facts.exportDate
     header.exportVersion = inventory.facts.exportVersion
     header.locale = inventory.facts.locale
@@ -235,39 +253,13 @@ public enum ExportRun {
     return entries
   }
 
-  /// The Charts sheet, from the Daily sheet: steps per day; sleep per night by stage, or asleep
-  /// and in bed when no night has stages (sleep apps and older watches); resting heart rate, or
-  /// the day's average heart rate when no resting heart rate was recorded (Garmin, iPhone only).
-  /// Each entry's first chart with values is drawn, with only its series that have values; an
-  /// entry without any draws no chart.
-  static let dailyCharts: [[WorkbookChart]] = [
-    [
-      WorkbookChart(
-        .column, title: "Steps per day", categoryColumn: "date", series: [.init("steps", name: "Steps")],
-        categoryAxisTitle: "Date", valueAxisTitle: "Steps")
-    ],
-    [
-      WorkbookChart(
-        .stackedColumn, title: "Sleep per night by stage", categoryColumn: "date",
-        series: [
-          .init("deep_h", name: "Deep"), .init("core_h", name: "Core"), .init("rem_h", name: "REM"),
-          .init("awake_h", name: "Awake"),
-        ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
-      WorkbookChart(
-        .column, title: "Sleep per night", categoryColumn: "date",
-        series: [.init("asleep_h", name: "Asleep"), .init("in_bed_h", name: "In bed")],
-        categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
-    ],
-    [
-      WorkbookChart(
-        .line, title: "Resting heart rate", categoryColumn: "date",
-        series: [.init("resting_hr_bpm", name: "Resting heart rate")], categoryAxisTitle: "Date",
-        valueAxisTitle: "bpm"),
-      WorkbookChart(
-        .line, title: "Average heart rate per day", categoryColumn: "date",
-        series: [.init("hr_avg_bpm", name: "Average heart rate")], categoryAxisTitle: "Date", valueAxisTitle: "bpm"),
-    ],
-  ]
+  /// The job whose kind charts its first table on the workbook's Charts sheet (`JobKind.
+  /// workbookCharts`): the workbook is written when the plan has one (a daily job), and charts
+  /// the table of its first output.
+  static func workbookChartJob(_ plan: RunPlan) -> (file: String, charts: [[WorkbookChart]])? {
+    guard let job = plan.jobs.first(where: { !$0.kind.workbookCharts.isEmpty }) else { return nil }
+    return (job.outputs.first?.file ?? "", job.kind.workbookCharts)
+  }
 
   /// `--strict`: the first rejected record in document order fails the run.
   static func refuseRejections(_ rejections: RejectionLog) throws(ETLError) {
@@ -286,46 +278,58 @@ public enum ExportRun {
     throw .nothingUsable(rejected: rejections.total, first: first.map { ($0.key, $0.value[0]) })
   }
 
-  /// The load: every stage computes and writes its tables, then the delivery state takes this
-  /// run's workout records into the next delta. `tablesWritten` is called once every stage that
-  /// writes tables has finished: before the report, which writes a page from their results.
+  /// The load: every mart computes and writes its tables in the graph's order, then the delivery
+  /// state takes this run's workout records into the next delta. `tablesWritten` is called once
+  /// every mart that writes tables has finished: before those that write a page from their
+  /// results (the report). `sections` are the `run.json` keys the registered kinds' marts may
+  /// contribute; each is null unless a mart of the run fills it (the first that does).
   static func load(
-    _ marts: RunMarts, context: StageContext, parseSeconds: Double, delivery: inout DeliveryState,
-    nightlyEntry: DeliveryState.Export?, into report: inout RunReport, tablesWritten: () -> Void = {}
+    _ marts: RunMarts, context: MartContext, parseSeconds: Double, delivery: inout DeliveryState,
+    nightlyEntry: DeliveryState.Export?, sections: [String] = [], into report: inout RunReport,
+    tablesWritten: () -> Void = {}
   ) throws(OutputError) {
     let started = ContinuousClock.now
     var finishSeconds: [String: Double] = [:]
-    for (index, stage) in marts.stages.enumerated() {
-      if index == marts.tableStages.count { tablesWritten() }
-      let stageStarted = ContinuousClock.now
-      for output in try stage.finish(context) {
+    let lastTableMart = marts.marts.lastIndex { $0.writesTables }
+    var tablesDone = lastTableMart == nil
+    if tablesDone { tablesWritten() }
+    for (index, mart) in marts.marts.enumerated() {
+      let martStarted = ContinuousClock.now
+      for output in try mart.finish(context) {
         report.outputs.append(
           .init(
             path: output.path, rows: output.rows, bytes: fileSize(context.transaction.stagedPath(output.path)),
             name: output.name))
       }
-      finishSeconds["finish " + String(describing: type(of: stage)), default: 0] +=
-        ProgressReporter.seconds(ContinuousClock.now - stageStarted)
+      finishSeconds["finish " + String(describing: type(of: mart)), default: 0] +=
+        ProgressReporter.seconds(ContinuousClock.now - martStarted)
+      if !tablesDone, index == lastTableMart {
+        tablesDone = true
+        tablesWritten()
+      }
     }
-    if marts.report == nil { tablesWritten() }
-    let workouts = marts.workouts
-    report.routes = workouts.lazy.compactMap(\.routeReport).first
-    report.electrocardiograms = marts.electrocardiograms?.report
-    report.clinicalRecords = marts.clinicalRecords?.report
+    for key in sections where report.sections[key] == nil { report.sections[key] = NSNull() }
+    for mart in marts.marts {
+      guard let section = mart.runReportSection, report.sections[section.key] is NSNull else { continue }
+      report.sections[section.key] = section.value
+      if let line = section.summaryLine { report.summaryLines.append(line) }
+    }
+    // Every workouts job's records; none when the run has no workouts job.
+    let records = marts.products.all(WorkoutServerRecords.self)
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
-      let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))
+      let fresh = delivery.fresh(records.flatMap(\.records))
       delivery.processed.append(entry)
       delivery.failing.removeAll { $0.export.sha256 == entry.sha256 }
       let sequence = try delivery.commitDelta(adding: fresh, final: false, to: context.transaction)
       report.delta = .init(sequence: sequence, final: false, records: delivery.pending.count, fresh: fresh.count)
-    } else if !workouts.isEmpty {
-      let fresh = delivery.fresh(workouts.flatMap(\.serverRecords))
-      let records = delivery.pending.count + fresh.count
+    } else if !records.isEmpty {
+      let fresh = delivery.fresh(records.flatMap(\.records))
+      let recordCount = delivery.pending.count + fresh.count
       let sequence = try delivery.commitDelta(adding: fresh, final: true, to: context.transaction)
-      report.delta = .init(sequence: sequence, final: true, records: records, fresh: fresh.count)
+      report.delta = .init(sequence: sequence, final: true, records: recordCount, fresh: fresh.count)
     }
-    // Stages consume samples while the export streams (inside "extract+transform"), then
+    // Marts consume samples while the export streams (inside "extract+transform"), then
     // compute and write in their own finish; "load" is all of the latter plus the commit.
     report.stageSeconds = finishSeconds.merging([
       "extract+transform": parseSeconds, "load": ProgressReporter.seconds(ContinuousClock.now - started),
@@ -341,7 +345,8 @@ public enum ExportRun {
   /// One streaming parse of `source` into `normalizer`, libxml2 on a reader thread.
   static func parse(
     _ source: InputSource, into normalizer: RecordNormalizer, allowTruncated: Bool, quiet: Bool,
-    hashingInput hasher: (@Sendable () -> any InputHasher)? = nil, opened: (InputInfo) -> Void = { _ in }
+    hashingInput hasher: (@Sendable () -> any InputHasher)? = nil, executor: RunExecutor,
+    opened: (InputInfo) -> Void = { _ in }
   ) throws(ETLError) -> Parse {
     let progress = ProgressReporter(quiet: quiet)
     let started = ContinuousClock.now
@@ -349,7 +354,9 @@ public enum ExportRun {
     let summary: ReadSummary
     do {
       // The only read of the export in a run: every job of every pipeline is fed from it.
-      summary = try ExportStream(source: source, allowTruncated: allowTruncated, hashingInput: hasher).read(
+      summary = try ExportStream(
+        source: source, allowTruncated: allowTruncated, hashingInput: hasher, executor: executor
+      ).read(
         into: normalizer,
         opened: {
           opened($0); info = $0

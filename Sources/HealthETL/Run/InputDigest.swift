@@ -1,6 +1,7 @@
 import Foundation
 import HealthExtract
 import HealthModel
+import RunExecution
 import Synchronization
 
 /// SHA-256 of the input file, computed on a thread of its own while the main one parses, for
@@ -16,11 +17,19 @@ final class InputDigest: Sendable {
   private let cancelled = Atomic<Bool>(false)
   private let group = DispatchGroup()
 
-  init(path: String) {
+  private init() {}
+
+  /// Starts hashing `path` on a dedicated thread of `executor` (not the pool: its nice value
+  /// cannot be raised back without privileges, and it ends with the hash).
+  static func start(path: String, on executor: RunExecutor) -> InputDigest {
+    let digest = InputDigest()
+    digest.hash(path: path, on: executor)
+    return digest
+  }
+
+  private func hash(path: String, on executor: RunExecutor) {
     group.enter()
-    // A dedicated thread of the run (not the pool): its nice value cannot be raised back
-    // without privileges, and it ends with the hash.
-    RunExecutor.shared.startDedicated(name: "sha256") { [self] in
+    executor.startDedicated(name: "sha256") { [self] in
       defer { group.leave() }
       // On Linux the nice value belongs to the thread, and `0` names the calling one.
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)

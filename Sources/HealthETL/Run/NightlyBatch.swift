@@ -1,6 +1,7 @@
 import Foundation
 import HealthExtract
 import HealthModel
+public import RunExecution
 
 /// `healthetl nightly`: every export in the inbox not processed yet (by content hash), oldest
 /// first, each as one atomic run into the output folder, under the folder's lock
@@ -29,11 +30,14 @@ public enum NightlyBatch {
     public var quiet = false
     /// Where to deliver the workout records at the end of the night (`--deliver URL`).
     public var delivery: DeliverySettings?
+    /// The threads of the night's runs.
+    public var executor: RunExecutor
 
-    public init(inbox: String, outputDirectory: String, plan: RunPlan) {
+    public init(inbox: String, outputDirectory: String, plan: RunPlan, executor: RunExecutor) {
       self.inbox = inbox
       output = OutputFolder(outputDirectory)
       self.plan = plan
+      self.executor = executor
     }
   }
 
@@ -98,7 +102,7 @@ public enum NightlyBatch {
         result.stillQuarantined.append(known)
         continue
       }
-      var run = ExportRun.RunOptions(input: .path(candidate.path), plan: options.plan)
+      var run = ExportRun.RunOptions(input: .path(candidate.path), plan: options.plan, executor: options.executor)
       run.output = options.output
       run.zone = options.zone
       run.quiet = options.quiet

@@ -22,12 +22,11 @@ public struct RunReport {
   public var jobs = 0
   /// The delta this run committed (`workout_records.new.json`); nil when it wrote none.
   public var delta: Delta?
-  /// What reading the workout routes found; nil when no job read them.
-  public var routes: RouteReport?
-  /// What reading the ECG files found; nil when no job read them.
-  public var electrocardiograms: ElectrocardiogramReport?
-  /// What reading the clinical records found; nil when no job read them.
-  public var clinicalRecords: ClinicalRecordReport?
+  /// The sections the marts contribute (`Mart.runReportSection`: `routes`,
+  /// `electrocardiograms`, `clinicalRecords`), null where no mart of the run filled one.
+  public var sections: [String: Any] = [:]
+  /// The sections' lines for the end of the run (`RunReportSection.summaryLine`).
+  public var summaryLines: [String] = []
 
   public struct Delta: Sendable {
     public var sequence: Int
@@ -93,9 +92,7 @@ public struct RunReport {
           "leftToCSV": workbook.leftToCSV.map { ["file": $0.file, "reason": $0.reason] },
         ]
       } ?? NSNull()
-    object["routes"] = routes?.jsonObject() ?? NSNull()
-    object["electrocardiograms"] = electrocardiograms?.jsonObject() ?? NSNull()
-    object["clinicalRecords"] = clinicalRecords?.jsonObject() ?? NSNull()
+    for (key, value) in sections { object[key] = value }
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }

@@ -1,6 +1,7 @@
 import Foundation
 import HealthETL
 import HealthExtract
+import RunExecution
 
 enum InspectCommand {
   static let options = [
@@ -18,7 +19,7 @@ enum InspectCommand {
     else { return ExitCode.success }
     let inventory = try ExportRun.inspect(
       .path(export), zone: RunZone.Request(parsed.value("tz") ?? "auto"), allowTruncated: !parsed.flag("strict"),
-      quiet: false)
+      quiet: false, executor: RunExecutor.forThisMachine())
     if parsed.flag("json") {
       let data = try JSONSerialization.data(
         withJSONObject: inventory.jsonObject(), options: [.prettyPrinted, .sortedKeys])

@@ -1,5 +1,6 @@
 import Foundation
 import HealthETL
+import RunExecution
 
 enum NightlyCommand {
   static let options =
@@ -31,7 +32,8 @@ enum NightlyCommand {
       throw UsageError(message: "--inbox DIR and --out DIR are required", command: "nightly")
     }
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
-    var options = NightlyBatch.Options(inbox: inbox, outputDirectory: out, plan: plan)
+    var options = NightlyBatch.Options(
+      inbox: inbox, outputDirectory: out, plan: plan, executor: RunExecutor.forThisMachine())
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     if parsed.value("deliver") != nil || parsed.value("delivery-config") != nil {
       options.delivery = try DeliverCommand.settings(url: parsed.value("deliver"), parsed, command: "nightly")

@@ -2,6 +2,7 @@ import Foundation
 import HealthETL
 import HealthExtract
 import HealthModel
+import RunExecution
 
 enum RunCommand {
   static let options = [
@@ -31,7 +32,7 @@ enum RunCommand {
         summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
     else { return ExitCode.success }
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
-    var options = ExportRun.RunOptions(input: .path(export), plan: plan)
+    var options = ExportRun.RunOptions(input: .path(export), plan: plan, executor: RunExecutor.forThisMachine())
     options.outputDirectory = parsed.value("out") ?? "out"
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     options.csvByteOrderMark = parsed.flag("csv-bom")
@@ -50,7 +51,7 @@ enum RunCommand {
       if report.inventory.rejections.total > 0 {
         message += "healthetl: \(report.inventory.rejections.total) records rejected; see run.json\n"
       }
-      if let line = report.electrocardiograms?.summaryLine { message += "healthetl: \(line)\n" }
+      for line in report.summaryLines { message += "healthetl: \(line)\n" }
       if let notRead = report.inventory.notRead.summary() {
         message += "healthetl: not read: \(notRead); see run.json (notRead)\n"
       }

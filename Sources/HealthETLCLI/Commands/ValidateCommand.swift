@@ -1,6 +1,7 @@
 import Foundation
 import HealthETL
 import HealthExtract
+import RunExecution
 
 enum ValidateCommand {
   static let options = [
@@ -14,7 +15,8 @@ enum ValidateCommand {
         arguments, name: "validate", usage: "healthetl validate [--json] EXPORT",
         summary: "Check an export and report every problem found, without writing any output.", options: options)
     else { return ExitCode.success }
-    let inventory = try ExportRun.inspect(.path(export), zone: .auto, allowTruncated: true, quiet: false)
+    let inventory = try ExportRun.inspect(
+      .path(export), zone: .auto, allowTruncated: true, quiet: false, executor: RunExecutor.forThisMachine())
     var problems: [String] = []
     if inventory.read.truncated {
       problems.append(

@@ -2,6 +2,7 @@ import FuzzSupport
 import Glibc
 import HealthETL
 import HealthExtract
+import RunExecution
 
 // The whole run of the shipped default and samples pipelines and a beats job over an export given as bytes: parse,
 // staging, every stage's consume and finish (sleep nights, workouts and server records, swim laps,
@@ -22,13 +23,17 @@ let plan: RunPlan = {
   }
 }()
 
+/// The process's threads, as the command makes them once.
+let executor = RunExecutor.forThisMachine()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   // The run stages its outputs in a sibling of the output folder: both go when `run/` does.
   let folder = FuzzDriver.scratchDirectory + "/run"
   let out = folder + "/out"
   mkdir(folder, 0o700)
-  var options = ExportRun.RunOptions(input: .bytes(FuzzDriver.bytes(data, size), name: "fuzz.xml"), plan: plan)
+  var options = ExportRun.RunOptions(
+    input: .bytes(FuzzDriver.bytes(data, size), name: "fuzz.xml"), plan: plan, executor: executor)
   options.outputDirectory = out
   options.quiet = true
   _ = try? ExportRun.run(options)

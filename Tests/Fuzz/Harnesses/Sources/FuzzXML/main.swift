@@ -1,6 +1,7 @@
 import FuzzSupport
 import HealthETL
 import HealthExtract
+import RunExecution
 
 // The export reader on bytes: libxml2 behind the byte filter (DTD blanked; attribute names with
 // spaces repaired in a document without one), on its reader thread, feeding the staging layer
@@ -12,6 +13,8 @@ import HealthExtract
 // scanned again by the byte filter) and hashes the file. Both reads must agree on everything they
 // report; a difference is a bug of the read-ahead path.
 let path = FuzzDriver.scratchDirectory + "/export.xml"
+/// The process's threads, as the command makes them once.
+let executor = RunExecutor.forThisMachine()
 
 /// What a read reports, in a form two reads of the same bytes can be compared by.
 struct Outcome: Equatable {
@@ -26,7 +29,7 @@ func read(_ source: InputSource) -> Outcome {
   let normalizer = RecordNormalizer(stages: [])
   var outcome = Outcome()
   do {
-    var summary = try ExportStream(source: source).read(into: normalizer)
+    var summary = try ExportStream(source: source, executor: executor).read(into: normalizer)
     summary.inputSHA256 = nil
     outcome.summary = summary
   } catch {

@@ -1,0 +1,174 @@
+import HealthExtract
+import HealthModel
+
+/// One row per `ClinicalRecord` element with a summary of its FHIR resource file
+/// (Pipelines/README.md, "Clinical records"). The elements are few (a person's records from their
+/// providers) and are kept until the end; the resource files are then streamed once, each read
+/// whole up to `largestResource` bytes, and copied into the output folder only when asked.
+public final class ClinicalRecordMart: Mart {
+  public enum Table: String, MartTable {
+    case records
+
+    public var schema: TableSchema { ClinicalRecordTables.records.schema }
+  }
+  public typealias Destination = TableDestination<Table>
+
+  /// A resource file larger than this is not read: FHIR resources of an export are a few KB; a
+  /// `DiagnosticReport` carrying a scanned document may reach a few MB.
+  static let largestResource = 8 << 20
+  /// Where resource files are, below the main XML's folder, and where copies go in the output folder.
+  static let resourceFolder = "clinical-records"
+  /// The files this mart reads, for "What was not read".
+  static let filesRead = ExportFileClaim.folder(resourceFolder)
+
+  private let transaction: OutputTransaction
+  private let destinations: [Destination]
+  private let copyResources: Bool
+  private var records: [GenericElement] = []
+  public private(set) var report = ClinicalRecordReport()
+
+  public var runReportSection: RunReportSection? {
+    RunReportSection(key: Self.runReportKey, value: report.jsonObject())
+  }
+
+  /// `run.json`'s `clinicalRecords`: what reading the clinical records found.
+  public static let runReportKey = "clinicalRecords"
+
+  public init(transaction: OutputTransaction, destinations: [Destination], copyResources: Bool = false) {
+    self.transaction = transaction
+    self.destinations = destinations
+    self.copyResources = copyResources
+  }
+
+  public func consume(_ element: GenericElement) {
+    guard element.name == "ClinicalRecord" else { return }
+    records.append(element)
+  }
+
+  public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
+    report.records = records.count
+    let paths = records.map { Self.resourcePath(Self.attribute("resourceFilePath", of: $0)) }
+    let wanted = Set(paths.compactMap { try? $0.get() })
+    let copies =
+      copyResources
+      ? ContentFileNames.paths(
+        for: wanted.map { Self.stem(of: $0) }, in: Self.resourceFolder + "/{name}.json", placeholder: "{name}")
+      : [:]
+    var resources: [String: ClinicalRecordResource] = [:]
+    var failure: OutputError?
+    var listingProblem: String?
+    let companions =
+      context.input.map(ExportInput.companions(of:))
+      ?? .unavailable(reason: "the run was not told where the export is")
+    if !wanted.isEmpty {
+      do {
+        try ExportInput.forEachFile(of: companions, in: Self.resourceFolder) { stream in
+          guard failure == nil, wanted.contains(stream.relativePath), resources[stream.relativePath] == nil else {
+            return
+          }
+          var resource = ClinicalRecordResource()
+          switch Self.readWhole(stream) {
+          case .failure(let problem):
+            resource.problem = problem.description
+          case .success(let bytes):
+            do throws(FHIRResourceProblem) {
+              resource.summary = try FHIRResourceSummary.summarize(bytes)
+              report.resourcesRead += 1
+            } catch {
+              resource.problem = error.description
+            }
+            if let copy = copies[Self.stem(of: stream.relativePath)] {
+              do throws(OutputError) {
+                // Medical records: readable by their owner only.
+                let file = try transaction.create(copy, ownerOnly: true)
+                try file.write(bytes)
+                try file.close()
+                resource.copy = copy
+                report.resourcesCopied += 1
+              } catch {
+                failure = error
+              }
+            }
+          }
+          resources[stream.relativePath] = resource
+        }
+      } catch {
+        listingProblem = error.description
+      }
+    }
+    if let failure { throw failure }
+    var missing = "missing: the export holds no such file"
+    if case .unavailable(let why) = companions { missing = "not read: \(why)" }
+    if let listingProblem { missing = "not reached: \(listingProblem)" }
+
+    var writers: [RowWriter<ClinicalRecordRow>] = []
+    for destination in destinations {
+      writers.append(
+        try context.writer(ClinicalRecordTables.records, file: destination.file, format: destination.format))
+    }
+    for (record, path) in zip(records, paths) {
+      let resource: ClinicalRecordResource
+      switch path {
+      case .success(let relative): resource = resources[relative] ?? ClinicalRecordResource(problem: missing)
+      case .failure(let problem): resource = ClinicalRecordResource(problem: problem.description)
+      }
+      if resource.problem != nil { report.resourceProblems += 1 }
+      let row = ClinicalRecordRow(element: record, resource: resource)
+      for index in writers.indices { try writers[index].append(row) }
+    }
+    var written: [OutputSummary] = []
+    for writer in writers { written.append(try writer.close()) }
+    return written
+  }
+
+  static func attribute(_ name: String, of element: GenericElement) -> String? {
+    element.attributes.first { $0.name == name }?.value
+  }
+
+  /// `resourceFilePath` (`/clinical-records/Observation-….json`) as a path relative to the main
+  /// XML's folder. Only a file directly in `clinical-records/` is a resource: any other path
+  /// (`../../x`, `/etc/passwd`, a subfolder) is never looked up, let alone opened or copied.
+  static func resourcePath(_ written: String?) -> Result<String, FHIRResourceProblem> {
+    guard let written, !written.isEmpty else {
+      return .failure(FHIRResourceProblem(description: "no resourceFilePath"))
+    }
+    var path = Substring(written)
+    if path.first == "/" { path = path.dropFirst() }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, parts[0] == Substring(resourceFolder), !parts[1].isEmpty, parts[1] != ".",
+      parts[1] != "..", !parts[1].unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    else {
+      return .failure(
+        FHIRResourceProblem(
+          description: "resourceFilePath '\(PrintableExcerpt.of(written))' is not a file in "
+            + "\(resourceFolder)/; not read"))
+    }
+    return .success(String(path))
+  }
+
+  /// A resource's file name without its folder and `.json`: the name of its copy.
+  static func stem(of relativePath: String) -> String {
+    let base = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
+    return base.lowercased().hasSuffix(".json") ? String(base.dropLast(5)) : base
+  }
+
+  /// The whole file, or why not: larger than `largestResource`, or unreadable.
+  static func readWhole(_ stream: ExportFileStream) -> Result<[UInt8], FHIRResourceProblem> {
+    var bytes: [UInt8] = []
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { chunk.deallocate() }
+    while true {
+      let got: Int
+      do throws(ExtractError) { got = try stream.read(into: chunk) } catch {
+        return .failure(FHIRResourceProblem(description: error.description))
+      }
+      if got == 0 { return .success(bytes) }
+      guard bytes.count + got <= largestResource else {
+        return .failure(
+          FHIRResourceProblem(
+            description: "larger than \(largestResource >> 20) MB, more than any FHIR resource; not read"))
+      }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<got]))
+    }
+  }
+}

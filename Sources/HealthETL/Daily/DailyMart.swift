@@ -1,0 +1,183 @@
+public import HealthModel
+
+/// One date of `daily.csv`: every column's value, nil where the file's cell is empty. What other
+/// outputs (the report, a chart) read instead of parsing the CSV: `self[measure]` as the cell
+/// shows it, `written(measure)` as the output it repeats writes it, for an output that shows the
+/// same number to other places.
+public struct DailyValues: Sendable, Equatable {
+  public let date: CivilDate
+  /// By `DailyMeasure.rawValue`, as the source output writes them (in its unit, at its
+  /// precision); `bedtime` and `wakeUp` are in `bedtime` / `wakeUp` instead.
+  private var numbers: [Double?]
+  /// `sleep_start` / `sleep_end` of the night (`bedtime`, `wake_up`).
+  public var bedtime: Instant?
+  public var wakeUp: Instant?
+
+  public init(date: CivilDate) {
+    self.date = date
+    numbers = [Double?](repeating: nil, count: DailyMeasure.allCases.count)
+  }
+
+  /// The cell of a number (or `workouts` count) column: in the column's unit, rounded to its
+  /// places; nil for `bedtime` and `wakeUp`.
+  public subscript(_ measure: DailyMeasure) -> Double? { numbers[measure.rawValue].map(measure.shown) }
+
+  /// The value behind the cell as the output it repeats writes it (`m`, not `km`; unrounded by
+  /// the column). ActivitySummary rings: the attribute's value, in kcal.
+  public func written(_ measure: DailyMeasure) -> Double? { numbers[measure.rawValue] }
+
+  mutating func set(_ measure: DailyMeasure, written value: Double) { numbers[measure.rawValue] = value }
+
+  /// Whether any column has a value.
+  public var isEmpty: Bool { bedtime == nil && wakeUp == nil && numbers.allSatisfy { $0 == nil } }
+}
+
+/// Gathers what the other marts computed, per local date; `DailyMart` writes it.
+final class DailyCollector {
+  private(set) var days: [CivilDate: DailyValues] = [:]
+  /// Unrounded workout totals per date, rounded once when the table is written.
+  private var workoutTotals: [CivilDate: (count: Int, seconds: Double?, kilocalories: Double?)] = [:]
+
+  /// `value` as its own output wrote it (in the source unit, rounded to `precision`).
+  func set(_ measure: DailyMeasure, on date: CivilDate, written value: Double?, precision: NumberPrecision) {
+    guard let value, value.isFinite else { return }
+    days[date, default: DailyValues(date: date)].set(measure, written: precision.rounded(value))
+  }
+
+  func sleep(_ night: SleepNightSummary) {
+    let tally = night.tally
+    let seconds: [(DailyMeasure, Int64?)] = [
+      (.asleepHours, tally.recorded(.asleep)), (.inBedHours, tally.inBed), (.coreHours, tally.recorded(.core)),
+      (.deepHours, tally.recorded(.deep)), (.remHours, tally.recorded(.rem)), (.awakeHours, tally.recorded(.awake)),
+    ]
+    for (measure, value) in seconds {
+      set(measure, on: night.date, written: value.map(Double.init), precision: .asRecorded)
+    }
+    days[night.date, default: DailyValues(date: night.date)].bedtime = tally.sleepStart
+    days[night.date, default: DailyValues(date: night.date)].wakeUp = tally.sleepEnd
+  }
+
+  /// A row of `workouts.csv`, with its `duration_s` and `energy_kcal` as that file writes them.
+  func workout(on date: CivilDate, seconds: Double?, kilocalories: Double?) {
+    var total = workoutTotals[date] ?? (0, nil, nil)
+    total.count += 1
+    if let seconds, seconds.isFinite { total.seconds = (total.seconds ?? 0) + seconds }
+    if let kilocalories, kilocalories.isFinite { total.kilocalories = (total.kilocalories ?? 0) + kilocalories }
+    workoutTotals[date] = total
+  }
+
+  private static let kilojoules = UnitConversion.forUnit("kJ")
+
+  /// An `ActivitySummary` element: the rings of its `dateComponents` date.
+  func activitySummary(_ element: GenericElement) {
+    var attributes: [String: String] = [:]
+    for (name, value) in element.attributes { attributes[name] = value }
+    guard let dateText = attributes["dateComponents"], let date = CivilDate(dateText) else { return }
+    // Exports write the Move ring in `Cal` (kilocalories) or, set to kilojoules, `kJ`.
+    let energy = attributes["activeEnergyBurnedUnit"] == "kJ" ? Self.kilojoules : nil
+    let rings: [(DailyMeasure, String, UnitConversion?)] = [
+      (.moveKcal, "activeEnergyBurned", energy), (.moveGoalKcal, "activeEnergyBurnedGoal", energy),
+      (.exerciseRingMin, "appleExerciseTime", nil), (.exerciseGoalMin, "appleExerciseTimeGoal", nil),
+      (.standHours, "appleStandHours", nil), (.standGoalHours, "appleStandHoursGoal", nil),
+    ]
+    for (measure, attribute, conversion) in rings {
+      guard let text = attributes[attribute], let value = Double(text) else { continue }
+      set(measure, on: date, written: conversion?.apply(value) ?? value, precision: .asRecorded)
+    }
+  }
+
+  /// Every date from the first to the last with a value, in order; dates between without one
+  /// are empty rows.
+  func table() -> [DailyValues] {
+    for (date, total) in workoutTotals {
+      set(.workouts, on: date, written: Double(total.count), precision: .asRecorded)
+      set(.workoutMinutes, on: date, written: total.seconds, precision: .asRecorded)
+      set(.workoutKilocalories, on: date, written: total.kilocalories, precision: .asRecorded)
+    }
+    workoutTotals = [:]
+    let dates = days.values.filter { !$0.isEmpty }.map(\.date)
+    guard let first = dates.min(), let last = dates.max() else { return [] }
+    return (first.daysSinceEpoch...last.daysSinceEpoch).map { day in
+      let date = CivilDate(daysSinceEpoch: day)
+      return days[date] ?? DailyValues(date: date)
+    }
+  }
+}
+
+/// Writes `daily.csv` (Pipelines/README.md, "Daily"): the figures of the sleep, workout and
+/// one-day statistics outputs side by side, one row per local date. It reads the nights
+/// (`SleepNights`), the workout rows (`WorkoutResults`) and the one-day statistics its columns
+/// repeat (`DayStatistics`), so it finishes after the marts that compute them; when the run has
+/// no job that does, the run adds marts that write no file, so the values are the same as with
+/// one.
+public final class DailyMart: Mart {
+  public typealias Destination = TableDestination<Table>
+
+  public enum Table: String, MartTable {
+    case daily
+    public var schema: TableSchema { DailyTables.daily.schema }
+  }
+
+  private let destinations: [Destination]
+  /// The `MindfulSession` samples, for `mindful_min`.
+  private var mindful = MindfulDays()
+  private let collector = DailyCollector()
+
+  /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
+  public private(set) var days: [DailyValues] = []
+
+  public init(destinations: [Destination]) {
+    self.destinations = destinations
+  }
+
+  public var provides: [ProductKey] { [ProductKey(DailyDays.self)] }
+
+  public var needs: [ProductNeed] {
+    [
+      ProductNeed(SleepNights.self), ProductNeed(WorkoutResults.self, request: .init(routeShapes: false)),
+      ProductNeed(DayStatistics.self, request: .init(keys: DailyMeasure.allCases.compactMap(\.statistic))),
+    ]
+  }
+
+  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    mindful.add(sample, catalog: catalog)
+  }
+
+  public func consume(_ element: GenericElement) {
+    if element.name == "ActivitySummary" { collector.activitySummary(element) }
+  }
+
+  public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
+    let rules = context.zone.rules
+    for night in context.products.read(SleepNights.self)?.nights ?? [] { collector.sleep(night) }
+    if let workouts = context.products.read(WorkoutResults.self) {
+      for row in workouts.rows {
+        let written = workouts.written(row, zone: rules)
+        collector.workout(on: written.date, seconds: written.seconds, kilocalories: written.kilocalories)
+      }
+    }
+    if let statistics = context.products.read(DayStatistics.self) {
+      for measure in DailyMeasure.allCases {
+        guard let key = measure.statistic, let values = statistics.all[key] else { continue }
+        for (date, value) in values { collector.set(measure, on: date, written: value, precision: .asRecorded) }
+      }
+    }
+    for (date, seconds) in mindful.secondsPerDate(rules) {
+      collector.set(.mindfulMinutes, on: date, written: Double(seconds), precision: .asRecorded)
+    }
+    days = collector.table()
+    context.products.publish(DailyDays(days: days), by: self)
+    var written: [OutputSummary] = []
+    for destination in destinations {
+      var writer = try context.writer(DailyTables.daily, file: destination.file, format: destination.format)
+      for day in days { try writer.append(day) }
+      written.append(try writer.close())
+    }
+    return written
+  }
+}
+
+/// The rows of `daily.csv`, every date from the first to the last with data, in date order.
+public struct DailyDays: MartProduct {
+  public let days: [DailyValues]
+}

@@ -1,0 +1,130 @@
+import Foundation
+import HealthExtract
+import HealthModel
+import RunExecution
+
+/// The thread that owns one run's `health.sqlite`: the connection is used from this thread only.
+///
+/// Inserting a table's rows costs about as much as writing its CSV, and no stage needs the
+/// database, so the tables' writers hand their rows over (`post`) and go on; only values cross
+/// threads. The whole file is one transaction without a journal and without syncs (the staged
+/// file is thrown away if the run fails), synced once when complete and swapped in with the
+/// other outputs. A problem with a row is kept and reported by the close.
+typealias DatabaseThread = FileWriterThread<DatabaseMessage, DatabaseSummary, SQLiteError>
+
+enum DatabaseMessage: Sendable {
+  /// A new table, its instants in `zone`; its number is the count of tables created before it.
+  case create(DatabaseTable, zone: ZoneRules)
+  /// Rows of table number `table`, one field per declared column, row after row.
+  case rows(table: Int, fields: [Field])
+  /// Creates the indexes, commits and syncs the file.
+  case close
+  /// Ends the thread without finishing the file.
+  case stop
+}
+
+/// What `health.sqlite` holds once written.
+struct DatabaseSummary: Sendable {
+  var tables: [(name: String, rows: Int)]
+}
+
+extension FileWriterThread where Message == DatabaseMessage, Summary == DatabaseSummary, Failure == SQLiteError {
+  /// Starts the thread on `executor` and waits until it has created the file and its `columns`
+  /// table.
+  static func start(on executor: RunExecutor, path: String) throws(SQLiteError) -> DatabaseThread {
+    try start(on: executor, name: "database", depth: 16, close: .close, stop: .stop) { inbox throws(SQLiteError) in
+      guard let summary = try DatabaseWriting.write(path: path, inbox: inbox) else { return nil }
+      try DatabaseWriting.sync(path)
+      return summary
+    }
+  }
+}
+
+/// What the database's thread does.
+private enum DatabaseWriting {
+  /// Rows of one `INSERT` for a batch's full groups (the rest go one by one): up to 64, and no
+  /// more parameters than 999, the lowest limit a libsqlite3 build may have.
+  static func rowsPerStatement(_ table: DatabaseTable) -> Int { max(1, min(64, 999 / max(1, table.stored.count))) }
+
+  /// Everything the thread does with the connection, so that the connection and its statements
+  /// are closed when it returns; nil when stopped.
+  static func write(path: String, inbox: DatabaseThread.Inbox) throws(SQLiteError) -> DatabaseSummary? {
+    let database = try SQLiteDatabase(path: path)
+    // No journal and no syncs while staging: a run that fails throws the file away. A 4 MB cache
+    // (and so at most 4 MB for sorting a table into its indexes): rows go in in key order, so a
+    // bigger one bought no speed, only memory (README, "Speed and memory").
+    try database.execute(
+      "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; "
+        + "PRAGMA cache_size = -4096; BEGIN")
+    try database.execute(ColumnsTable.createStatement)
+    let describe = try database.prepare(ColumnsTable.insertStatement)
+    inbox.ready()
+    var tables: [DatabaseTable] = []
+    var inserts: [SQLiteStatement] = []
+    var batchInserts: [(statement: SQLiteStatement, rows: Int)] = []
+    var binders: [DatabaseRowBinder] = []
+    var rows: [Int] = []
+    var failure: SQLiteError?
+    while true {
+      switch inbox.next() {
+      case .create(let table, let zone):
+        tables.append(table)
+        rows.append(0)
+        binders.append(DatabaseRowBinder(columns: table.columns, zone: zone))
+        guard failure == nil else { continue }
+        do throws(SQLiteError) {
+          try database.execute(table.createStatement)
+          for row in ColumnsTable.rows(of: table) { try describe.run(row) }
+          inserts.append(try database.prepare(table.insertStatement))
+          let batchRows = rowsPerStatement(table)
+          batchInserts.append((try database.prepare(table.insertStatement(rows: batchRows)), batchRows))
+        } catch {
+          failure = error
+        }
+      case .rows(let table, let fields):
+        guard failure == nil else { continue }
+        let width = tables[table].columns.count
+        guard width > 0 else { continue }
+        var start = fields.startIndex
+        do throws(SQLiteError) {
+          let (batchInsert, batchRows) = batchInserts[table]
+          while start + batchRows * width <= fields.endIndex {
+            var parameter: Int32 = 1
+            for _ in 0..<batchRows {
+              parameter = try binders[table].bind(fields[start..<(start + width)], to: batchInsert, from: parameter)
+              start += width
+            }
+            try batchInsert.insert()
+            rows[table] += batchRows
+          }
+          while start + width <= fields.endIndex {
+            try binders[table].bind(fields[start..<(start + width)], to: inserts[table])
+            try inserts[table].insert()
+            rows[table] += 1
+            start += width
+          }
+        } catch {
+          failure = error
+        }
+      case .close:
+        if let failure { throw failure }
+        for table in tables { for statement in table.indexStatements { try database.execute(statement) } }
+        try database.execute("COMMIT")
+        return DatabaseSummary(tables: zip(tables, rows).map { ($0.name, $1) })
+      case .stop:
+        return nil
+      }
+    }
+  }
+
+  /// The file's one sync, after the connection is closed.
+  static func sync(_ path: String) throws(SQLiteError) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0, fsync(descriptor) == 0 else {
+      let code = errno
+      if descriptor >= 0 { close(descriptor) }
+      throw .syncFailed(path: path, systemErrno: code)
+    }
+    close(descriptor)
+  }
+}

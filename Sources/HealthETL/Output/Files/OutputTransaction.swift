@@ -1,0 +1,386 @@
+import CFileSystem
+import Foundation
+
+/// Why outputs could not be written.
+///
+/// `code` is the system's error number (`errno`) behind a failure, when one is known — from a
+/// system call, a Foundation error, SQLite or libxlsxwriter: the nightly batch tells a machine's
+/// fault (a full disk, a failing one, no permission) from one an export might cause by it, never
+/// by the words of a message.
+public enum OutputError: Error, Sendable, CustomStringConvertible {
+  case cannotCreate(path: String, reason: String, code: Int32? = nil)
+  case ioError(path: String, reason: String, code: Int32? = nil)
+  /// Another process holds the folder's lock.
+  case locked(path: String)
+  /// The process reached its limit of open files (EMFILE) or the system its own (ENFILE).
+  case tooManyOpenFiles(path: String, limit: Int?)
+  /// An output folder no run may write into (`/`, the folder holding the input, …): a usage error.
+  case unsuitable(path: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .cannotCreate(let path, let reason, _):
+      // Reasons of HealthETL's own say what to do; the system's ("Permission denied") do not.
+      let hint = reason.contains("--out") ? "" : " Check that the folder is writable, or pass another --out."
+      return "cannot create output \(path): \(Self.sentence(reason)).\(hint)"
+    case .ioError(let path, let reason, _):
+      return "I/O error writing \(path): \(Self.sentence(reason))"
+    case .locked(let path):
+      return "another healthetl run is writing \(path); try again when it has finished (this run changed nothing)"
+    case .tooManyOpenFiles(let path, let limit):
+      return
+        "too many open files (opening \(path)): a run keeps one file open per output file and statistics job\(limit.map { ", and this process may open \($0)" } ?? ""). Raise the limit (ulimit -n) or run fewer jobs per pipeline."
+    case .unsuitable(let path, let reason):
+      return "--out \(path.isEmpty ? "\"\"" : path): \(reason)"
+    }
+  }
+
+  /// A reason as the middle of a sentence: Foundation's reasons end with a period of their own.
+  static func sentence(_ reason: String) -> String {
+    var text = reason
+    while text.last == "." || text.last?.isWhitespace == true { text.removeLast() }
+    return text
+  }
+
+  /// The error for an `open` of `path` that failed with `code`: running out of descriptors is
+  /// said as such, never as a folder that is not writable.
+  static func openFailure(path: String, code: Int32, creating: Bool) -> OutputError {
+    if code == EMFILE || code == ENFILE {
+      var limit = rlimit()
+      return .tooManyOpenFiles(
+        path: path,
+        limit: code == EMFILE && getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
+          ? Int(limit.rlim_cur) : nil)
+    }
+    let reason = String(cString: strerror(code))
+    return creating
+      ? .cannotCreate(path: path, reason: reason, code: code) : .ioError(path: path, reason: reason, code: code)
+  }
+
+  /// Creating `path` failed with a Foundation error: its words and the system's number behind it.
+  static func cannotCreate(path: String, failure: any Error) -> OutputError {
+    .cannotCreate(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+  }
+
+  /// Writing `path` failed with a Foundation error: its words and the system's number behind it.
+  static func ioError(path: String, failure: any Error) -> OutputError {
+    .ioError(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+  }
+
+  static func reason(of error: any Error) -> String {
+    (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+  }
+
+  /// The system's error number behind a Foundation error: its own when it is a POSIX one, else
+  /// that of the POSIX error underlying it, else the one its file-error code stands for.
+  static func systemCode(of error: any Error) -> Int32? {
+    let error = error as NSError
+    if error.domain == NSPOSIXErrorDomain { return Int32(truncatingIfNeeded: error.code) }
+    // On Linux the underlying error is a Swift `POSIXError`, which `as? NSError` does not find.
+    if let underlying = error.userInfo[NSUnderlyingErrorKey] as? any Error,
+      (underlying as NSError).domain == NSPOSIXErrorDomain
+    {
+      return Int32(truncatingIfNeeded: (underlying as NSError).code)
+    }
+    guard error.domain == NSCocoaErrorDomain else { return nil }
+    switch CocoaError.Code(rawValue: error.code) {
+    case .fileWriteOutOfSpace: return ENOSPC
+    case .fileWriteVolumeReadOnly: return EROFS
+    case .fileWriteNoPermission, .fileReadNoPermission: return EACCES
+    case .fileWriteFileExists: return EEXIST
+    case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
+    default: return nil
+    }
+  }
+
+  /// The error for a read or write of `path` that failed with `code`.
+  static func system(path: String, code: Int32) -> OutputError {
+    .ioError(path: path, reason: String(cString: strerror(code)), code: code)
+  }
+
+  /// The error for a rename or an exchange of `path` that failed with `code`: a folder or file
+  /// the run may not change (no permission, immutable, read-only) is one it cannot create (73),
+  /// never a failure part-way (74).
+  static func placingFailure(path: String, code: Int32) -> OutputError {
+    let reason = String(cString: strerror(code))
+    switch code {
+    case EACCES, EPERM, EROFS: return .cannotCreate(path: path, reason: reason, code: code)
+    default: return .ioError(path: path, reason: reason, code: code)
+    }
+  }
+}
+
+/// All files of one run, written into a staging folder beside the output folder and swapped into
+/// place only by `commit()`, in one atomic step: a run that fails or is killed at any moment,
+/// SIGKILL included, leaves the previous outputs exactly as they were.
+///
+/// The staging folder is a sibling (`.<name>.healthetl-staging-<pid>`) so both sit on one file
+/// system. On commit, files of the output folder that this run does not rewrite are hard-linked
+/// into the staging folder, which then changes places with the output folder through
+/// `renameat2(RENAME_EXCHANGE)`; the old contents are removed afterwards. Where the file system
+/// cannot exchange (EINVAL), files are renamed one by one instead (still each atomic).
+/// Leftovers of killed runs are removed by the next run into the same folder.
+public final class OutputTransaction {
+  public let outputDirectory: String
+  let stagingDirectory: String
+  private var files: Set<String> = []
+  private var finished = false
+  /// The staging folder's registration with `InterruptCleanup`, until it is gone.
+  private var cleanupToken: Int?
+
+  public convenience init(outputDirectory: String) throws(OutputError) {
+    try self.init(OutputFolder(outputDirectory))
+  }
+
+  public init(_ output: OutputFolder) throws(OutputError) {
+    let fm = FileManager.default
+    let trimmed = output.path
+    self.outputDirectory = trimmed
+    let url = URL(fileURLWithPath: trimmed)
+    let parent = url.deletingLastPathComponent().path
+    let prefix = "." + url.lastPathComponent + ".healthetl-staging-"
+    do {
+      try fm.createDirectory(atPath: parent, withIntermediateDirectories: true)
+    } catch {
+      throw .cannotCreate(path: trimmed, failure: error)
+    }
+    for name in (try? fm.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
+      let pid = Int32(name.dropFirst(prefix.count)) ?? 0
+      if pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH) { try? fm.removeItem(atPath: parent + "/" + name) }
+    }
+    stagingDirectory = parent + "/" + prefix + String(getpid())
+    try? fm.removeItem(atPath: stagingDirectory)
+    cleanupToken = InterruptCleanup.register(staging: stagingDirectory)
+    guard mkdir(stagingDirectory, 0o755) == 0 else {
+      if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
+      throw .openFailure(path: trimmed, code: errno, creating: true)
+    }
+  }
+
+  deinit { if !finished { abandon() } }
+
+  /// A new staged file that becomes `outputDirectory/relativePath` on commit.
+  ///
+  /// Files and folders are created while a signal's clean-up is held off (`InterruptCleanup`):
+  /// a clean-up that removed the staging folder while this thread re-created part of it would
+  /// leave that part behind.
+  ///
+  /// - Parameter ownerOnly: mode 0600 instead of 0644 (less what the umask removes), for files
+  ///   that quote what a server answered.
+  public func create(_ relativePath: String, ownerOnly: Bool = false) throws(OutputError) -> OutputFile {
+    let staged = stagingDirectory + "/" + relativePath
+    let folder = (staged as NSString).deletingLastPathComponent
+    let file = try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw .cannotCreate(path: outputDirectory + "/" + relativePath, failure: error)
+      }
+      return try OutputFile(path: staged, ownerOnly: ownerOnly)
+    }
+    files.insert(relativePath)
+    return file
+  }
+
+  /// A staged file another library writes itself (the workbook): its staged path, and the file
+  /// becomes `outputDirectory/relativePath` on commit.
+  func reserve(_ relativePath: String) -> String {
+    files.insert(relativePath)
+    return stagedPath(relativePath)
+  }
+
+  /// The staging folder's scratch folder (never moved into place), created when missing.
+  func scratchDirectory() throws(OutputError) -> String {
+    let folder = stagingDirectory + "/" + ToolFiles.scratch
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw .cannotCreate(path: folder, failure: error)
+    }
+    return folder
+  }
+
+  /// Where a staged file sits until commit.
+  public func stagedPath(_ relativePath: String) -> String { stagingDirectory + "/" + relativePath }
+
+  /// Where an already committed output lives (to read state of earlier runs).
+  public func committedPath(_ relativePath: String) -> String { outputDirectory + "/" + relativePath }
+
+  /// A scratch file inside the staging folder that is never moved into place.
+  public func createScratch(_ name: String) throws(OutputError) -> OutputFile {
+    let folder = stagingDirectory + "/" + ToolFiles.scratch
+    return try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw .cannotCreate(path: folder, failure: error)
+      }
+      return try OutputFile(path: folder + "/" + name)
+    }
+  }
+
+  /// Puts every staged file in place at once, keeping the output folder's other files.
+  public func commit() throws(OutputError) {
+    let fm = FileManager.default
+    try? fm.removeItem(atPath: stagingDirectory + "/" + ToolFiles.scratch)
+    var isDirectory: ObjCBool = false
+    guard fm.fileExists(atPath: outputDirectory, isDirectory: &isDirectory) else {
+      try syncDirectory(stagingDirectory)
+      try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
+        guard rename(stagingDirectory, outputDirectory) == 0 else {
+          throw OutputError.placingFailure(path: outputDirectory, code: errno)
+        }
+      }
+      // Outside the held-off section: its lock is not re-entrant. A signal in between finds no
+      // staging folder left to remove.
+      finished = true
+      if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
+      cleanupToken = nil
+      return
+    }
+    guard isDirectory.boolValue else {
+      throw .cannotCreate(path: outputDirectory, reason: "it exists and is not a folder")
+    }
+    // Swapping the folder a shell sits in would leave that shell in a deleted folder: when the
+    // output folder is (or contains) the current one, files are renamed into it instead.
+    let current = URL(fileURLWithPath: fm.currentDirectoryPath).resolvingSymlinksInPath().path
+    if current == outputDirectory || current.hasPrefix(outputDirectory + "/") {
+      try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
+      finished = true
+      abandon()
+      return
+    }
+    try linkUnchangedFiles()
+    try syncDirectory(stagingDirectory)
+    OutputLock.lockReplacement(stagingDirectory, for: outputDirectory)
+    // After the exchange the staging path holds the previous outputs; a signal removes them
+    // just as the commit would.
+    let exchanged = InterruptCleanup.whileNotInterrupted {
+      healthetl_exchange_paths(stagingDirectory, outputDirectory) == 0 ? 0 : errno
+    }
+    if exchanged == 0 {
+      finished = true
+      abandon()  // now the previous outputs
+      return
+    }
+    guard exchanged == EINVAL || exchanged == ENOSYS || exchanged == EOPNOTSUPP else {
+      throw OutputError.placingFailure(path: outputDirectory, code: exchanged)
+    }
+    try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
+    finished = true
+    abandon()
+  }
+
+  /// Removes the staging folder without touching the outputs.
+  public func abandon() {
+    finished = true
+    try? FileManager.default.removeItem(atPath: stagingDirectory)
+    if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
+    cleanupToken = nil
+  }
+
+  /// Hard-links every file of the output folder this run does not rewrite into the staging folder.
+  private func linkUnchangedFiles() throws(OutputError) {
+    let fm = FileManager.default
+    guard let walker = fm.enumerator(atPath: outputDirectory) else { return }
+    for case let relative as String in walker {
+      let source = outputDirectory + "/" + relative
+      var info = stat()
+      guard lstat(source, &info) == 0 else { continue }
+      let target = stagingDirectory + "/" + relative
+      if (info.st_mode & S_IFMT) == S_IFDIR {
+        try? fm.createDirectory(atPath: target, withIntermediateDirectories: true)
+        continue
+      }
+      if files.contains(relative) || fm.fileExists(atPath: target) { continue }
+      if link(source, target) != 0 {
+        // Another file system below the folder, or links not allowed: copy instead.
+        do { try fm.copyItem(atPath: source, toPath: target) } catch {
+          throw .ioError(path: source, failure: error)
+        }
+      }
+    }
+  }
+
+  private func renameOneByOne() throws(OutputError) {
+    for relative in files.sorted() {
+      let target = outputDirectory + "/" + relative
+      try? FileManager.default.createDirectory(
+        atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      guard rename(stagingDirectory + "/" + relative, target) == 0 else {
+        throw OutputError.placingFailure(path: target, code: errno)
+      }
+    }
+  }
+
+  private func syncDirectory(_ path: String) throws(OutputError) {
+    let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    defer { Glibc.close(descriptor) }
+    fsync(descriptor)
+  }
+}
+
+/// A buffered, append-only output file.
+public final class OutputFile {
+  public let path: String
+  private var descriptor: Int32
+  private var buffer: [UInt8] = []
+  public private(set) var bytesWritten: Int64 = 0
+  static let flushThreshold = 1 << 20
+
+  /// - Parameter appending: open a file the run already created and write after its end (a
+  ///   second writer of the same file, on another thread), instead of creating it empty.
+  /// - Parameter ownerOnly: a new file readable and writable by its owner only (0600, even
+  ///   where a file of that name was staged before).
+  init(path: String, appending: Bool = false, ownerOnly: Bool = false) throws(OutputError) {
+    self.path = path
+    descriptor =
+      appending
+      ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+      : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, ownerOnly ? 0o600 : 0o644)
+    guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: !appending) }
+    if ownerOnly, !appending, fchmod(descriptor, 0o600) != 0 {
+      throw .openFailure(path: path, code: errno, creating: true)
+    }
+    buffer.reserveCapacity(Self.flushThreshold + 4096)
+  }
+
+  deinit { if descriptor >= 0 { Glibc.close(descriptor) } }
+
+  public func write(_ bytes: [UInt8]) throws(OutputError) {
+    buffer.append(contentsOf: bytes)
+    if buffer.count >= Self.flushThreshold { try flush() }
+  }
+
+  public func write(_ text: String) throws(OutputError) { try write(Array(text.utf8)) }
+
+  /// Appends through `body` without an intermediate array.
+  public func append(_ body: (inout [UInt8]) -> Void) throws(OutputError) {
+    body(&buffer)
+    if buffer.count >= Self.flushThreshold { try flush() }
+  }
+
+  public func flush() throws(OutputError) {
+    var offset = 0
+    while offset < buffer.count {
+      let written = buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+      if written < 0 {
+        if errno == EINTR { continue }
+        throw .system(path: path, code: errno)
+      }
+      offset += written
+    }
+    bytesWritten += Int64(buffer.count)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Flushes, syncs to disk and closes.
+  public func close() throws(OutputError) {
+    try flush()
+    guard descriptor >= 0 else { return }
+    if fsync(descriptor) != 0 { throw .system(path: path, code: errno) }
+    Glibc.close(descriptor)
+    descriptor = -1
+  }
+}

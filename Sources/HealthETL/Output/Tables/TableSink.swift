@@ -1,0 +1,37 @@
+public import HealthModel
+
+/// A place besides its own file that takes the rows of some of the run's tables: a sheet of
+/// `health.xlsx`, a table of `health.sqlite`. Every table writer is given the run's sinks
+/// (`TableSinks`) and hands its rows to those that claim its file; a sink knows the tables it was
+/// planned with, never the marts that write them.
+public protocol TableSink: AnyObject {
+  /// Whether the rows written to `file`, or to the files of the pattern `file`, come here.
+  func wants(file: String) -> Bool
+  /// The rows of the table written to `file` (one of the files of `pattern`, when given), once;
+  /// nil for a table it does not take. `zone` is the run's, for `instant` columns.
+  func claim(file: String, pattern: String?, columns: [Column], zone: ZoneRules) -> (any TableRowSink)?
+}
+
+/// One table's rows going to a sink.
+public protocol TableRowSink: AnyObject {
+  func append(_ fields: [Field])
+  /// Hands over the rows still held; called when the table is complete.
+  func flush()
+}
+
+/// The run's table sinks, in the order they were added.
+public final class TableSinks {
+  public private(set) var sinks: [any TableSink] = []
+
+  public init() {}
+
+  public func add(_ sink: any TableSink) { sinks.append(sink) }
+
+  /// Whether some sink takes the rows of `file`.
+  public func wants(file: String) -> Bool { sinks.contains { $0.wants(file: file) } }
+
+  /// The sinks that take the rows of the table written to `file`.
+  public func claim(file: String, pattern: String? = nil, columns: [Column], zone: ZoneRules) -> [any TableRowSink] {
+    sinks.compactMap { $0.claim(file: file, pattern: pattern, columns: columns, zone: zone) }
+  }
+}

@@ -1,0 +1,98 @@
+public import HealthModel
+public import RunExecution
+
+/// One table output in CSV, JSON or NDJSON (`RowEncoder` says how each value is written), staged
+/// by the run's transaction, and the sinks that take its rows besides (a sheet of `health.xlsx`,
+/// a table of `health.sqlite`).
+public struct TableWriter {
+  private let file: OutputFile
+  public let relativePath: String
+  private let columnCount: Int
+  private var encoder: RowEncoder
+  private var line: [UInt8] = []
+  public private(set) var rows = 0
+  /// Where the rows also go.
+  private let sinks: [any TableRowSink]
+  /// With `encodeOnThread`: the rows not yet handed over, and the lane of the run's pool that
+  /// encodes them.
+  private var batch: [Field] = []
+  private let lane: RowEncodingLane?
+
+  /// - Parameters:
+  ///   - columns: the table's columns (its declaration, or the part of it a job asked for).
+  ///   - zone: the run's zone, for `instant` columns.
+  ///   - sinks: the run's table sinks; those that take this table get its rows.
+  ///   - lane: encode rows on this executor's pool (`RowEncodingLane`), for long tables written
+  ///     after the parse, when both cores are not already busy; nil encodes on the caller's thread.
+  public init(
+    _ transaction: OutputTransaction, path relativePath: String, columns: [Column], format: TableFormat = .csv,
+    zone: ZoneRules, byteOrderMark: Bool = false, sinks: TableSinks? = nil, lane executor: RunExecutor? = nil
+  ) throws(OutputError) {
+    file = try transaction.create(relativePath)
+    self.sinks = sinks?.claim(file: relativePath, columns: columns, zone: zone) ?? []
+    self.relativePath = relativePath
+    columnCount = columns.count
+    encoder = RowEncoder(columns: columns, format: format, zone: zone)
+    try file.write(RowEncoder.head(columns: columns, format: format, byteOrderMark: byteOrderMark))
+    if let executor {
+      // The lane appends after what is on disk.
+      try file.flush()
+      lane = RowEncodingLane(encoder: encoder, appendingTo: file.path, executor: executor)
+    } else {
+      lane = nil
+    }
+  }
+
+  /// Appends a row, one field per column.
+  public mutating func append(_ fields: [Field]) throws(OutputError) {
+    precondition(fields.count == columnCount, "\(relativePath): \(fields.count) fields for \(columnCount) columns")
+    rows += 1
+    for sink in sinks { sink.append(fields) }
+    if let lane {
+      batch.append(contentsOf: fields)
+      if batch.count >= RowEncodingLane.batchRows * columnCount {
+        lane.send(batch)
+        batch.removeAll(keepingCapacity: true)
+      }
+      return
+    }
+    line.removeAll(keepingCapacity: true)
+    encoder.encode(fields[...], to: &line)
+    try file.write(line)
+  }
+
+  /// Writes the rest of the table, then syncs and closes the file.
+  public func close() throws(OutputError) -> OutputSummary {
+    for sink in sinks { sink.flush() }
+    if let lane {
+      if !batch.isEmpty { lane.send(batch) }
+      // The lane writes the rows and the closing text.
+      try lane.finish()
+    } else {
+      try file.write(RowEncoder.tail(format: encoder.format, rows: rows))
+    }
+    try file.close()
+    return OutputSummary(path: relativePath, rows: rows)
+  }
+}
+
+/// One file a stage writes one of its tables to (`Table` is the stage's own enum of tables).
+public struct TableDestination<Table: Sendable & Equatable>: Sendable, Equatable {
+  public var table: Table
+  /// Relative to the output folder.
+  public var file: String
+  /// `csv`, `json` (an array of objects) or `ndjson`.
+  public var format: TableFormat
+
+  public init(table: Table, file: String, format: TableFormat) {
+    self.table = table
+    self.file = file
+    self.format = format
+  }
+}
+
+/// A stage's own enumeration of its tables (a `TableDestination`'s `Table`), each with its
+/// declaration; outputs are matched to it by the declaration's name.
+public protocol MartTable: Sendable, Equatable, CaseIterable {
+  var schema: TableSchema { get }
+}

@@ -1,0 +1,145 @@
+public import HealthModel
+
+/// One-day values of some statistics, per local date of the run's zone, as a statistics job of
+/// the same query writes them (its column's precision): what a table of days that repeats
+/// statistics beside other figures reads. A job of the run that computes a value feeds it, so no
+/// statistic is computed twice; the others are computed by queries of their own that write no
+/// file.
+public struct DayStatistics: MartProduct {
+  /// A statistic: a type's short name and an option (`StepCount`, `sum`).
+  public struct Key: Sendable, Hashable {
+    public let type: String
+    public let option: StatisticsOption
+
+    public init(_ type: String, _ option: StatisticsOption) {
+      self.type = type
+      self.option = option
+    }
+  }
+
+  public struct Request: Sendable {
+    public var keys: [Key]
+
+    public init(keys: [Key]) { self.keys = keys }
+  }
+
+  private let values: [Key: [CivilDate: Double]]
+
+  /// The value of `key` on `date`, rounded as its statistics file writes it; nil where no bucket
+  /// had one.
+  public func value(_ key: Key, on date: CivilDate) -> Double? { values[key]?[date] }
+
+  /// Every date with a value of `key`.
+  public func dates(of key: Key) -> Dictionary<CivilDate, Double>.Keys? { values[key]?.keys }
+
+  /// Every value, by key and date.
+  public var all: [Key: [CivilDate: Double]] { values }
+
+  /// Gathers the values as the sweeps close their buckets.
+  final class Collector {
+    let rules: ZoneRules
+    private var values: [Key: [CivilDate: Double]] = [:]
+
+    init(rules: ZoneRules) { self.rules = rules }
+
+    func set(_ key: Key, on date: CivilDate, _ value: Double) { values[key, default: [:]][date] = value }
+
+    var product: DayStatistics { DayStatistics(values: values) }
+  }
+
+  /// Hands the values of a one-day query's buckets that readers want to the collector, rounded as
+  /// the query's own file writes them.
+  final class Tap {
+    /// Per option of the query: the key it feeds, nil when none (or fed already).
+    private let wanted: [Key?]
+    private let precisions: [NumberPrecision]
+    let keys: [Key]
+    private let collector: Collector
+
+    init(query: StatisticsQuery, wanted: Set<Key>, into collector: Collector) {
+      let type = query.type.shortName
+      self.wanted = query.options.map { wanted.contains(Key(type, $0)) ? Key(type, $0) : nil }
+      keys = self.wanted.compactMap { $0 }
+      precisions = query.options.map { StatisticsTables.column(for: $0, type: query.type).precision }
+      self.collector = collector
+    }
+
+    var isUseful: Bool { !keys.isEmpty }
+
+    func record(_ bucket: borrowing StatisticsBucket) {
+      let date = collector.rules.localDate(at: bucket.start)
+      for (index, value) in bucket.values.enumerated() {
+        guard let key = wanted[index], case .number(let number?) = value, number.isFinite else { continue }
+        collector.set(key, on: date, precisions[index].rounded(number))
+      }
+    }
+  }
+}
+
+/// The buckets of a statistic over the last few local dates that have one, in time order (the
+/// report draws the heart rate per minute of the last 14 days).
+public struct RecentDays: MartProduct {
+  public struct Request: Sendable {
+    /// A type's short name, an interval (`1m`) and an option of it.
+    public var type: String
+    public var interval: String
+    public var option: StatisticsOption
+    /// How many local dates, the latest that have a value.
+    public var days: Int
+
+    public init(type: String, interval: String, option: StatisticsOption, days: Int) {
+      self.type = type
+      self.interval = interval
+      self.option = option
+      self.days = days
+    }
+  }
+
+  public struct Day: Sendable {
+    /// Days since 1970-01-01 of the local date.
+    public var day: Int64
+    /// Each bucket's first instant (Unix seconds) and its value, in time order.
+    public var starts: [Int64] = []
+    public var values: [Double] = []
+  }
+
+  /// Per request, as asked, its days (ascending).
+  public let series: [(request: Request, days: [Day])]
+
+  /// The days of the first series asked for as `request` asks.
+  public func days(_ type: String, _ interval: String, _ option: StatisticsOption) -> [Day] {
+    series.first { $0.request.type == type && $0.request.interval == interval && $0.request.option == option }?.days
+      ?? []
+  }
+
+  /// Keeps the last `limit` dates as buckets arrive in time order.
+  final class Collector {
+    private(set) var days: [Day] = []
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// One bucket's value; `offset` is the zone's UTC offset at `start`, in seconds. A new date
+    /// drops the oldest once `limit` are kept.
+    func add(start: Int64, offset: Int32, value: Double) {
+      let day = floorDiv(start + Int64(offset), 86_400)
+      if days.last?.day != day {
+        days.append(Day(day: day))
+        if days.count > limit { days.removeFirst() }
+      }
+      days[days.count - 1].starts.append(start)
+      days[days.count - 1].values.append(value)
+    }
+  }
+}
+
+/// The statistics' samples, merged into one start-ordered stream per type once the sources' ranks
+/// are known, shown to observers as the mart finishes (the report's overlap and priority shares).
+/// Reading it means: the observer has seen every stream.
+public struct MergedStreams: MartProduct {
+  public struct Request {
+    public let observer: any StatisticsStreamObserver
+
+    public init(observer: any StatisticsStreamObserver) { self.observer = observer }
+  }
+}
