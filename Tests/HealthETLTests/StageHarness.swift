@@ -37,18 +37,23 @@ enum StageHarness {
   ///   - zone: `.auto` or a named zone.
   static func run(
     _ source: InputSource, zone request: RunZone.Request = .auto, settings: RunSettings = RunSettings(),
-    makeStages: (OutputTransaction) -> [any OutputStage]
+    makeStages: (OutputTransaction) -> [any Mart]
   ) throws -> Result {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "healthetl-stage-\(UUID().uuidString)")
     let transaction = try OutputTransaction(outputDirectory: directory.path)
-    let stages = makeStages(transaction)
+    // Wired as a run wires its marts: providers of what they read added, requests handed over,
+    // finishes ordered.
+    let marts = try MartGraph.wire(
+      makeStages(transaction), build: MartBuild(transaction: transaction, tableSinks: TableSinks()))
+    let stages = marts.marts
     let normalizer = RecordNormalizer(stages: stages)
     var info: InputInfo?
-    _ = try ExportStream(source: source).read(into: normalizer, opened: { info = $0 })
+    _ = try ExportStream(source: source, executor: testExecutor).read(into: normalizer, opened: { info = $0 })
     let zone = try RunZone.resolve(request, facts: normalizer.facts)
-    let context = StageContext(
-      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: info)
+    let context = MartContext(
+      zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: info,
+      executor: testExecutor, products: marts.products)
     var outputs: [OutputSummary] = []
     for stage in stages { outputs += try stage.finish(context) }
     try transaction.commit()
@@ -76,6 +81,8 @@ enum StageHarness {
     ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/real")
   static var realAvailable: Bool { FileManager.default.fileExists(atPath: realRoot.path) }
-  static let sampleExport = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("SampleData/export.zip").path
+  /// The package's root: tests sit in sub-folders, so files of the repository are found from here.
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  static let sampleExport = repository.appendingPathComponent("SampleData/export.zip").path
 }

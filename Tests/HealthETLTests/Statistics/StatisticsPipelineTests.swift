@@ -4,8 +4,7 @@ import Testing
 
 /// Statistics jobs built from pipeline files (`StatisticsQuery(pipelineJob:)`).
 @Suite struct StatisticsPipelineTests {
-  static let pipelines = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Pipelines")
+  static let pipelines = StageHarness.repository.appendingPathComponent("Pipelines")
 
   @Test func theShippedStatsPipelineIsTheDefaultJobs() throws {
     let definition = try PipelineDecoder.load(Self.pipelines.appendingPathComponent("stats.json").path)

@@ -46,8 +46,8 @@ import Testing
   /// the `ENOSPC` of its failed write.
   @Test func aFullDiskUnderTheDatabaseIsTheMachines() throws {
     try Self.onFullDisk(RunDatabase.file) { transaction in
-      let database = try RunDatabase(
-        transaction: transaction,
+      let database = try RunDatabase.start(
+        on: testExecutor, transaction: transaction,
         entries: [.init(file: "a.csv", job: "a", table: "a", rows: "one row per n", keys: TableKeys(primary: ["n"]))])
       let writer = try #require(database.claim(file: "a.csv", columns: [.integer("n", "")], zone: .utc))
       for n in 0..<10_000 { writer.append([.integer(Int64(n))]) }
@@ -63,8 +63,9 @@ import Testing
   /// `ENOSPC` its zip writer met.
   @Test func aFullDiskUnderTheWorkbookIsTheMachines() throws {
     try Self.onFullDisk(RunWorkbook.file) { transaction in
-      let workbook = try RunWorkbook(
-        transaction: transaction, plan: RunWorkbookTests.plan, leftToCSV: [], zone: .utc, created: nil)
+      let workbook = try RunWorkbook.start(
+        on: testExecutor, transaction: transaction, plan: RunWorkbookTests.plan, leftToCSV: [], zone: .utc, created: nil
+      )
       let sheet = try #require(workbook.claim(file: "a.csv"))
       for n in 0..<2000 { sheet.append([.integer(Int64(n)), .text("row \(n)")]) }
       workbook.startClosing()

@@ -143,9 +143,7 @@ import Testing
     ) {
       transaction in
       [
-        DailyMart(
-          destinations: [.init(table: .daily, file: "daily.csv", format: .csv)],
-          collector: DailyCollector(), reads: [])
+        DailyMart(destinations: [.init(table: .daily, file: "daily.csv", format: .csv)])
       ]
     }
     defer { result.remove() }

@@ -34,7 +34,7 @@ enum SleepTesting {
 
   static func run(
     _ source: InputSource, zone: RunZone.Request, settings: RunSettings = RunSettings(), json: Bool = false,
-    extraStages: @escaping (OutputTransaction) -> [any OutputStage] = { _ in [] }
+    extraStages: @escaping (OutputTransaction) -> [any Mart] = { _ in [] }
   ) throws -> Output {
     let result = try StageHarness.run(source, zone: zone, settings: settings) { transaction in
       [SleepMart(writeJSON: json)] + extraStages(transaction)
@@ -216,7 +216,7 @@ enum SleepTesting {
 }
 
 /// Copies every `SleepAnalysis` sample it sees, for references computed without the code under test.
-final class SleepSampleRecorder: OutputStage {
+final class SleepSampleRecorder: Mart {
   struct Raw {
     var start: Int64
     var end: Int64
@@ -236,7 +236,7 @@ final class SleepSampleRecorder: OutputStage {
         source: catalog.sourceName(sample.source)))
   }
 
-  func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] { [] }
+  func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] { [] }
 
   /// Length of the union of `intervals`.
   static func unionLength(_ intervals: [(Int64, Int64)]) -> Int64 {

@@ -112,8 +112,7 @@ import Testing
 
   /// Every shipped pipeline decodes and plans on its own.
   @Test func shippedPipelinesAreValid() throws {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Pipelines")
+    let folder = StageHarness.repository.appendingPathComponent("Pipelines")
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
       $0.hasSuffix(".json") && $0 != "workout-codes.json"
     }

@@ -30,7 +30,7 @@ import Testing
     defer { close(descriptor) }
     #expect(try InputDigest.sha256(reading: descriptor) == expected)
     // The run's thread and the nightly batch's hash of an inbox file agree with it.
-    #expect(InputDigest(path: path).wait() == expected)
+    #expect(InputDigest.start(path: path, on: testExecutor).wait() == expected)
     #expect(try NightlyBatch.sha256(ofFile: path) == expected)
   }
 
@@ -58,6 +58,9 @@ import Testing
   }
 
   @Test func aFileThatCannotBeOpenedHasNoHash() {
-    #expect(InputDigest(path: NSTemporaryDirectory() + "healthetl-digest-missing-\(UUID().uuidString)").wait() == nil)
+    #expect(
+      InputDigest.start(
+        path: NSTemporaryDirectory() + "healthetl-digest-missing-\(UUID().uuidString)", on: testExecutor
+      ).wait() == nil)
   }
 }

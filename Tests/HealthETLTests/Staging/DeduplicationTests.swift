@@ -8,7 +8,7 @@ import Testing
 @Suite struct DeduplicationTests {
   static func normalize(_ source: InputSource, budget: Int) throws -> RecordNormalizer {
     let normalizer = RecordNormalizer(stages: [], deduplicationBudget: budget)
-    _ = try ExportStream(source: source).read(into: normalizer)
+    _ = try ExportStream(source: source, executor: testExecutor).read(into: normalizer)
     return normalizer
   }
 

@@ -18,8 +18,8 @@ import Testing
 
   static func workbook(_ folder: String) throws -> (OutputTransaction, RunWorkbook) {
     let transaction = try OutputTransaction(outputDirectory: folder)
-    let workbook = try RunWorkbook(transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil)
-    transaction.workbook = workbook
+    let workbook = try RunWorkbook.start(
+      on: testExecutor, transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil)
     return (transaction, workbook)
   }
 
@@ -73,10 +73,10 @@ import Testing
         ]),
       RunWorkbook.SheetPlan(file: "laps.csv", name: "Swim laps", columns: [.integer("lap", "")]),
     ]
-    let workbook = try RunWorkbook(
-      transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil, charts: ExportRun.dailyCharts,
+    let workbook = try RunWorkbook.start(
+      on: testExecutor, transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil,
+      charts: DailyTables.charts,
       chartsFrom: "daily.csv")
-    transaction.workbook = workbook
     let daily = try #require(workbook.claim(file: "daily.csv"))
     _ = try #require(workbook.claim(file: "laps.csv"))
     daily.append([
@@ -113,10 +113,10 @@ import Testing
     let plan = [
       RunWorkbook.SheetPlan(file: "daily.csv", name: "Daily", columns: [.date("date", ""), .integer("steps", "")])
     ]
-    let workbook = try RunWorkbook(
-      transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil, charts: ExportRun.dailyCharts,
+    let workbook = try RunWorkbook.start(
+      on: testExecutor, transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil,
+      charts: DailyTables.charts,
       chartsFrom: "daily.csv")
-    transaction.workbook = workbook
     let daily = try #require(workbook.claim(file: "daily.csv"))
     daily.append([.date(CivilDate(year: 2021, month: 1, day: 24)), .missing])
     workbook.startClosing()
@@ -160,7 +160,8 @@ import Testing
     let transaction = try OutputTransaction(outputDirectory: folder)
     defer { transaction.abandon() }
     do {
-      let workbook = try RunWorkbook(transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
+      let workbook = try RunWorkbook.start(
+        on: testExecutor, transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
       let a = try #require(workbook.claim(file: "a.csv"))
       for n in 0..<20_000 { a.append([.integer(Int64(n)), .missing]) }
       if closeStarted { workbook.startClosing() }
@@ -178,7 +179,8 @@ import Testing
     try FileManager.default.createDirectory(
       atPath: transaction.stagedPath(RunWorkbook.file), withIntermediateDirectories: true)
     do {
-      _ = try RunWorkbook(transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
+      _ = try RunWorkbook.start(
+        on: testExecutor, transaction: transaction, plan: Self.plan, leftToCSV: [], zone: .utc, created: nil)
       Issue.record("a workbook was created over a folder")
     } catch {
       guard case .ioError(let path, let reason, _) = error else {

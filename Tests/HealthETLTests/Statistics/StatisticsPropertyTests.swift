@@ -7,7 +7,7 @@ import Testing
 
 /// Collects one type's samples as plain values, to check the statistics against sums computed
 /// here independently (no bucket or merge code of the stage is used).
-final class QuantityCollector: OutputStage {
+final class QuantityCollector: Mart {
   struct Item {
     var source: String
     var userEntered: Bool
@@ -36,7 +36,7 @@ final class QuantityCollector: OutputStage {
         start: sample.start.seconds, end: sample.end.seconds, value: sample.value))
   }
 
-  func finish(_ context: StageContext) throws(OutputError) -> [OutputSummary] { [] }
+  func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] { [] }
 }
 
 /// Local days of a zone through Foundation's `Calendar` (not the stage's own bucket code).

@@ -6,8 +6,7 @@ import Testing
 /// every key set to null, to each wrong JSON type, and deleted, must be refused at exactly that
 /// key (or accepted, for an optional key that is deleted) — never trapped, never taken as absent.
 @Suite struct ConfigReaderTests {
-  static let pipelines = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Pipelines")
+  static let pipelines = StageHarness.repository.appendingPathComponent("Pipelines")
 
   static var shippedFiles: [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: pipelines.path)) ?? []).filter { $0.hasSuffix(".json") }

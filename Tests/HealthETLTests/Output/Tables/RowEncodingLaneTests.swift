@@ -29,7 +29,7 @@ import Testing
     let transaction = try OutputTransaction(outputDirectory: folder.path)
     defer { transaction.abandon() }
     var writer = try TableWriter(
-      transaction, path: "t/table", columns: columns, format: format, zone: zone, encodeOnThread: onThread)
+      transaction, path: "t/table", columns: columns, format: format, zone: zone, lane: onThread ? testExecutor : nil)
     for index in 0..<rows { try writer.append(row(index)) }
     let summary = try writer.close()
     #expect(summary.rows == rows)
@@ -82,7 +82,8 @@ import Testing
   @Test(.timeLimit(.minutes(10)), arguments: ["/dev/full", "/nonexistent-folder/t.csv"])
   func aWriteErrorIsReportedByTheCloseAndTheCallerNeverWaitsForever(path: String) throws {
     let thread = RowEncodingLane(
-      encoder: RowEncoder(columns: [.integer("n", "")], format: .csv, zone: .utc), appendingTo: path)
+      encoder: RowEncoder(columns: [.integer("n", "")], format: .csv, zone: .utc), appendingTo: path,
+      executor: testExecutor)
     for batch in 0..<(RowEncodingLane.depth * 3) {
       thread.send((0..<2048).map { _ in .integer(Int64(batch)) })
     }
@@ -108,7 +109,7 @@ import Testing
     defer { transaction.abandon() }
     do {
       var writer = try TableWriter(
-        transaction, path: "t.csv", columns: Self.columns, zone: Self.zone, encodeOnThread: true)
+        transaction, path: "t.csv", columns: Self.columns, zone: Self.zone, lane: testExecutor)
       for index in 0..<30_000 { try writer.append(Self.row(index)) }
     }
     // The rows handed over were written before the thread ended; none was half-written.

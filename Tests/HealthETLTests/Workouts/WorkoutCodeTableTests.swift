@@ -6,8 +6,7 @@ import Testing
 /// `Pipelines/workout-codes.json` and its strict loader (Pipelines/README.md,
 /// "`workout-codes.json`").
 @Suite struct WorkoutCodeTableTests {
-  static let shippedPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent(WorkoutCodeTable.defaultPath).path
+  static let shippedPath = StageHarness.repository.appendingPathComponent(WorkoutCodeTable.defaultPath).path
 
   static func parse(_ text: String) throws(ConfigFileError) -> WorkoutCodeTable {
     try WorkoutCodeTable.parse(Array(text.utf8), file: "codes.json")

@@ -5,8 +5,7 @@ import Testing
 /// The column tables and the unit table of `Pipelines/README.md` are the declarations rendered
 /// (`make docs`).
 @Suite struct TableDocumentationTests {
-  static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Pipelines/README.md")
+  static let readme = StageHarness.repository.appendingPathComponent("Pipelines/README.md")
 
   @Test(arguments: TableDocumentation.all.map(\.id))
   func theReadmeShowsTheDeclaredColumns(id: String) throws {
