@@ -12,6 +12,9 @@ run of the bundled sample, started by Pipelines/serve/serve.sh on a free loopbac
   SELECT check) are refused and the file is unchanged; the canned queries are Datasette pages too.
 - A Host or Origin other than loopback is refused (DNS rebinding).
 - A run that swaps a new out/ in while the server runs does not leak into its answers.
+- With Pipelines/serve/token-auth.yaml, a client without the bearer token sees no database and
+  no page; one with it gets the tools. Without HEALTHETL_SERVE_TOKEN set, the server refuses to
+  start (exit 64, one line).
 - The plugin refuses a queries file whose SQL names an undeclared or untyped parameter, or a
   query that writes.
 
@@ -44,8 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import REPO, binary, csv_rows  # noqa: E402
 
 try:
+    import httpx2
     import yaml
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 except ImportError:  # pragma: no cover - the venv of make test-e2e has both
     Client = None
 
@@ -70,23 +75,32 @@ def number(text: str) -> float | None:
     return float(text) if text else None
 
 
+async def mcp_session(base: str, headers: dict, session):
+    """`session(client)` in one MCP session over Streamable HTTP to base/-/mcp, sending `headers`."""
+    async with httpx2.AsyncClient(headers=headers) as http:
+        async with Client(streamable_http_client(base + "/-/mcp", http_client=http)) as client:
+            return await session(client)
+
+
 class Server:
     """serve.sh over `out` on a free port, with this venv's datasette; stopped by PID."""
 
-    def __init__(self, out: Path, log: Path):
+    def __init__(self, out: Path, log: Path, env: dict | None = None, headers: dict | None = None):
         datasette = Path(sys.executable).parent / "datasette"
         if Client is None or not datasette.exists():
             raise unittest.SkipTest("needs datasette, datasette-mcp and mcp: pip install -r Tests/EndToEnd/requirements.txt")
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.headers = headers or {}
         self.log = log.open("w")
         self.process = subprocess.Popen(["sh", str(SERVE), str(out), "--port", str(self.port)],
-                                        env=dict(os.environ, DATASETTE=str(datasette)),
+                                        env=dict(os.environ, DATASETTE=str(datasette), **(env or {})),
                                         stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 90
         while True:
             try:
-                with urllib.request.urlopen(self.base + "/-/versions.json", timeout=10):
+                with urllib.request.urlopen(urllib.request.Request(self.base + "/-/versions.json", headers=self.headers),
+                                            timeout=10):
                     return
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
@@ -105,8 +119,7 @@ class Server:
         self.log.close()
 
     async def session(self, session):
-        async with Client(self.base + "/-/mcp") as client:
-            return await session(client)
+        return await mcp_session(self.base, self.headers, session)
 
     def mcp(self, session):
         """Runs `session(client)` in one MCP session over Streamable HTTP, bounded in time."""
@@ -303,6 +316,39 @@ class NewRunWhileServingTests(unittest.TestCase):
                 return await asyncio.gather(*[server.session(count) for _ in range(12)])
             for _ in range(5):
                 self.assertEqual(asyncio.run(asyncio.wait_for(clients(), MCP_SECONDS)), [days] * 12)
+
+
+class TokenAuthTests(unittest.TestCase):
+    def test_only_a_client_with_the_token_gets_the_data(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            out = root / "out"
+            run_healthetl(REPO / "SampleData/export.zip", out)
+            token = os.urandom(16).hex()
+            env = {"HEALTHETL_SERVE_METADATA": str(REPO / "Pipelines/serve/token-auth.yaml"), "HEALTHETL_SERVE_TOKEN": token}
+            owner = Server(out, root / "datasette.log", env, {"Authorization": f"Bearer {token}"})
+            self.addCleanup(owner.stop)
+
+            async def probe(client):
+                databases = await client.call_tool("list_databases", {})
+                steps = await client.call_tool("execute_sql", {"database": "health", "sql": "SELECT sum(steps) AS s FROM daily"})
+                week = await client.call_tool("activity_by_day", {"start": "2024-03-18", "end": "2024-03-24"})
+                return databases.structured_content["databases"], steps.is_error, week.is_error
+            self.assertEqual(owner.mcp(probe), (["health"], False, False))
+            self.assertEqual(asyncio.run(asyncio.wait_for(
+                mcp_session(owner.base, {"Authorization": "Bearer not-the-token"}, probe), MCP_SECONDS)), ([], True, True))
+            self.assertEqual(owner.get("/health/daily.json", owner.headers)[0], 200)
+            self.assertEqual(owner.get("/health/daily.json")[0], 403)
+            self.assertEqual(owner.get("/health/activity_by_day.json?start=2024-03-18&end=2024-03-24")[0], 403)
+
+            del env["HEALTHETL_SERVE_TOKEN"]
+            refused = subprocess.run(["sh", str(SERVE), str(out), "--port", str(free_port())], capture_output=True, text=True,
+                                     env=dict({k: v for k, v in os.environ.items() if k != "HEALTHETL_SERVE_TOKEN"},
+                                              DATASETTE=str(Path(sys.executable).parent / "datasette"), **env), timeout=120)
+            self.assertEqual(refused.returncode, 64)
+            self.assertEqual(refused.stderr.strip().splitlines(),
+                             [f"serve: error: {env['HEALTHETL_SERVE_METADATA']} reads the environment variable(s) "
+                              "HEALTHETL_SERVE_TOKEN: set them"])
 
 
 class QueriesFileTests(unittest.TestCase):

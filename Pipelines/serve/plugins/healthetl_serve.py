@@ -18,6 +18,7 @@ import datetime
 import inspect
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional, Union
 from urllib.parse import urlsplit
@@ -71,22 +72,69 @@ def load_queries(path: Path = QUERIES_FILE) -> dict[str, Any]:
     return spec
 
 
-SPEC = load_queries()
+def merged(base: dict, extra: dict) -> dict:
+    """`extra` over `base`, dictionaries merged key by key."""
+    result = dict(base)
+    for key, value in extra.items():
+        result[key] = merged(result[key], value) if isinstance(value, dict) and isinstance(result.get(key), dict) else value
+    return result
 
 
-@hookimpl
-def get_metadata(datasette, key, database, table):
+def extra_metadata() -> dict:
+    """The file HEALTHETL_SERVE_METADATA names (YAML or JSON): what a server exposed beyond
+    loopback adds, such as an auth plugin's settings and `allow` blocks (README.md there). The
+    run's metadata.json is rewritten by every run, so it cannot hold them."""
+    named = os.environ.get("HEALTHETL_SERVE_METADATA")
+    if not named:
+        return {}
+    extra = yaml.safe_load(Path(named).read_text(encoding="utf-8"))
+    if not isinstance(extra, dict):
+        raise ValueError(f"{named}: HEALTHETL_SERVE_METADATA must name a YAML or JSON object")
+    unset = sorted(name for name in environment_names(extra) if name not in os.environ)
+    if unset:
+        # Datasette would read an unset variable as no value: a token that matches nothing.
+        raise ValueError(f"{named} reads the environment variable(s) {', '.join(unset)}: set them")
+    return extra
+
+
+def environment_names(value: Any) -> set[str]:
+    """The variables a Datasette setting reads with `{"$env": NAME}`."""
+    if isinstance(value, dict):
+        if set(value) == {"$env"}:
+            return {value["$env"]}
+        return set().union(*(environment_names(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(environment_names(v) for v in value))
+    return set()
+
+
+def served_metadata(spec: dict[str, Any]) -> dict:
     return {
         "databases": {
             DATABASE: {
                 "queries": {
                     name: {k: query[k] for k in ("title", "description", "sql", "params") if k in query}
-                    for name, query in SPEC["queries"].items()
+                    for name, query in spec["queries"].items()
                 }
             }
         },
         "plugins": {"datasette-mcp": {"canned_queries": True}},
     }
+
+
+try:
+    SPEC = load_queries()
+    METADATA = merged(served_metadata(SPEC), extra_metadata())
+except (OSError, ValueError, yaml.YAMLError) as error:
+    # One line and the exit code of an unusable configuration file (README "Exit codes"), rather
+    # than the traceback of a plugin that failed to load.
+    print(f"serve: error: {error}".replace("\n", " "), file=sys.stderr)
+    raise SystemExit(64) from None
+
+
+@hookimpl
+def get_metadata(datasette, key, database, table):
+    return METADATA
 
 
 def _cell(value: object) -> Union[str, int, float, None]:
