@@ -236,6 +236,26 @@ class ServeMCPTests(unittest.TestCase):
             self.assertEqual(row["energy_kcal"], half_up(sum(float(w["energy_kcal"]) for w in mine)))
         self.assertEqual(totals["Running"]["workouts"], 6)
 
+    def test_weekly_averages_and_a_ranges_totals_are_daily_csv(self):
+        start, end = self.daily[0]["date"], self.daily[-1]["date"]
+        weeks = self.server.rows("weekly_averages", {"start": start, "end": end})
+        # The sample starts on Monday 2024-03-18; its first week is its first seven days.
+        first = self.daily[:7]
+        self.assertEqual(weeks[0]["week_start"], "2024-03-18")
+        self.assertEqual(weeks[0]["days"], 7)
+        self.assertEqual(weeks[0]["steps"], half_up(sum(float(d["steps"]) for d in first) / 7))
+        resting = [float(d["resting_hr_bpm"]) for d in first if d["resting_hr_bpm"]]
+        self.assertEqual(weeks[0]["resting_hr_bpm"], half_up(sum(resting) / len(resting), 1))
+        self.assertEqual(sum(week["workouts"] for week in weeks), len(self.workouts))
+        [summary] = self.server.rows("period_summary", {"start": start, "end": end})
+        steps = [float(d["steps"]) for d in self.daily if d["steps"]]
+        self.assertEqual((summary["days"], summary["total_steps"], summary["workouts"]),
+                         (len(self.daily), half_up(sum(steps)), len(self.workouts)))
+        # Every query runs over the whole sample and finds rows.
+        arguments = {"start": start, "end": end, "night": self.sessions[0]["date"]}
+        for name, query in self.queries["queries"].items():
+            self.assertTrue(self.server.rows(name, {p: arguments[p] for p in query.get("params", []) if p in arguments}), name)
+
     def test_a_nights_stages_are_its_sessions(self):
         session = self.sessions[0]
         rows = self.server.rows("night_stages", {"night": session["date"]})
