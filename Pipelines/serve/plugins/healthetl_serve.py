@@ -126,8 +126,8 @@ try:
     SPEC = load_queries()
     METADATA = merged(served_metadata(SPEC), extra_metadata())
 except (OSError, ValueError, yaml.YAMLError) as error:
-    # One line and the exit code of an unusable configuration file (README "Exit codes"), rather
-    # than the traceback of a plugin that failed to load.
+    # One line and 64, healthetl's code for a configuration file it cannot use (serve/README.md),
+    # rather than the traceback of a plugin that failed to load.
     print(f"serve: error: {error}".replace("\n", " "), file=sys.stderr)
     raise SystemExit(64) from None
 
@@ -189,10 +189,10 @@ def query_tool(datasette, name: str, query: dict[str, Any], parameters: dict[str
 
 @hookimpl
 def register_mcp_tools(datasette, mcp):
+    cut = f" Rows beyond {datasette.setting('max_returned_rows')} are cut off; `truncated` then says so."
     for name, query in SPEC["queries"].items():
         mcp.add_tool(query_tool(datasette, name, query, SPEC["parameters"]), name=name, title=query.get("title"),
-                     description=query["description"] + " Rows beyond the server's max_returned_rows (1000) are cut"
-                     " off; `truncated` says so.",
+                     description=query["description"] + cut,
                      annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
 
 
