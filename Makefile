@@ -9,6 +9,7 @@
 #   make sample                                            regenerate SampleData/export.zip
 #   make lint / make format                                layer check + swift format
 #   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
+#   make serve    [OUT=dir] [PORT=8001]                    Datasette + MCP (/-/mcp) over OUT/health.sqlite, on 127.0.0.1
 #   make gallery                                           screenshots of the report of every sample profile and real export
 #   make cohort   COHORT=dir|manifest.csv OUT=dir [EXECUTOR=local|slurm] [JOBS=n] [CONFIG="key=value ..."]
 #                 [PENDING_TIMEOUT=minutes] [SNAKEMAKE="--any-snakemake-or-profile-option ..."]
@@ -26,7 +27,7 @@ PACKAGES := libxml2-dev libarchive-dev libssl-dev libxlsxwriter-dev libcurl4-ope
 RELEASE_BIN := .build/release/healthetl
 
 .PHONY: docs deps build release run sleep workouts stats samples nightly inspect validate test bench sample lint format \
-	clean cohort cohort-venv e2e-venv test-cohort slurm-packages fuzz fuzz-build fuzz-smoke
+	clean cohort cohort-venv e2e-venv serve serve-venv test-cohort slurm-packages fuzz fuzz-build fuzz-smoke
 
 # Installs only what is missing, so a provisioned machine pays nothing.
 deps:
@@ -122,6 +123,7 @@ EXECUTOR ?= local
 JOBS     ?= 0
 COHORT_VENV := .build/cohort-venv
 E2E_VENV    := .build/venv
+SERVE_VENV  := .build/serve-venv
 VENV_PACKAGES  := python3-venv
 
 $(COHORT_VENV)/.installed: Pipelines/cohort/requirements.txt
@@ -130,14 +132,29 @@ $(COHORT_VENV)/.installed: Pipelines/cohort/requirements.txt
 	$(COHORT_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
 	@touch $@
 
-$(E2E_VENV)/.installed: Tests/EndToEnd/requirements.txt
+# Tests/EndToEnd/requirements.txt includes Pipelines/serve/requirements.txt (the serving test).
+$(E2E_VENV)/.installed: Tests/EndToEnd/requirements.txt Pipelines/serve/requirements.txt
 	@python3 -c "import ensurepip" 2>/dev/null || $(MAKE) deps PACKAGES="$(VENV_PACKAGES)"
 	python3 -m venv $(E2E_VENV)
 	$(E2E_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
 	@touch $@
 
+$(SERVE_VENV)/.installed: Pipelines/serve/requirements.txt
+	@python3 -c "import ensurepip" 2>/dev/null || $(MAKE) deps PACKAGES="$(VENV_PACKAGES)"
+	python3 -m venv $(SERVE_VENV)
+	$(SERVE_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	@touch $@
+
 cohort-venv: $(COHORT_VENV)/.installed
 e2e-venv: $(E2E_VENV)/.installed
+serve-venv: $(SERVE_VENV)/.installed
+
+# Datasette over the last run's database, read-only, on loopback, with the MCP endpoint /-/mcp
+# and the canned queries of Pipelines/serve/queries.yaml (Pipelines/serve/README.md). It serves
+# what OUT holds when it starts: run `make run` first, and restart after a new run.
+PORT ?= 8001
+serve: serve-venv
+	DATASETTE=$(SERVE_VENV)/bin/datasette sh Pipelines/serve/serve.sh $(OUT) --port $(PORT)
 
 cohort: release cohort-venv
 	@test -n "$(COHORT)" || { echo "make cohort: set COHORT=folder-or-manifest.csv and OUT=folder"; exit 64; }
