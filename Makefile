@@ -7,7 +7,7 @@
 #   make inspect  [EXPORT=path]                            say what an export holds
 #   make bench    [BENCH_MB=1000]                          throughput vs the libxml2 floor, peak memory
 #   make sample                                            regenerate SampleData/export.zip
-#   make lint / make format                                layer check + swift format
+#   make lint / make format                                layer and docs checks + swift format
 #   make test-e2e                                          the Python end-to-end tests (Tests/EndToEnd)
 #   make serve    [OUT=dir] [PORT=8001]                    Datasette + MCP (/-/mcp) over OUT/health.sqlite, on 127.0.0.1
 #   make gallery                                           screenshots of the report of every sample profile and real export
@@ -90,9 +90,12 @@ bench: release
 docs: build
 	python3 Tests/Tools/update_column_docs.py .build/debug/healthetl Pipelines/README.md
 
-# The layer check is pure Python and takes well under a second, so it runs first.
+# The layer and docs checks are pure Python and take about a second, so they run first: no
+# backward reference between folders, no citation of a doc section that does not exist, no
+# relative link that does not resolve.
 lint:
 	python3 Tests/Tools/check_layers.py Sources/HealthETL
+	python3 Tests/Tools/check_docs.py
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 
 format:

@@ -191,7 +191,7 @@ def xml_seeds():
 
 
 def legacy_seeds():
-    """The iOS 8-9 format (Pipelines/README.md, "The iOS 8-9 format"): no DOCTYPE, `source=`,
+    """The iOS 8-9 format (Pipelines/README.md, "The iOS 8–9 format"): no DOCTYPE, `source=`,
     compact dates, and attribute names with spaces that the byte filter rewrites -- next to the
     same bytes inside a comment, a CDATA section and a value, which it must leave; then a run of
     spaces too long to be held back across reads."""
