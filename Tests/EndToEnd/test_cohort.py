@@ -469,6 +469,34 @@ class LocalExecutorTests(CohortCase):
         self.assertIn("participant 'subject-A' is listed twice", result.stdout + result.stderr)
         self.assertTrue(exports.exists())
 
+    def test_a_name_without_ascii_letters_or_digits_is_one_participant_with_a_stable_id(self):
+        # Issue 31, item 8: `日本.zip` or `é.xml` left an empty id, which stopped the whole cohort
+        # before any participant ran. Such a name's id is `id-` and the first 12 hex digits of the
+        # SHA-256 of its stem in Unicode NFC as UTF-8, worked out here independently: the same
+        # name gives the same id on every run and machine, whichever normalization it arrives in.
+        cohort = self.work / "exports"
+        cohort.mkdir()
+        shutil.copy(GENERATED / "p01.zip", cohort / "日本.zip")
+        shutil.copy(GENERATED / "p03.xml", cohort / "e\u0301.xml")  # é decomposed (NFD), as macOS may write it
+        shutil.copy(GENERATED / "p01.zip", cohort / "p02.zip")
+        nihon = "id-" + hashlib.sha256("日本".encode()).hexdigest()[:12]
+        e_acute = "id-" + hashlib.sha256("\u00e9".encode()).hexdigest()[:12]
+        self.assertEqual(e_acute, "id-" + hashlib.sha256(b"\xc3\xa9").hexdigest()[:12])
+        out = self.work / "out"
+        self.run_cohort(cohort, out)
+        summary = self.cohort_json(out)
+        self.assertEqual(
+            {p["participant"]: p["status"] for p in summary["participants"]},
+            {nihon: "ok", e_acute: "ok", "p02": "ok"},
+        )
+        self.assertEqual(
+            self.query(f"SELECT participant, count(*) FROM {dataset(out, 'sleep_daily')} GROUP BY 1 ORDER BY 1"),
+            sorted([(nihon, 20), (e_acute, 23), ("p02", 20)]),
+        )
+        # Stable: the next run finds the same participants, unchanged.
+        result = self.run_cohort(cohort, out)
+        self.assertIn("Nothing to be done", result.stdout + result.stderr)
+
     def test_a_job_that_cannot_write_fails_the_run_and_is_retried(self):
         cohort = self.make_cohort(ids=("p01", "p03"))
         out = self.work / "out"
