@@ -115,12 +115,7 @@ def merge(
     previous = cohortlib.load_json(previous_dir / "run.json") if previous_dir else None
     previous = previous or {}
     previous_tokens = {p["participant"]: p.get("token") for p in previous.get("participants", [])}
-    # Partitions of the previous version can be taken over only when they were written the same way.
-    reusable = (
-        previous.get("layout") == LAYOUT
-        and previous.get("table_globs") == tables
-        and previous.get("kinds_outside_database", {}) == kinds_outside_database
-    )
+    reusable = not reads_everyone(previous, tables, kinds_outside_database)
     previous_included = {
         p["participant"]: p
         for p in previous.get("participants", [])
@@ -291,6 +286,17 @@ def write_tables(
     con.close()
     shutil.rmtree(spill, ignore_errors=True)
     return table_info, rows_by_participant, schema_of
+
+
+def reads_everyone(previous: dict | None, tables: dict[str, str], kinds_outside_database: dict) -> bool:
+    """Whether a merge after the published version `previous` (its run.json) reads every
+    participant: partitions are taken over only when they were written the same way."""
+    previous = previous or {}
+    return not (
+        previous.get("layout") == LAYOUT
+        and previous.get("table_globs") == tables
+        and previous.get("kinds_outside_database", {}) == kinds_outside_database
+    )
 
 
 def united(table: str, schemas: list[tuple]) -> list[tuple[str, str]]:

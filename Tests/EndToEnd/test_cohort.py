@@ -1128,8 +1128,10 @@ class SlurmExecutorTests(CohortCase):
         cohort = self.make_cohort(ids=("p01", "p03", BAD, "sample"))
         out = self.work / "out"
         record = self.work / "runs.txt"
-        result = self.run_slurm(cohort, out, "--healthetl", self.recording_wrapper(record))
-        self.assertIn("has been submitted with SLURM jobid", result.stdout + result.stderr)
+        wrapper = self.recording_wrapper(record)
+        # Every merge to Slurm (merge_here_max_participants=0): two participant jobs, then the merge's.
+        result = self.run_slurm(cohort, out, "--healthetl", wrapper, "--config", "merge_here_max_participants=0")
+        self.assertEqual((result.stdout + result.stderr).count("has been submitted with SLURM jobid"), 3)
         self.assertIn("cohort: 4 of 4 participants to run, in 2 job(s)", result.stderr)
         summary = self.cohort_json(out)
         self.assertEqual(
@@ -1149,6 +1151,18 @@ class SlurmExecutorTests(CohortCase):
         # Nothing changed: nothing is submitted.
         again = self.run_slurm(cohort, out)
         self.assertIn("Nothing to be done", again.stdout + again.stderr)
+        # A night with one change: its participant's job is the only one; the merge, which reads
+        # one participant's outputs, runs in the submitting process (a local rule).
+        shutil.copy(GENERATED / "d2.xml", cohort / "p03.xml")
+        night = self.run_slurm(cohort, out, "--healthetl", wrapper)
+        self.assertEqual((night.stdout + night.stderr).count("has been submitted with SLURM jobid"), 1)
+        self.assertIn("localrule merge:", night.stdout + night.stderr)
+        summary = self.cohort_json(out)
+        self.assertEqual(
+            {p["participant"]: p["status"] for p in summary["participants"]},
+            {"p01": "unchanged", "p03": "ok", BAD: "bad_input", "sample": "unchanged"},
+        )
+        self.assert_merged_matches_participants(out, ["p01", "p03", "sample"])
 
     def test_a_participant_that_times_out_or_whose_job_is_cancelled_is_retried_then_reported(self):
         cohort = self.make_cohort(ids=("p01",))
