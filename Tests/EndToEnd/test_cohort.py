@@ -1151,12 +1151,18 @@ class SlurmExecutorTests(CohortCase):
         # Nothing changed: nothing is submitted.
         again = self.run_slurm(cohort, out)
         self.assertIn("Nothing to be done", again.stdout + again.stderr)
-        # A night with one change: its participant's job is the only one; the merge, which reads
-        # one participant's outputs, runs in the submitting process (a local rule).
+        # A night with one change: its participant's job is started from the submitting process
+        # with srun (no sbatch, no status checks), and the merge, which reads one participant's
+        # outputs, runs there too: both local rules.
         shutil.copy(GENERATED / "d2.xml", cohort / "p03.xml")
+        record.write_text("")
         night = self.run_slurm(cohort, out, "--healthetl", wrapper)
-        self.assertEqual((night.stdout + night.stderr).count("has been submitted with SLURM jobid"), 1)
-        self.assertIn("localrule merge:", night.stdout + night.stderr)
+        messages = night.stdout + night.stderr
+        self.assertEqual(messages.count("has been submitted with SLURM jobid"), 0)
+        self.assertEqual((messages.count("localrule batch:"), messages.count("localrule merge:")), (1, 1))
+        events = [line.split() for line in record.read_text().splitlines()]
+        self.assertEqual([kind for kind, *_ in events], ["start", "end"])
+        self.assertRegex(events[0][2] if len(events[0]) > 2 else "", r"^\d+$", "healthetl ran outside a Slurm job")
         summary = self.cohort_json(out)
         self.assertEqual(
             {p["participant"]: p["status"] for p in summary["participants"]},
