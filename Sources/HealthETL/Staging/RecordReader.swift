@@ -138,6 +138,8 @@ final class RecordReader {
         "implausible date", line: line, detail: "startDate=\"\(ElementAttributes.excerpt(startBytes))\" \(problem)")
     }
     if ledger.facts.firstRecordOffset == nil { ledger.facts.firstRecordOffset = start.offsetSeconds }
+    ledger.facts.writtenOffsets.note(start.instant, offsetSeconds: start.offsetSeconds)
+    ledger.facts.writtenOffsets.note(end.instant, offsetSeconds: end.offsetSeconds)
     if let createdBytes = attributes.value(.creationDate) {
       guard let created = HealthDateParser.parse(createdBytes) else {
         return reject(
