@@ -47,8 +47,12 @@ final class RecordReader {
   /// The iOS 8–9 attributes kept as metadata entries, with their keys.
   private let attributeMetadata: [(attribute: ExportAttribute, key: Int32)]
   /// Category value ids of the numbers and absent values read so far, by type id and raw value
-  /// (`CategoryRawValues`); -1: the type has no such value.
+  /// (`CategoryRawValues`), or `noSuchValue`, `valuesUnknown`.
   private var categoryNumbers: [Int64: Int32] = [:]
+  private static let noSuchValue: Int32 = -1
+  private static let valuesUnknown: Int32 = -2
+  /// The category value ids of the `Sleep Stage` texts met so far (a few: Deep, Light, …).
+  private var stageValues: [(text: [UInt8], id: Int32)] = []
 
   private var rejected = false
   private var sample = Sample()
@@ -241,25 +245,21 @@ final class RecordReader {
     case .category:
       switch valueOrigin {
       case .value:
-        if let first = rawValue.first, first >= 0x30, first <= 0x39 {
-          // A number, as iOS 8–9 wrote the values of the types whose raw values are known.
-          guard let id = categoryNumber(rawValue) else {
-            let range = CategoryRawValues.rawValues(ofTypeShortName: catalog.typeInfo(sample.type).shortName)!
-            return reject(
-              "unknown category value", line: sample.line,
-              detail:
-                "\(self.typeName) value=\"\(ElementAttributes.excerpt(rawValue))\" is no raw value of the type (\(range.lowerBound)…\(range.upperBound))"
-            )
-          }
-          sample.categoryValue = id
-        } else {
-          sample.categoryValue = catalog.categoryValues.intern(rawValue)
+        // A whole number is a raw value, as iOS 8–9 wrote them; other text is kept as written.
+        let id = Self.wholeNumber(rawValue).map { categoryValue(raw: $0) } ?? Self.valuesUnknown
+        if id == Self.noSuchValue {
+          let range = CategoryRawValues.rawValues(ofTypeShortName: catalog.typeInfo(sample.type).shortName)!
+          return reject(
+            "unknown category value", line: sample.line,
+            detail:
+              "\(self.typeName) value=\"\(ElementAttributes.excerpt(rawValue))\" is no raw value of the type (\(range.lowerBound)…\(range.upperBound))"
+          )
         }
+        sample.categoryValue = id >= 0 ? id : catalog.categoryValues.intern(rawValue)
       case .sleepStage:
-        sample.categoryValue = catalog.categoryValues.intern(
-          CategoryRawValues.sleepValueName(ofWithingsStage: ElementAttributes.text(rawValue)))
+        sample.categoryValue = stageValue(rawValue)
       case .absent:
-        sample.categoryValue = categoryValue(raw: -1) ?? -1
+        sample.categoryValue = max(categoryValue(raw: -1), -1)
       case .average:
         break
       }
@@ -326,35 +326,47 @@ final class RecordReader {
     }
   }
 
-  /// The category value id of the open record's numeric value (`value="1"`), or nil when the
-  /// text is a number that is no raw value of its type. The text of a type whose raw values
-  /// HealthETL does not know, or that is not a whole number, is kept as written.
-  private func categoryNumber(_ text: UnsafeRawBufferPointer) -> Int32? {
+  /// `text` as a whole number (`1`, `007`), or nil when it is something else (`1.5`, `Asleep`).
+  private static func wholeNumber(_ text: UnsafeRawBufferPointer) -> Int? {
+    guard !text.isEmpty else { return nil }
     var number = 0
     for byte in text {
-      guard byte >= 0x30, byte <= 0x39 else { return catalog.categoryValues.intern(text) }
+      guard byte >= 0x30, byte <= 0x39 else { return nil }
       // No type has a value above 7: a longer number only has to stay out of range.
       number = Swift.min(number * 10 + Int(byte - 0x30), 1_000_000)
     }
-    guard CategoryRawValues.rawValues(ofTypeShortName: catalog.typeInfo(sample.type).shortName) != nil else {
-      return catalog.categoryValues.intern(text)
-    }
-    return categoryValue(raw: number)
+    return number
   }
 
   /// The category value id of raw value `raw` of the open record's type (-1: the value a record
-  /// without one stands for), or nil when the type has none.
-  private func categoryValue(raw: Int) -> Int32? {
+  /// without one stands for); `noSuchValue` when the type has none, `valuesUnknown` when
+  /// HealthETL does not know the type's values.
+  private func categoryValue(raw: Int) -> Int32 {
     let key = Int64(sample.type) << 32 | Int64(UInt32(bitPattern: Int32(raw)))
-    if let known = categoryNumbers[key] { return known < 0 ? nil : known }
+    if let known = categoryNumbers[key] { return known }
     let shortName = catalog.typeInfo(sample.type).shortName
-    let name =
-      raw < 0
-      ? CategoryRawValues.nameWhenAbsent(typeShortName: shortName)
-      : CategoryRawValues.name(raw: raw, typeShortName: shortName)
-    let id = name.map { catalog.categoryValues.intern($0) } ?? -1
+    let id: Int32
+    if CategoryRawValues.rawValues(ofTypeShortName: shortName) == nil {
+      id = Self.valuesUnknown
+    } else {
+      let name =
+        raw < 0
+        ? CategoryRawValues.nameWhenAbsent(typeShortName: shortName)
+        : CategoryRawValues.name(raw: raw, typeShortName: shortName)
+      id = name.map { catalog.categoryValues.intern($0) } ?? Self.noSuchValue
+    }
     categoryNumbers[key] = id
-    return id < 0 ? nil : id
+    return id
+  }
+
+  /// The category value id of a Withings `Sleep Stage` text (`CategoryRawValues`).
+  private func stageValue(_ text: UnsafeRawBufferPointer) -> Int32 {
+    for entry in stageValues where entry.text.elementsEqual(text) { return entry.id }
+    let id = catalog.categoryValues.intern(
+      CategoryRawValues.sleepValueName(ofWithingsStage: ElementAttributes.text(text)))
+    // A handful of stages exist; an export with a new text on every record is not kept whole.
+    if stageValues.count < 64 { stageValues.append((Array(text), id)) }
+    return id
   }
 
   /// The type as a rejection names it (an unknown identifier can be any length).
