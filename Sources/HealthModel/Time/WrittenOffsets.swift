@@ -39,11 +39,13 @@ public struct WrittenOffsets: Sendable {
 
   /// The votes: each pair's first instant and its offset, in time order.
   public var votes: [(instant: Instant, offsetSeconds: Int32)] {
-    firstInstants.map { key, seconds in
-      (Instant(seconds: seconds), Int32((key - floorDiv(key, 4096) * 4096) - 2048) * 60)
-    }.sorted { $0.instant < $1.instant }
+    firstInstants.map { key, seconds in (Instant(seconds: seconds), Self.offset(ofKey: key)) }.sorted {
+      $0.instant < $1.instant
+    }
   }
 
   /// The distinct offsets written, ascending.
-  public var distinctOffsets: [Int32] { Array(Set(votes.map(\.offsetSeconds))).sorted() }
+  public var distinctOffsets: [Int32] { Array(Set(firstInstants.keys.map(Self.offset(ofKey:)))).sorted() }
+
+  private static func offset(ofKey key: Int64) -> Int32 { Int32(key - floorDiv(key, 4096) * 4096 - 2048) * 60 }
 }
