@@ -32,6 +32,19 @@ public enum ExportAttribute: Int, CaseIterable, Sendable {
   case course, speed, horizontalAccuracy, verticalAccuracy
   /// What iOS 8–9 exports wrote where later ones write `sourceName`.
   case source
+  /// A discrete quantity written as a day aggregate by iOS 8–9 exports (`min`, `max`, `average`,
+  /// `recordCount` and no `value`); `recordCount` also on cumulative ones.
+  case min, max, recordCount
+  /// Also of iOS 8–9 records.
+  case sessionId
+  /// Withings' `Sleep Stage` attribute of iOS 8–9 sleep records, as it arrives once the byte
+  /// filter has rewritten the space in its name (`AttributeNameRepair`).
+  case sleepStage
 
-  public var xmlName: String { String(describing: self) }
+  public var xmlName: String {
+    switch self {
+    case .sleepStage: return "Sleep_Stage"
+    default: return String(describing: self)
+    }
+  }
 }
