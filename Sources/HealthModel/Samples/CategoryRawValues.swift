@@ -1,6 +1,6 @@
 /// HealthKit's raw values of category values, for exports that write the number where later ones
 /// write the name (iOS 8–9: `SleepAnalysis` `value="1"`), or write no value at all
-/// (Pipelines/README.md, "Samples", "Category values").
+/// (Pipelines/README.md, "Samples", "The iOS 8–9 shapes").
 ///
 /// From Apple's `HKCategoryValues.h` (iOS 18 SDK): each category type's `NS_ENUM` with its
 /// raw values. A name is the one current exports write, so a number and a name read alike.
