@@ -21,6 +21,9 @@ public struct ReportHeader: Sendable {
   public var workoutCopies = 0
   public var rejectedCounts: [String: Int] = [:]
   public var rejectedExamples: [String: [(line: Int, element: String, detail: String)]] = [:]
+  /// `--recover` read past damage: what it read past and left out, in one line (`run.json`
+  /// `recovery`); nil when it did not.
+  public var recovered: String?
 
   public init() {}
 }
@@ -262,6 +265,8 @@ public final class ReportMart: OutputStage {
     // Only when a list was cut, so that the page of an ordinary export stays as it was.
     if header.sourcesOmitted > 0 { fields.append(("sources_omitted", .integer(Int64(header.sourcesOmitted)))) }
     if header.devicesOmitted > 0 { fields.append(("devices_omitted", .integer(Int64(header.devicesOmitted)))) }
+    // Only for a recovered read, so that the page of an ordinary export stays as it was.
+    if let recovered = header.recovered { fields.append(("recovered", .string(recovered))) }
     return .object(fields)
   }
 
