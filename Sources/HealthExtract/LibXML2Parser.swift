@@ -80,19 +80,19 @@ final class LibXML2Parser {
       if recover {
         // Only what is no export at all stops a recovering read.
         if state.wrongRoot {
-          try state.fail(atEnd: atEnd, emptyInput: parse.bytesFed == 0, contentEnd: parse.contentEnd)
+          try state.fail(atEnd: atEnd, emptyInput: parse.bytesFed == 0, lastMarkup: parse.lastMarkup)
         }
         if !atEnd, stop == nil, parse.stopped { stop = state.lastError }
         return
       }
       if status != 0 || state.failure != nil || state.wrongRoot {
-        try state.fail(atEnd: atEnd, emptyInput: parse.bytesFed == 0, contentEnd: parse.contentEnd)
+        try state.fail(atEnd: atEnd, emptyInput: parse.bytesFed == 0, lastMarkup: parse.lastMarkup)
       }
     }
 
     /// A recovering read's account of what it left out, once the input has ended.
     func finishRecovering(cutShort: Bool) throws(ExtractError) {
-      if !state.sawRoot { try state.fail(atEnd: true, emptyInput: parse.bytesFed == 0, contentEnd: parse.contentEnd) }
+      if !state.sawRoot { try state.fail(atEnd: true, emptyInput: parse.bytesFed == 0, lastMarkup: parse.lastMarkup) }
       let lastLine = parse.lines
       let reason: String
       if let stop {
@@ -108,8 +108,8 @@ final class LibXML2Parser {
       // Errors before the input ended, or an element that ended without its end tag: the damage
       // is not (only) the end of the file.
       let inMiddle =
-        errorsBeforeEnd > 0 || open.misnesting != nil
-        || state.failure.map { $0.offset >= 0 && $0.offset < parse.contentEnd } == true
+        errorsBeforeEnd > 0 || open.misnesting.map { $0.offset < parse.lastMarkup } == true
+        || state.failure.map { $0.offset >= 0 && $0.offset < parse.lastMarkup } == true
       let recovery = open.result(inMiddle: inMiddle)
       summary.recovery = recovery
       if !inMiddle, cutShort || state.errors > errorsBeforeEnd {
@@ -167,9 +167,10 @@ final class ProtectedPushParse {
   private(set) var filter = XMLByteFilter()
   /// Bytes handed to libxml2 so far (an empty document is reported as such).
   private(set) var bytesFed = 0
-  /// Bytes handed to libxml2 up to the last one that is not white space: an error libxml2
-  /// reports there or later is the input ending early.
-  private(set) var contentEnd = 0
+  /// Where the last '<' handed to libxml2 is (exports write no '<' in text or values): an input
+  /// cut short ends inside or after that markup, and libxml2's error for it is there, however
+  /// far back it stands in a tag cut in half (Pipelines/README.md, "Bad input").
+  private(set) var lastMarkup = 0
 
   /// `recover`: libxml2's `XML_PARSE_RECOVER`, which goes on after an error where it can; the
   /// line feeds fed are counted then, for the lines a stop leaves unread.
@@ -225,9 +226,7 @@ final class ProtectedPushParse {
   }
 
   private func parse(_ bytes: UnsafeRawBufferPointer, terminate: Bool) -> Int32 {
-    var last = bytes.count
-    while last > 0, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[last - 1]) { last -= 1 }
-    if last > 0 { contentEnd = bytesFed + last }
+    if let index = bytes.lastIndex(of: 0x3C) { lastMarkup = bytesFed + index }
     bytesFed += bytes.count
     if countsLines, let base = bytes.baseAddress, bytes.count > 0 {
       var from = base
@@ -332,6 +331,12 @@ final class ParserState {
     return Int(input.pointee.line)
   }
 
+  /// The byte of the input libxml2 has reached.
+  var byteOffset: Int {
+    guard let context else { return 0 }
+    return Int(xmlByteConsumed(context))
+  }
+
   var currentColumn: Int {
     guard let input = context?.pointee.input else { return 0 }
     return Int(input.pointee.col)
@@ -368,10 +373,12 @@ final class ParserState {
       afterStart = true
       let problem = pending
       pending = nil
-      guard open.start(element, name: name, line: line, column: currentColumn, pending: problem, batch: &batch)
+      guard
+        open.start(
+          element, name: name, line: line, column: currentColumn, offset: byteOffset, pending: problem, batch: &batch)
       else { return }
     } else {
-      open.push(element, name: name, line: line, column: currentColumn)
+      open.push(element, name: name, line: line, column: currentColumn, offset: byteOffset)
     }
     // One access to the batch per element: each of its arrays is checked once, not per attribute.
     batch.appendStart(
@@ -484,8 +491,8 @@ final class ParserState {
   }
 
   /// Turns the first recorded error into the user-facing error. `atEnd`: it came from libxml2's
-  /// closing call; `contentEnd`: where the input's last byte other than white space ends.
-  func fail(atEnd: Bool, emptyInput: Bool, contentEnd: Int) throws(ExtractError) {
+  /// closing call; `lastMarkup`: where the input's last '<' is.
+  func fail(atEnd: Bool, emptyInput: Bool, lastMarkup: Int) throws(ExtractError) {
     if wrongRoot {
       throw .notAnExport(path: path, reason: "its root element is <\(rootName)>, not <HealthData>")
     }
@@ -496,15 +503,17 @@ final class ParserState {
     }
     // An element that ended without its end tag, shown by one that cannot be its child: the damage
     // is there, even where libxml2 notices it only at the end (Pipelines/README.md, "Bad input").
-    if let misnesting = open.misnesting,
+    // An input cut inside an element name ("<Workout" of "<WorkoutStatistics") hands on an element
+    // that may not fit: only one before the last markup shows damage.
+    if let misnesting = open.misnesting, misnesting.offset < lastMarkup,
       failure.openedAt == misnesting.parentLine
         || (atEnd && open.entries.contains { $0.line == misnesting.parentLine && $0.element == misnesting.parent })
     {
       throw .malformed(path: path, line: misnesting.line, column: misnesting.column, message: misnesting.words)
     }
     // libxml2 reports some errors in the middle only once the input ends (a stray '&' between
-    // tags): the input ended early only where the error is at its end.
-    if atEnd, failure.offset >= contentEnd || failure.offset < 0 {
+    // tags waits for its ';'): the input ended early only where the error is in its last markup.
+    if atEnd, failure.offset >= lastMarkup || failure.offset < 0 {
       throw .truncated(path: path, line: failure.line, message: failure.words)
     }
     throw .malformed(path: path, line: failure.line, column: failure.column, message: failure.words)

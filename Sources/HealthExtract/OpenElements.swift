@@ -45,6 +45,8 @@ final class OpenElements {
     var childName: UnsafeRawPointer?
     var line: Int
     var column: Int
+    /// The byte of the input libxml2 had reached.
+    var offset: Int
 
     var words: String {
       "the <\(OpenElements.name(parent, parentName))> opened at line \(parentLine) is never closed: a "
@@ -85,14 +87,15 @@ final class OpenElements {
 
   /// A start tag in a read that does not recover.
   @inline(__always) func push(
-    _ element: ExportElement, name: UnsafeRawPointer?, line: Int, column: @autoclosure () -> Int
+    _ element: ExportElement, name: UnsafeRawPointer?, line: Int, column: @autoclosure () -> Int,
+    offset: @autoclosure () -> Int
   ) {
     if let parent = entries.last, !parent.element.holds(element), misnesting == nil,
       entries.dropLast().contains(where: { $0.element.holds(element) })
     {
       misnesting = Misnesting(
         parent: parent.element, parentName: parent.name, parentLine: parent.line, child: element, childName: name,
-        line: line, column: column())
+        line: line, column: column(), offset: offset())
     }
     entries.append(Entry(element: element, name: name, line: line, fate: .kept(serial: -1, mark: .init())))
   }
@@ -105,8 +108,8 @@ final class OpenElements {
   /// A start tag; true when it is to be handed on (the caller appends it to `batch`).
   /// `pending`: the first error libxml2 reported since the previous start or end tag.
   func start(
-    _ element: ExportElement, name: UnsafeRawPointer?, line: Int, column: Int, pending: Recovery.Problem?,
-    batch: inout EventBatch
+    _ element: ExportElement, name: UnsafeRawPointer?, line: Int, column: Int, offset: @autoclosure () -> Int,
+    pending: Recovery.Problem?, batch: inout EventBatch
   ) -> Bool {
     var parent = entries.lastIndex { !$0.closed }
     if let inner = parent, !entries[inner].element.holds(element),
@@ -115,11 +118,11 @@ final class OpenElements {
       if misnesting == nil {
         misnesting = Misnesting(
           parent: entries[inner].element, parentName: entries[inner].name, parentLine: entries[inner].line,
-          child: element, childName: name, line: line, column: column)
+          child: element, childName: name, line: line, column: column, offset: offset())
       }
       close(
         above: holder, reason: "never closed: a <\(Self.name(element, name))> starts inside it at line \(line)",
-        batch: &batch)
+        at: line, batch: &batch)
       parent = holder
     }
     if let parent, case .dropped(let root) = entries[parent].fate {
@@ -267,7 +270,7 @@ final class OpenElements {
 
   /// Closes every open entry above `holder`: the outermost one handed on is dropped (or, past
   /// its hold, closed for the handler and kept); the drops among them end where they were.
-  private func close(above holder: Int, reason: String, batch: inout EventBatch) {
+  private func close(above holder: Int, reason: String, at line: Int, batch: inout EventBatch) {
     let range = (holder + 1)..<entries.count
     if let outermost = range.first(where: { index in
       guard !entries[index].closed, case .kept = entries[index].fate else { return false }
@@ -277,7 +280,7 @@ final class OpenElements {
         guard case .kept = entries[index].fate else { continue }
         batch.appendEnd(element: Int8(entries[index].element.rawValue))
       }
-      append(keptUnclosed(outermost, reason: reason, lastLine: entries.last!.line))
+      append(keptUnclosed(outermost, reason: reason, lastLine: line))
     }
     for index in range where !entries[index].closed {
       entries[index].closed = true

@@ -15,6 +15,13 @@ public struct Recovery: Sendable, Equatable {
     public var words: String
     /// libxml2's own message, as it wrote it (one line).
     public var message: String
+
+    public init(line: Int, column: Int, words: String, message: String) {
+      self.line = line
+      self.column = column
+      self.words = words
+      self.message = message
+    }
   }
 
   /// One run of the document the read did not pass on.
@@ -40,6 +47,18 @@ public struct Recovery: Sendable, Equatable {
     public var bytes: Int64
     /// Why, in words.
     public var reason: String
+
+    public init(
+      action: Action, element: String, firstLine: Int, lastLine: Int, elements: Int, bytes: Int64, reason: String
+    ) {
+      self.action = action
+      self.element = element
+      self.firstLine = firstLine
+      self.lastLine = lastLine
+      self.elements = elements
+      self.bytes = bytes
+      self.reason = reason
+    }
   }
 
   /// How many problems and skips are listed; the rest are only counted, so that a file broken
