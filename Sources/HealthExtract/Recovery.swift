@@ -84,24 +84,35 @@ public struct Recovery: Sendable, Equatable {
   /// Elements left out, in all.
   public var droppedTotal: Int { dropped.values.reduce(0, +) }
 
-  /// One line for the end of a run ("read past 2 XML errors …"), nil when nothing was.
+  /// One line for a run's stderr, `inspect` and the report: what was left out and where first,
+  /// then what libxml2 reported; nil when nothing was read past.
   public func summary() -> String? {
     guard recovered else { return nil }
-    var parts = ["read past \(errors) XML error\(errors == 1 ? "" : "s")"]
-    if let first = problems.first {
-      parts[0] += " (the first at line \(first.line), column \(first.column): \(first.words))"
-    }
+    var parts: [String] = []
     let total = droppedTotal
     if total > 0 {
       let kinds = dropped.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-      parts.append("left out \(total) element\(total == 1 ? "" : "s") (\(kinds))")
+      var part = "left out \(total) element\(total == 1 ? "" : "s") (\(kinds))"
+      let drops = skipped.filter { $0.action == .dropped }
+      if let first = drops.first {
+        let more = drops.count - 1 + skippedOmitted
+        part +=
+          ", lines \(first.firstLine)–\(first.lastLine)"
+          + (more > 0 ? " and \(more) more part\(more == 1 ? "" : "s")" : "")
+      }
+      parts.append(part)
     }
     if let stop = skipped.first(where: { $0.action == .notRead }) {
       parts.append("did not read lines \(stop.firstLine)–\(stop.lastLine) (\(stop.bytes) bytes) after libxml2 stopped")
     }
     let kept = skipped.filter { $0.action == .keptUnclosed }.count
     if kept > 0 { parts.append("kept \(kept) unclosed element\(kept == 1 ? "" : "s") whole") }
+    var errorsPart = "read past \(errors) XML error\(errors == 1 ? "" : "s")"
+    if let first = problems.first {
+      errorsPart += " (the first at line \(first.line), column \(first.column): \(first.words))"
+    }
+    parts.append(errorsPart)
     return parts.joined(separator: "; ")
   }
 }

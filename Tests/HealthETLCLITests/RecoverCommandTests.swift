@@ -59,9 +59,9 @@ import Testing
   }
 
   static let summary =
-    "read past 2 XML errors (the first at line 20, column 14: the <Workout> opened at line 8 is never closed: "
-    + "</HealthData> comes where </Workout> was due); left out 4 elements (1 MetadataEntry, 1 Workout, 1 WorkoutEvent, "
-    + "1 WorkoutStatistics)"
+    "left out 4 elements (1 MetadataEntry, 1 Workout, 1 WorkoutEvent, 1 WorkoutStatistics), lines 8–11; "
+    + "read past 2 XML errors (the first at line 20, column 14: the <Workout> opened at line 8 is never closed: "
+    + "</HealthData> comes where </Workout> was due)"
 
   /// The report's `export` section (Pipelines/report/DATA.md), from the data in the page.
   static func reportExport(_ out: URL) throws -> [String: Any] {

@@ -171,9 +171,9 @@ final class StructureHandler: ExportEventHandler {
     #expect(recovery.dropped == ["Workout": 1, "MetadataEntry": 1, "WorkoutEvent": 1, "WorkoutStatistics": 1])
     #expect(
       recovery.summary()
-        == "read past 2 XML errors (the first at line 20, column 14: the <Workout> opened at line 8 is never closed: "
-        + "</HealthData> comes where </Workout> was due); left out 4 elements (1 MetadataEntry, 1 Workout, "
-        + "1 WorkoutEvent, 1 WorkoutStatistics)")
+        == "left out 4 elements (1 MetadataEntry, 1 Workout, 1 WorkoutEvent, 1 WorkoutStatistics), lines 8–11; "
+        + "read past 2 XML errors (the first at line 20, column 14: the <Workout> opened at line 8 is never closed: "
+        + "</HealthData> comes where </Workout> was due)")
   }
 
   /// The same element unclosed as the last one before </HealthData>: nothing after it shows it,
