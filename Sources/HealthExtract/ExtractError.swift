@@ -9,7 +9,7 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
   case readFailed(path: String, reason: String)
   /// The input is not an Apple Health export at all.
   case notAnExport(path: String, reason: String)
-  /// The XML is malformed at a place other than its end.
+  /// The XML is malformed at a place other than its end; `message` says how, in words.
   case malformed(path: String, line: Int, column: Int, message: String)
   /// The input ended before the document did (a download cut short).
   case truncated(path: String, line: Int, message: String)
@@ -38,7 +38,7 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
         "\(path) is not an Apple Health export: \(reason). Export it from the Health app (profile picture → Export All Health Data) and pass export.zip or its export.xml."
     case .malformed(let path, let line, let column, let message):
       return
-        "\(path):\(line):\(column): the export is not well-formed XML: \(message). Re-export from the Health app; if it persists, report the line above."
+        "\(path):\(line):\(column): the export is not well-formed XML: \(message). `healthetl run --recover` (or inspect, validate --recover) reads past the damage and keeps everything else, listing what it left out; or export again from the Health app."
     case .truncated(let path, let line, let message):
       return
         "\(path):\(line): the export ends too early (\(message)): the file looks cut short, e.g. an interrupted download or copy. Re-export or copy it again, or pass --allow-truncated to process everything before line \(line)."

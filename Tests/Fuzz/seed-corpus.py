@@ -130,6 +130,27 @@ def xml_seeds():
          '<WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" average="150" unit="count/min"/>'
          "</WorkoutActivity><WorkoutRoute><FileReference path=\"/workout-routes/r.gpx\"/></WorkoutRoute></Workout>"]
     )
+    # XML broken in the middle, for the recovering read (Pipelines/README.md, "Bad input"): an
+    # app's workout left unclosed among records; damaged attributes and end tags; a stray '<'.
+    workout = (
+        '<Workout workoutActivityType="HKWorkoutActivityTypeCycling" sourceName="App" '
+        'startDate="2024-03-18 07:00:00 +0100" endDate="2024-03-18 08:00:00 +0100">'
+    )
+    seeds["edge-broken-unclosed-workout.xml"] = document(
+        [record.format(value="1"), workout, ' <MetadataEntry key="HKIndoorWorkout" value="0"/>',
+         ' <WorkoutEvent type="HKWorkoutEventTypePause" date="2024-03-18 07:10:00 +0100"/>',
+         record.format(value="2"), workout, "</Workout>", record.format(value="3")]
+    )
+    seeds["edge-broken-attributes.xml"] = document(
+        [record.format(value="1").replace('sourceName="Phone"', 'sourceName="Ph & one"'),
+         record.format(value="2").replace('sourceName="Phone"', 'sourceName="Phone'),
+         record.format(value="3").replace('unit="count"', "unit=count"),
+         record.format(value="4").replace("/>", "></Recod>"),
+         " & " + record.format(value="5"), record.format(value="6")]
+    )
+    seeds["edge-broken-stray-lt.xml"] = document(
+        [record.format(value="1"), workout, " <3 " + record.format(value="2"), "</Workout>", record.format(value="3")]
+    )
     # Inline route points no person could have recorded (Pipelines/README.md, "Routes"): out of range,
     # out of order, a jump half way round the Earth and back, a date far outside the workout.
     locations = [

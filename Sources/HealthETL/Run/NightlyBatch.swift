@@ -170,10 +170,21 @@ public enum NightlyBatch {
   ) throws(ETLError) {
     var state = try loadState(options.outputDirectory)
     let entry = DeliveryState.Quarantined(
-      export: export, exitCode: error.exitCode.rawValue, reason: ConfigNode.excerpt(error.description))
+      export: export, exitCode: error.exitCode.rawValue, reason: quarantineReason(error))
     state.quarantined.append(entry)
     try commit(state, options)
     result.quarantined.append(entry)
+  }
+
+  /// Why an export is quarantined, short. A night never reads past damage; for XML broken in the
+  /// middle the reason keeps where and what, and names what keeps the rest by hand
+  /// (Pipelines/README.md, "Bad input").
+  static func quarantineReason(_ error: ETLError) -> String {
+    guard case .extract(.malformed(_, let line, let column, let message)) = error else {
+      return ConfigNode.excerpt(error.description)
+    }
+    return ConfigNode.excerpt("not well-formed XML at line \(line), column \(column): \(message)", limit: 200)
+      + "; `healthetl run --recover` on it keeps what is readable"
   }
 
   /// Counts one more night on which `export` failed with an unclear fault, in a commit of its
