@@ -120,10 +120,17 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
 /// `renameat2(RENAME_EXCHANGE)`; the old contents are removed afterwards. Where the file system
 /// cannot exchange (EINVAL), files are renamed one by one instead (still each atomic).
 /// Leftovers of killed runs are removed by the next run into the same folder.
+///
+/// A file another program keeps side files for (SQLite's `health.sqlite-journal`, `-wal` and
+/// `-shm`) is staged with their suffixes (`reserve(_:sideFileSuffixes:)`): those side files belong
+/// to the file being replaced, so the commit never carries them over beside the new one, where
+/// the next opener would apply another database's journal to it.
 public final class OutputTransaction {
   public let outputDirectory: String
   let stagingDirectory: String
   private var files: Set<String> = []
+  /// Side files of the output folder left with the file they belong to, which this run replaces.
+  private var replacedSideFiles: Set<String> = []
   private var finished = false
   /// The staging folder's registration with `InterruptCleanup`, until it is gone.
   private var cleanupToken: Int?
@@ -182,10 +189,14 @@ public final class OutputTransaction {
     return file
   }
 
-  /// A staged file another library writes itself (the workbook): its staged path, and the file
-  /// becomes `outputDirectory/relativePath` on commit.
-  func reserve(_ relativePath: String) -> String {
+  /// A staged file another library writes itself (the workbook, the database): its staged path,
+  /// and the file becomes `outputDirectory/relativePath` on commit.
+  ///
+  /// - Parameter sideFileSuffixes: the file's side files (`relativePath` + suffix) belong to the
+  ///   file it replaces: they stay with it, and none is left beside the new file.
+  func reserve(_ relativePath: String, sideFileSuffixes: [String] = []) -> String {
     files.insert(relativePath)
+    for suffix in sideFileSuffixes { replacedSideFiles.insert(relativePath + suffix) }
     return stagedPath(relativePath)
   }
 
@@ -292,7 +303,9 @@ public final class OutputTransaction {
         try? fm.createDirectory(atPath: target, withIntermediateDirectories: true)
         continue
       }
-      if files.contains(relative) || fm.fileExists(atPath: target) { continue }
+      if files.contains(relative) || replacedSideFiles.contains(relative) || fm.fileExists(atPath: target) {
+        continue
+      }
       if link(source, target) != 0 {
         // Another file system below the folder, or links not allowed: copy instead.
         do { try fm.copyItem(atPath: source, toPath: target) } catch {
@@ -303,6 +316,11 @@ public final class OutputTransaction {
   }
 
   private func renameOneByOne() throws(OutputError) {
+    // Before the files they belong to are replaced: a new file must never sit beside them.
+    for relative in replacedSideFiles.sorted() {
+      let path = outputDirectory + "/" + relative
+      guard unlink(path) == 0 || errno == ENOENT else { throw OutputError.placingFailure(path: path, code: errno) }
+    }
     for relative in files.sorted() {
       let target = outputDirectory + "/" + relative
       try? FileManager.default.createDirectory(
