@@ -62,7 +62,7 @@ public final class RunDatabase: TableSink {
     do throws(SQLiteError) {
       return RunDatabase(thread: try DatabaseThread.start(on: executor, path: path), entries: entries)
     } catch {
-      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
+      throw .writing(Self.file, reason: error.description, code: error.systemCode)
     }
   }
 
@@ -117,7 +117,7 @@ public final class RunDatabase: TableSink {
     do throws(SQLiteError) {
       summary = try thread.closed()
     } catch {
-      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
+      throw .writing(Self.file, reason: error.description, code: error.systemCode)
     }
     SQLiteDatabase.settle(transaction.committedPath(Self.file))
     let metadata = try transaction.create(Self.metadataFile)

@@ -1,5 +1,6 @@
 import CFileSystem
 import Foundation
+import HealthExtract
 
 /// Why outputs could not be written.
 ///
@@ -45,26 +46,36 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
   /// The error for an `open` of `path` that failed with `code`: running out of descriptors is
   /// said as such, never as a folder that is not writable.
   static func openFailure(path: String, code: Int32, creating: Bool) -> OutputError {
-    if code == EMFILE || code == ENFILE {
-      var limit = rlimit()
-      return .tooManyOpenFiles(
-        path: path,
-        limit: code == EMFILE && getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
-          ? Int(limit.rlim_cur) : nil)
-    }
     let reason = String(cString: strerror(code))
-    return creating
-      ? .cannotCreate(path: path, reason: reason, code: code) : .ioError(path: path, reason: reason, code: code)
+    return creating ? .creating(path, reason: reason, code: code) : .writing(path, reason: reason, code: code)
+  }
+
+  /// `path` could not be created, for `reason`; with `code`, the system's error number behind it,
+  /// when one is known. Running out of descriptors is said as such, whoever met it: a system
+  /// call, Foundation, SQLite, libxlsxwriter.
+  static func creating(_ path: String, reason: String, code: Int32?) -> OutputError {
+    if let code, ExtractError.isOutOfDescriptors(code) {
+      return .tooManyOpenFiles(path: path, limit: ExtractError.descriptorLimit(for: code))
+    }
+    return .cannotCreate(path: path, reason: reason, code: code)
+  }
+
+  /// Writing `path` failed, for `reason`; see `creating`.
+  static func writing(_ path: String, reason: String, code: Int32?) -> OutputError {
+    if let code, ExtractError.isOutOfDescriptors(code) {
+      return .tooManyOpenFiles(path: path, limit: ExtractError.descriptorLimit(for: code))
+    }
+    return .ioError(path: path, reason: reason, code: code)
   }
 
   /// Creating `path` failed with a Foundation error: its words and the system's number behind it.
   static func cannotCreate(path: String, failure: any Error) -> OutputError {
-    .cannotCreate(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+    .creating(path, reason: reason(of: failure), code: systemCode(of: failure))
   }
 
   /// Writing `path` failed with a Foundation error: its words and the system's number behind it.
   static func ioError(path: String, failure: any Error) -> OutputError {
-    .ioError(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+    .writing(path, reason: reason(of: failure), code: systemCode(of: failure))
   }
 
   static func reason(of error: any Error) -> String {
@@ -95,7 +106,7 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
 
   /// The error for a read or write of `path` that failed with `code`.
   static func system(path: String, code: Int32) -> OutputError {
-    .ioError(path: path, reason: String(cString: strerror(code)), code: code)
+    .writing(path, reason: String(cString: strerror(code)), code: code)
   }
 
   /// The error for a rename or an exchange of `path` that failed with `code`: a folder or file
@@ -105,7 +116,7 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
     let reason = String(cString: strerror(code))
     switch code {
     case EACCES, EPERM, EROFS: return .cannotCreate(path: path, reason: reason, code: code)
-    default: return .ioError(path: path, reason: reason, code: code)
+    default: return .writing(path, reason: reason, code: code)
     }
   }
 }
