@@ -110,6 +110,12 @@ def xml_seeds():
         "<HealthData>" + record.format(value="&x;") + "</HealthData>"
     )
     seeds["edge-wrong-root.xml"] = "<?xml version='1.0'?><gpx><trk/></gpx>"
+    # Markup words inside prolog comments and instructions are text (issue 31.7).
+    seeds["edge-doctype-in-prolog-comment.xml"] = document(
+        [record.format(value="4")],
+        prolog='<?xml version="1.0" encoding="UTF-8"?>\n<!-- notes: <!DOCTYPE [ -->\n<?notes <!DOCTYPE x> ?>\n'
+        "<!DOCTYPE HealthData [\n<?notes not the end: ]> ?>\n<!-- HealthKit Export Version: 13 -->\n]>\n",
+    )
     seeds["edge-truncated.xml"] = document([record.format(value="5")])[:-40]
     seeds["edge-dates-and-numbers.xml"] = document(
         [
@@ -226,6 +232,8 @@ def legacy_seeds():
         "edge-ios8-format.xml": head + " " + weight + "\n <!-- <Record a b=\"1\"/> -->"
         + "<![CDATA[ <x a b=\"1\"> ]]>\n <Me note=\"a b c=d\"/>\n " + run + "\n</HealthData>\n",
         "edge-ios8-long-space-run.xml": head + ' <Record type="T" source="S" a' + " " * 300 + 'b="1"/>\n</HealthData>\n',
+        "edge-ios8-doctype-in-comment.xml": head.replace("<HealthData", "<!-- iOS 10 adds a <!DOCTYPE x> -->\n<HealthData")
+        + " " + weight + "\n</HealthData>\n",
     }
 
 

@@ -35,7 +35,7 @@ public struct ReportJobKind: JobKind {
     func mart(for job: PlannedJob, build: MartBuild) throws(ConfigFileError) -> (any Mart)? {
       let page: ReportPage
       do { page = try ReportPage(templatePath: template, libraryPath: chartLibrary) } catch {
-        throw ConfigFileError(file: template, message: error.description)
+        throw ConfigFileError(file: template, message: error.description, systemCode: error.systemCode)
       }
       return ReportMart(transaction: build.transaction, page: page, file: file)
     }

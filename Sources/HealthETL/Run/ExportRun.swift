@@ -375,7 +375,7 @@ public enum ExportRun {
     if let info { normalizer.countNotReadFiles(of: info, claims: JobKinds.all.flatMap(\.filesRead)) }
     progress.done()
     if let failure = normalizer.deduplicationFailure {
-      throw .output(.ioError(path: NSTemporaryDirectory(), reason: failure.reason, code: failure.code))
+      throw .output(.writing(NSTemporaryDirectory(), reason: failure.reason, code: failure.code))
     }
     normalizer.noteExportVersion(summary.exportVersion)
     return Parse(info: info!, summary: summary, seconds: ProgressReporter.seconds(ContinuousClock.now - started))
