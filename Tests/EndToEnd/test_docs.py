@@ -42,6 +42,8 @@ class DocsCheckerTests(unittest.TestCase):
                 ## `run.json` and friends
                 See [the notes](notes.md), [a part](#sleep-jobs-kind-sleep) and [gone](missing.md).
                 An anchor that is not there: [x](#no-such-heading).
+                A path that is there, `Sources/a.swift`, one that is not, `Sources/gone.swift`,
+                and a pattern, `Sources/<Subject>/`.
                 """,
                 "Docs/notes.md": "# Notes\n",
                 "Sources/a.swift": """
@@ -59,6 +61,7 @@ class DocsCheckerTests(unittest.TestCase):
             [
                 "Docs/guide.md:4: links to missing.md, which does not exist",
                 "Docs/guide.md:5: links to #no-such-heading: guide.md has no heading with the anchor #no-such-heading",
+                "Docs/guide.md:6: names Sources/gone.swift, which does not exist",
                 'Sources/a.swift:2: cites section "Daily" of Docs/guide.md, which has no such heading',
                 "Sources/a.swift:2: cites Docs/nowhere.md, which does not exist",
                 'Sources/a.swift:3: cites section "Swimming" of Docs/guide.md, which has no such heading',

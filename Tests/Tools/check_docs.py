@@ -19,6 +19,10 @@ What it checks, in every tracked source, test, build and Markdown file of the re
 - Relative links in Markdown: `[text](path)` and `[text](path#anchor)`, from the linking file's
   folder; the target must exist, and an anchor must be the GitHub slug of one of its headings.
   Links with a scheme (`https:`, `mailto:`) are not followed.
+- Paths of the repository in Markdown code spans: `` `Sources/HealthETL/Mindful/` `` or
+  `` `Tests/Tools/check_layers.py` `` must exist (a span that starts with a top-level folder of the
+  repository: Sources, Tests, Pipelines, SampleData, .ci; spans with `<`, `*`, `{` or a space
+  are patterns or commands, not paths).
 
 A file that plants broken citations on purpose (the checker's own test) says `check_docs: planted`
 and is passed over. A citation of a file that is not Markdown, or a quoted text after a `.md` path that is not meant
@@ -44,6 +48,7 @@ CITATION = re.compile(
 QUOTED = re.compile(r'"([^"\n]{1,120})"')
 LINK = re.compile(r'(?<!!)\[[^\]\n]*\]\((?P<target>[^)\s]+)\)|!\[[^\]\n]*\]\((?P<image>[^)\s]+)\)')
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+REPO_PATH = re.compile(r"`((?:Sources|Tests|Pipelines|SampleData|\.ci)/[^`\s<>*{}]*)`")
 
 
 def tracked_files(repo: Path) -> list[Path]:
@@ -134,6 +139,10 @@ def check(repo: Path) -> list[str]:
                 continue
             if fenced:
                 continue
+            for match in REPO_PATH.finditer(line_text):
+                named = match.group(1).rstrip("/.,:;")
+                if not (repo / named).exists():
+                    problems.append(f"{rel}:{number}: names {named}, which does not exist")
             for match in LINK.finditer(line_text):
                 target = match.group("target") or match.group("image")
                 if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("<"):
