@@ -53,7 +53,7 @@ class OutputBudgetTests(unittest.TestCase):
         self.assertFalse(out.exists())  # the run created it, and leaves no trace
         self.assertEqual([p.name for p in self.work.iterdir()], ["inbox"])  # no staging folder either
 
-        # The default budget (64 MB + 20 x) lets the same export through.
+        # The default budget (64 MB + 50 x) lets the same export through.
         result = self.healthetl("run", "--quiet", "--tz", "UTC", "--out", out, self.export)
         self.assertEqual(result.returncode, 0, result.stderr)
         report = json.loads((out / "run.json").read_text(encoding="utf-8"))

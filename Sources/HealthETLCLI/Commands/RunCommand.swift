@@ -32,7 +32,7 @@ enum RunCommand {
     OptionSpec(
       name: "output-budget", valueName: "RATIO",
       help:
-        "Output bytes allowed per byte of export, above the allowance (default 20; 0: no budget). Past it the run stops with exit 65."
+        "Output bytes allowed per byte of export, above the allowance (default 50; 0: no budget). Past it the run stops with exit 65."
     ),
     OptionSpec(
       name: "output-allowance", valueName: "MB",

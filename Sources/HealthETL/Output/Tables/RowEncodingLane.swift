@@ -27,7 +27,7 @@ final class RowEncodingLane {
   private var ended = false
 
   /// `path` is the table's file, which already holds everything before the first row.
-  init(encoder: RowEncoder, appendingTo path: String, meter: OutputMeter?, executor: RunExecutor) {
+  init(encoder: RowEncoder, appendingTo path: String, meter: OutputMeter? = nil, executor: RunExecutor) {
     channel = Channel(encoder: encoder, path: path, meter: meter)
     self.executor = executor
   }

@@ -7,9 +7,9 @@ import Testing
 /// are counted as they go to disk, and the write that would pass the limit is refused before it
 /// is made.
 @Suite struct OutputBudgetTests {
-  /// 64 MB + 20 × the export: a 75,000-byte zip may write 67,108,864 + 1,500,000 = 68,608,864.
+  /// 64 MB + 50 × the export: a 75,000-byte zip may write 67,108,864 + 3,750,000 = 70,858,864.
   @Test func theLimitIsTheAllowancePlusTheRatio() {
-    #expect(OutputBudget.standard.limit(inputBytes: 75_000) == 68_608_864)
+    #expect(OutputBudget.standard.limit(inputBytes: 75_000) == 70_858_864)
     #expect(OutputBudget(ratio: 1, allowance: 0).limit(inputBytes: 1_000) == 1_000)
     #expect(OutputBudget.unlimited.limit(inputBytes: 1_000) == .max)
     #expect(OutputBudget(ratio: 1_000_000, allowance: 64 << 20).limit(inputBytes: .max / 2) == .max)
