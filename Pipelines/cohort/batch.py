@@ -15,8 +15,9 @@ Tries. A participant is tried at most 1 + `retries` times in one run of the work
 After the last try the participant's status is `timed_out` or `cancelled`: left out of the merge
 like a bad export, and tried again by the next run. The other participants of the job go on.
 
-A participant whose run failed for another reason (healthetl exit 64, 73, 74, 75, a signal)
-gets no status: the job finishes the others and then fails, so the merge waits for the next run.
+A participant whose run died of a signal it was not asked to stop by (SIGKILL from the
+out-of-memory killer, a crash) is `failed`, a result like a bad export (participant.py). One
+whose run failed for another reason (healthetl exit 64, 73, 74, 75, SIGTERM) gets no status: the job finishes the others and then fails, so the merge waits for the next run.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         pid = member["participant"]
         outcome = run_member(plan, member)
         results[pid] = outcome
-        if outcome.startswith("failed"):
+        if outcome.startswith("failed: "):  # the job's failure, not the status `failed` (a result)
             failed.append(pid)
         print(f"cohort: participant {pid}: {outcome}", file=sys.stderr, flush=True)
     if failed:

@@ -328,6 +328,7 @@ def time_limit_seconds(xml_bytes: int, settings: dict) -> int:
 # Statuses after which every run tries the participant again: a slow node or a lost job is no
 # verdict on the export.
 CANCELLED = "cancelled"  # its job was stopped (scancel, node failure, Slurm's limit) on every try
+FAILED = "failed"  # its `healthetl run` died of a signal (SIGKILL from the out-of-memory killer, a crash)
 RETRIED_STATUSES = (TIMED_OUT, CANCELLED)
 
 

@@ -1,7 +1,7 @@
 """The cohort merge: every participant's tables into one Hive-partitioned Parquet dataset.
 
 Reads the status file of every current participant and includes those whose status is `ok`
-(`bad_input`, `timed_out` and `cancelled` participants are reported and left out). Per table, the
+(`bad_input`, `timed_out`, `cancelled` and `failed` participants are reported and left out). Per table, the
 files a glob of the config names, among the files the participant's own `run.json` lists (so
 leftovers of an older pipeline never sneak in), become `<table>/participant=<id>/data_0.parquet`.
 
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"cohort: {totals['included']} of {totals['participants']} participants merged "
         f"({totals['ok']} new or changed, {totals['unchanged']} unchanged, {totals['bad_input']} bad input, "
-        f"{totals['timed_out']} timed out) "
+        f"{totals['timed_out']} timed out, {totals['failed']} failed) "
         f"into {root / 'cohort'} in {summary['seconds']} s"
     )
     return 0
@@ -195,6 +195,7 @@ def merge(
         "bad_input": sum(1 for e in entries if e["status"] == "bad_input"),
         "timed_out": sum(1 for e in entries if e["status"] == cohortlib.TIMED_OUT),
         "cancelled": sum(1 for e in entries if e["status"] == cohortlib.CANCELLED),
+        "failed": sum(1 for e in entries if e["status"] == cohortlib.FAILED),
         "rows": {table: info["rows"] for table, info in sorted(table_info.items())},
     }
     summary = {

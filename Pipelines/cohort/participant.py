@@ -3,14 +3,19 @@
 A bad export (healthetl exit 65, or 66 when it vanished, or an export path that names a FIFO, a
 socket or a device, which healthetl is not even started on) is a result, not a failure: the
 status says `bad_input` with the exit code and a one-line message, and the merge leaves the
-participant out. So does a run stopped at its time limit (`timed_out`). Anything else healthetl
-reports (64 bad pipeline, 73/74 cannot write, 75 locked, a signal) is no status at all: the job
-(batch.py) fails after its other participants, and the next run tries again.
+participant out. So does a run stopped at its time limit (`timed_out`), and a run that died of a
+signal it did not ask for (`failed`: SIGKILL — the kernel's out-of-memory killer, exit 137 from a
+shell or Slurm — an abort, a crash): that says the export took healthetl down, so it is run again
+only when the export or the run's settings change, like a bad export, instead of failing every
+run of the workflow. Anything else healthetl reports (64 bad pipeline, 73/74 cannot write, 75
+locked, 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM) is no status at all: the job (batch.py)
+fails after its other participants, and the next run tries again.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +30,12 @@ ME_FILE = "elements/Me.csv"
 # What the participants' runs write besides the pipelines' files, part of every participant's run
 # key: outputs of a run without the database (an earlier workflow) cannot be typed by the merge.
 OUTPUTS = "outputs=files+database"
+# Signals that end a run without it being asked to stop: SIGKILL (the out-of-memory killer sends
+# it), SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGTRAP (a Swift runtime trap), SIGFPE. SIGTERM, SIGINT and
+# SIGHUP are requests to stop (an operator, scancel): healthetl exits 143/130/129 on them.
+DEATH_SIGNALS = {
+    signal.SIGKILL, signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGTRAP, signal.SIGFPE
+}
 STOP_GRACE_SECONDS = 10  # between SIGTERM (healthetl removes its staging folder and lock) and SIGKILL
 
 
@@ -93,6 +104,16 @@ def run(
         status["status"] = "bad_input"
         status["message"] = error_line(stderr) or BAD_INPUT_CODES[returncode]
         status["sha256"] = cohortlib.content_sha256(export)
+    elif (killer := death_signal(returncode)) is not None:
+        status["status"] = cohortlib.FAILED
+        status["exit_code"] = 128 + killer  # as a shell says it: 137 for SIGKILL
+        name = signal.Signals(killer).name
+        cause = "most likely the out-of-memory killer (dmesg says)" if killer == signal.SIGKILL else "a crash"
+        status["message"] = (
+            f"healthetl run was killed by {name} after {status['seconds']:g} s ({cause}); left out, and run "
+            "again only when its export or the run's settings change (config.yaml: participant: mem_mb_*)"
+        )
+        status["sha256"] = cohortlib.content_sha256(export)
     else:
         return None, returncode if returncode > 0 else 1
     return status, 0
@@ -119,6 +140,13 @@ def run_with_time_limit(command: list[str], seconds: float) -> tuple[int | None,
                 process.wait()
                 stdout, stderr = "", ""
         return None, stdout, stderr
+
+
+def death_signal(returncode: int) -> int | None:
+    """The signal that ended a run without it being asked to stop (DEATH_SIGNALS), from Python's
+    negative return code or a shell's 128 + signal; None for anything else."""
+    number = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else None
+    return number if number in DEATH_SIGNALS else None
 
 
 def error_line(stderr: str) -> str | None:

@@ -739,6 +739,44 @@ class LocalExecutorTests(CohortCase):
         )
         self.assert_merged_matches_participants(out, ["p01", "stalled"])
 
+    def test_a_participant_killed_for_memory_is_failed_with_the_reason_and_not_rerun(self):
+        # A healthetl that the "out-of-memory killer" (SIGKILL, sent by the run to itself) stops on
+        # one participant, the real one otherwise. Before, such a participant got no status: its
+        # job failed, the merge never ran, and every later run tried it again and failed again.
+        cohort = self.make_cohort(ids=("p01",))
+        shutil.copy(GENERATED / "p03.xml", cohort / "huge.xml")
+        wrapper = self.work / "healthetl"
+        wrapper.write_text(
+            "#!/bin/sh\n"
+            'case "$*" in *huge.xml*) [ "$1" = run ] && kill -KILL $$;; esac\n'
+            f'exec "{BINARY}" "$@"\n'
+        )
+        wrapper.chmod(0o755)
+        out = self.work / "out"
+        self.run_cohort(cohort, out, "--healthetl", wrapper)
+        by_id = {p["participant"]: p for p in self.cohort_json(out)["participants"]}
+        self.assertEqual({pid: p["status"] for pid, p in by_id.items()}, {"p01": "ok", "huge": "failed"})
+        huge = by_id["huge"]
+        self.assertEqual((huge["exit_code"], huge["tries"]), (137, 1))
+        self.assertRegex(huge["message"], r"^healthetl run was killed by SIGKILL after [0-9.]+ s \(most likely the "
+                         r"out-of-memory killer")
+        self.assertEqual(self.cohort_json(out)["totals"]["failed"], 1)
+        self.assert_merged_matches_participants(out, ["p01"])
+
+        # Not run again while its export and the settings are unchanged.
+        result = self.run_cohort(cohort, out, "--healthetl", wrapper)
+        log = (out / ".cohort" / "logs" / "huge.log").read_text()
+        self.assertEqual(log.count("try 1 of"), 1, result.stderr)
+        self.assertEqual({p["participant"]: p["status"] for p in self.cohort_json(out)["participants"]}["huge"],
+                         "failed")
+
+        # A new export under the name is run again, and goes through.
+        (cohort / "huge.xml").write_bytes((GENERATED / "p03.xml").read_bytes() + b"<!-- new content -->\n")
+        wrapper.write_text(f'#!/bin/sh\nexec "{BINARY}" "$@"\n')
+        self.run_cohort(cohort, out, "--healthetl", wrapper)
+        self.assertEqual({p["participant"]: p["status"] for p in self.cohort_json(out)["participants"]},
+                         {"p01": "unchanged", "huge": "ok"})
+
     def kill_recorded(self, pid_file):
         """Kills the stand-in healthetl this test started, by the PID it recorded, if it is alive."""
         try:

@@ -166,6 +166,33 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         # The table keeps the name as written: it is data.
         self.assertEqual(csv_rows(out / "ecg_recordings.csv")[0]["recording"], "electrocardiograms/ecg\nhealthetl: fake.csv")
 
+    def test_a_recording_longer_than_any_device_records_is_cut_and_reported(self):
+        # Issue 31.2: 3 million lines of `1` compress to a few KB and wrote 1.5 GB of samples. A
+        # recording is kept up to 120 s (Pipelines/README.md, "Electrocardiograms"): at 512 Hz
+        # that is 120 x 512 = 61,440 samples, offsets 0 to 61,439 / 512 = 119.998046875 s.
+        header = "Name,x\nRecorded Date,2024-03-22 08:00:00 +0100\nSample Rate,512 hertz\nLead,Lead I\nUnit,µV\n"
+        path = self.tmp / "export.zip"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("apple_health_export/export.xml", EXPORT_XML)
+            z.writestr("apple_health_export/electrocardiograms/ecg_long.csv", header + "1\n" * 3_000_000)
+            z.writestr("apple_health_export/electrocardiograms/ecg_short.csv", header + "2\n" * 15_360)  # 30 s
+        self.assertLess(path.stat().st_size, 100_000)
+        out = self.tmp / "out"
+        result = self.run_healthetl(path, out)
+        recordings = {r["recording"].split("/")[-1]: r for r in csv_rows(out / "ecg_recordings.csv")}
+        cut = "cut at 120 s (61440 samples at 512 Hz): longer than any ECG a device records; 2938560 samples after it not written"
+        self.assertEqual((recordings["ecg_long.csv"]["samples"], recordings["ecg_long.csv"]["duration_s"],
+                          recordings["ecg_long.csv"]["problem"]), ("61440", "120", cut))
+        self.assertEqual((recordings["ecg_short.csv"]["samples"], recordings["ecg_short.csv"]["problem"]), ("15360", ""))
+        samples = csv_rows(out / "ecg_samples.csv")
+        self.assertEqual(len(samples), 61_440 + 15_360)
+        self.assertEqual(samples[61_439]["offset_s"], "119.998046875")
+        self.assertLess((out / "ecg_samples.csv").stat().st_size, 5_000_000)
+        section = json.loads((out / "run.json").read_text())["electrocardiograms"]
+        self.assertEqual((section["samples"], section["malformedFiles"]), (61_440 + 15_360, 1))
+        self.assertEqual(section["problems"], [{"file": "electrocardiograms/ecg_long.csv", "problem": cut}])
+        self.assertIn("1 ECG file not read whole (first: electrocardiograms/ecg_long.csv: cut at 120 s", result.stderr)
+
     def test_an_export_without_ecgs_writes_empty_tables_and_no_line(self):
         root = self.tmp / "plain"
         root.mkdir()

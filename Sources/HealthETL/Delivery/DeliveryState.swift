@@ -20,9 +20,9 @@ import HealthModel
 /// acknowledges it, or moves to `quarantinedBatches` when the server rejects it.
 public struct DeliveryState: Sendable, Equatable {
   /// Version 3 added `batches` and `quarantinedBatches`, and is written only while either holds
-  /// something; version 4 added `failing`, and is written only while it holds something; versions
-  /// 1 and 2 are still read.
-  public static let version = 4
+  /// something; version 4 added `failing`, and is written only while it holds something; version
+  /// 5 added `attempt`, and is written only while it is set; versions 1 and 2 are still read.
+  public static let version = 5
 
   /// An inbox export the nightly batch has handled.
   public struct Export: Sendable, Equatable {
@@ -102,6 +102,10 @@ public struct DeliveryState: Sendable, Equatable {
   public var quarantined: [Quarantined] = []
   /// Exports that failed on the last nights they were tried, and may still go through.
   public var failing: [Failing] = []
+  /// The export a night has started to run and not finished: committed before its run starts and
+  /// cleared by whatever ends it, so one still set when a night starts is a run that died
+  /// (`NightlyBatch.countDeath`).
+  public var attempt: Export?
   /// Records of the night still going: in the current delta, not yet final.
   public var pending: [WorkoutServerRecord] = []
   /// Records emitted in a final delta and not yet sealed into a delivery batch.
@@ -117,7 +121,8 @@ public struct DeliveryState: Sendable, Equatable {
 
   public static func == (a: DeliveryState, b: DeliveryState) -> Bool {
     a.sequence == b.sequence && a.processed == b.processed && a.quarantined == b.quarantined
-      && a.failing == b.failing && a.pending == b.pending && a.outbox == b.outbox && a.batches == b.batches
+      && a.failing == b.failing && a.attempt == b.attempt && a.pending == b.pending && a.outbox == b.outbox
+      && a.batches == b.batches
       && a.quarantinedBatches == b.quarantinedBatches && a.emitted.ids == b.emitted.ids
   }
 
@@ -162,8 +167,8 @@ public struct DeliveryState: Sendable, Equatable {
       let root = try ConfigFile.parse(bytes, file: path)
       let object = try root.object(
         allowed: [
-          "version", "sequence", "processed", "quarantined", "failing", "pending", "outbox", "batches",
-          "quarantinedBatches", "emitted",
+          "version", "sequence", "processed", "quarantined", "failing", "attempt", "pending", "outbox",
+          "batches", "quarantinedBatches", "emitted",
         ],
         required: ["version"])
       let versionNode = try object.required("version")
@@ -172,7 +177,8 @@ public struct DeliveryState: Sendable, Equatable {
         throw versionNode.error(
           "is \(version); this healthetl reads state versions 1 to \(Self.version) (a newer healthetl wrote it?)")
       }
-      for (key, since) in [("batches", 3), ("quarantinedBatches", 3), ("failing", 4)] where version < since {
+      for (key, since) in [("batches", 3), ("quarantinedBatches", 3), ("failing", 4), ("attempt", 5)]
+      where version < since {
         if let node = object[key] { throw node.error("is not part of a version \(version) state") }
       }
       var state = DeliveryState()
@@ -196,6 +202,7 @@ public struct DeliveryState: Sendable, Equatable {
             reason: try entry.required("reason").string(), nights: try entry.required("nights").integer(in: 1...Int.max)
           ))
       }
+      if let node = object["attempt"] { state.attempt = try export(node) }
       state.pending = try (object["pending"]?.array() ?? []).map(record)
       state.outbox = try (object["outbox"]?.array() ?? []).map(record)
       for node in try object["batches"]?.array() ?? [] {
@@ -285,9 +292,10 @@ public struct DeliveryState: Sendable, Equatable {
     }
     // Without batches the state is written as version 2, byte for byte what a healthetl that
     // cannot deliver writes and reads; with batches it is version 3, which such a healthetl
-    // refuses instead of dropping the queue; with failing exports version 4, likewise.
+    // refuses instead of dropping the queue; with failing exports version 4, with an attempt
+    // under way version 5, likewise.
     let delivering = !batches.isEmpty || !quarantinedBatches.isEmpty
-    let version = !failing.isEmpty ? 4 : delivering ? 3 : 2
+    let version = attempt != nil ? 5 : !failing.isEmpty ? 4 : delivering ? 3 : 2
     line("{\n  \"version\": \(version),\n  \"sequence\": \(sequence),\n")
     list("processed", processed.map { export($0) + "}" })
     list(
@@ -301,6 +309,7 @@ public struct DeliveryState: Sendable, Equatable {
             + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason)), \"nights\": \($0.nights)}"
         })
     }
+    if let attempt { line("  \"attempt\": \(export(attempt))},\n") }
     list("pending", pending.map { Self.json($0) })
     list("outbox", outbox.map { Self.json($0) }, last: !delivering)
     func records(_ list: [WorkoutServerRecord]) -> String {

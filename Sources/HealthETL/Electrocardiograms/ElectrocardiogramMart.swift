@@ -31,6 +31,11 @@ public final class ElectrocardiogramMart: Mart {
   static let previewRecordings = 3
   static let previewSeconds = 3.0
   static let previewSampleLimit = 2048
+  /// The longest recording kept: 4 times the 30 s the Watch's ECG app records, so that a longer
+  /// recording of a future device still fits, while a file of millions of sample lines (a 9 KB zip
+  /// member can hold 3 million) writes at most this many seconds: 61,440 samples at the Watch's
+  /// 512 Hz, 2,400,000 at the highest rate read (20,000 Hz). Pipelines/README.md, "Electrocardiograms".
+  static let longestRecordingSeconds = 120.0
 
   private let destinations: [Destination]
   /// Whether a reader wants `previews` (`ElectrocardiogramPreviews`).
@@ -127,6 +132,7 @@ public final class ElectrocardiogramMart: Mart {
     var preview: [Double]?
     var failure: OutputError?
     var index = 0
+    var cutSamples = 0
     let result = ECGReader.read(
       stream,
       header: { header in
@@ -143,6 +149,10 @@ public final class ElectrocardiogramMart: Mart {
       sample: { microvolts in
         guard failure == nil, let recording else { return }
         let offset = Double(index) / recording.sampleRate
+        guard offset < Self.longestRecordingSeconds else {
+          cutSamples += 1
+          return
+        }
         index += 1
         if preview != nil, offset < Self.previewSeconds, preview!.count < Self.previewSampleLimit {
           preview!.append(microvolts)
@@ -164,11 +174,19 @@ public final class ElectrocardiogramMart: Mart {
       addProblem(file: file, headerProblem ?? result.problem ?? "no header")
       return
     }
-    if let problem = result.problem { addProblem(file: file, problem) }
+    var problem = result.problem
+    if cutSamples > 0 {
+      let rate = recording.sampleRate
+      let hertz = rate == rate.rounded() ? String(Int(rate)) : String(rate)
+      problem =
+        "cut at \(Int(Self.longestRecordingSeconds)) s (\(index) samples at \(hertz) Hz): longer "
+        + "than any ECG a device records; \(cutSamples) samples after it not written"
+        + (result.problem.map { "; then \($0)" } ?? "")
+    }
+    if let problem { addProblem(file: file, problem) }
     report.recordings += 1
-    report.samples += result.samples
-    let row = ElectrocardiogramRecordingRow(
-      file: file, header: recording, samples: result.samples, problem: result.problem)
+    report.samples += index
+    let row = ElectrocardiogramRecordingRow(file: file, header: recording, samples: index, problem: problem)
     for position in recordings.indices { try recordings[position].append(row) }
     if let preview {
       previews.append(

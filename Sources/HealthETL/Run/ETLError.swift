@@ -59,6 +59,7 @@ public enum ETLError: Error, CustomStringConvertible {
     case .output(.locked): return .temporaryFailure
     case .output(.tooManyOpenFiles): return .cannotCreate
     case .output(.unsuitable): return .usage
+    case .output(.overBudget): return .dataError
     case .strictRejection, .nothingUsable: return .dataError
     // No descriptor left to read it with: the machine's limit, said like the outputs' (73).
     case .pipeline(let error) where error.isOutOfDescriptors: return .cannotCreate

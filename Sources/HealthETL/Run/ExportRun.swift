@@ -32,6 +32,8 @@ public enum ExportRun {
     public var nightlyEntry: DeliveryState.Export?
     /// The run's threads: the command's executor, handed to every part of the run that starts one.
     public var executor: RunExecutor
+    /// How many bytes the outputs may take for the export's size (`--output-budget`).
+    public var outputBudget = OutputBudget.standard
 
     public init(input: InputSource, plan: RunPlan, executor: RunExecutor) {
       self.input = input
@@ -110,12 +112,19 @@ public enum ExportRun {
     let knownSHA256 = options.nightlyEntry?.sha256
     let hasher: (@Sendable () -> any InputHasher)?
     if knownSHA256 == nil { hasher = { @Sendable () -> any InputHasher in InputSHA256() } } else { hasher = nil }
+    // The budget is the export's size: the file's, or its XML's when larger (a zip's XML as
+    // declared while it is read, as read once it has been). Standard input's is known at the end.
+    let meter = transaction.meter
     let parse = try parse(
       options.input, into: normalizer, allowTruncated: options.allowTruncated, recover: options.recover,
       quiet: options.quiet, hashingInput: hasher, executor: executor
     ) { info in
       if knownSHA256 == nil, info.form == .zip { digest = InputDigest.start(path: info.path, on: executor) }
+      if info.inputBytes != nil || info.xmlBytesExpected != nil {
+        meter.apply(options.outputBudget, inputBytes: max(info.inputBytes ?? 0, info.xmlBytesExpected ?? 0))
+      }
     }
+    meter.apply(options.outputBudget, inputBytes: max(parse.info.inputBytes ?? 0, parse.summary.xmlBytes))
     if knownSHA256 == nil, parse.summary.inputSHA256 == nil, digest == nil {
       // Not hashed as read (the parse stopped early, or the folder's export is a zip in
       // disguise): read again.
@@ -325,6 +334,7 @@ public enum ExportRun {
       let fresh = delivery.fresh(records.flatMap(\.records))
       delivery.processed.append(entry)
       delivery.failing.removeAll { $0.export.sha256 == entry.sha256 }
+      delivery.attempt = nil
       let sequence = try delivery.commitDelta(adding: fresh, final: false, to: context.transaction)
       report.delta = .init(sequence: sequence, final: false, records: delivery.pending.count, fresh: fresh.count)
     } else if !records.isEmpty {

@@ -32,6 +32,8 @@ public enum NightlyBatch {
     public var delivery: DeliverySettings?
     /// The threads of the night's runs.
     public var executor: RunExecutor
+    /// How many bytes each export's outputs may take for its size (`--output-budget`).
+    public var outputBudget = OutputBudget.standard
 
     public init(inbox: String, outputDirectory: String, plan: RunPlan, executor: RunExecutor) {
       self.inbox = inbox
@@ -76,7 +78,12 @@ public enum NightlyBatch {
     } catch { throw .output(error) }
     defer { lock.release() }
     var result = Result()
-    let candidates = try inboxFiles(options.inbox)
+    var candidates = try inboxFiles(options.inbox)
+    try countDeath(candidates, options, into: &result)
+    // An export whose run died on an earlier night goes after the others, so that it cannot stop
+    // them again while its deaths are counted.
+    let died = Set(try loadState(options.outputDirectory).failing.filter { $0.exitCode == diedCode }.map(\.export.name))
+    candidates = candidates.filter { !died.contains($0.name) } + candidates.filter { died.contains($0.name) }
     for candidate in candidates {
       let state = try loadState(options.outputDirectory)
       let export: DeliveryState.Export
@@ -102,7 +109,8 @@ public enum NightlyBatch {
         continue
       }
       if let known = state.quarantined.first(where: { $0.export.sha256 == export.sha256 }) {
-        result.stillQuarantined.append(known)
+        // Quarantined tonight already (its run died on the nights before) or on an earlier night.
+        if !result.quarantined.contains(known) { result.stillQuarantined.append(known) }
         continue
       }
       var run = ExportRun.RunOptions(input: .path(candidate.path), plan: options.plan, executor: options.executor)
@@ -110,13 +118,24 @@ public enum NightlyBatch {
       run.zone = options.zone
       run.quiet = options.quiet
       run.nightlyEntry = export
+      run.outputBudget = options.outputBudget
+      // Durably first: a run that dies (a signal, an abort, out of memory) leaves it set.
+      var attempting = state
+      attempting.attempt = export
+      try commit(attempting, options)
       do {
         _ = try ExportRun.run(run)
         result.processed.append(candidate.name)
       } catch {
         switch Fault.of(error) {
         case .export: try quarantine(export, error, options, into: &result)
-        case .machine: throw error
+        case .machine:
+          // Not the export's: the attempt goes if it can (a disk still full leaves it, and the
+          // next night counts it as a death; three nights of that in a row are needed).
+          var cleared = attempting
+          cleared.attempt = nil
+          try? commit(cleared, options)
+          throw error
         case .unclear: try countFailure(export, error, options, into: &result)
         }
       }
@@ -153,7 +172,7 @@ public enum NightlyBatch {
     static func of(_ error: ETLError) -> Fault {
       switch error {
       case .extract(.readFailed), .extract(.tooManyOpenFiles): return .machine
-      case .extract, .strictRejection, .nothingUsable: return .export
+      case .extract, .strictRejection, .nothingUsable, .output(.overBudget): return .export
       case .output(.cannotCreate(_, _, let code)), .output(.ioError(_, _, let code)):
         return code.map(machineCodes.contains) == true ? .machine : .unclear
       case .output, .zone, .pipeline, .state, .delivery: return .machine
@@ -168,11 +187,46 @@ public enum NightlyBatch {
     static let machineCodes: Set<Int32> = [ENOSPC, EDQUOT, EIO, EROFS, EACCES, EPERM, ENOMEM, ENFILE, EMFILE]
   }
 
+  /// The exit code kept for a run that died without one (killed by a signal, aborted, out of
+  /// memory) in `failing` and `quarantined`.
+  static let diedCode: Int32 = 0
+
+  /// Counts the death of the run a night left unfinished (the state's `attempt` still set when a
+  /// night starts) as one night that export failed, in a commit of its own; on the
+  /// `failingNightsLimit`-th night in a row it is quarantined. The night goes on either way. A
+  /// machine's crash (power loss, a kernel panic) cannot be told from the export's: it counts
+  /// too, and takes as many nights in a row to quarantine (Pipelines/README.md, "Runs and the
+  /// nightly batch").
+  static func countDeath(_ candidates: [Candidate], _ options: Options, into result: inout Result) throws(ETLError) {
+    var state = try loadState(options.outputDirectory)
+    guard let export = state.attempt else { return }
+    state.attempt = nil
+    // Killed after its commit (already processed), or since taken out of the inbox: nothing to count.
+    let present = candidates.contains { $0.name == export.name }
+    if present, !state.processed.contains(where: { $0.sha256 == export.sha256 }) {
+      let earlier = state.failing.first { $0.export.sha256 == export.sha256 && $0.exitCode == diedCode }
+      let nights = (earlier?.nights ?? 0) + 1
+      state.failing.removeAll { $0.export.sha256 == export.sha256 }
+      let reason =
+        "its run died (killed by a signal, aborted or out of memory) on \(nights) night(s) in a row, "
+        + "without an exit code"
+      if nights >= failingNightsLimit {
+        let entry = DeliveryState.Quarantined(export: export, exitCode: diedCode, reason: reason)
+        state.quarantined.append(entry)
+        result.quarantined.append(entry)
+      } else {
+        state.failing.append(.init(export: export, exitCode: diedCode, reason: reason, nights: nights))
+      }
+    }
+    try commit(state, options)
+  }
+
   /// Records `export` as unusable, in a commit of its own.
   static func quarantine(
     _ export: DeliveryState.Export, _ error: ETLError, _ options: Options, into result: inout Result
   ) throws(ETLError) {
     var state = try loadState(options.outputDirectory)
+    state.attempt = nil
     let entry = DeliveryState.Quarantined(
       export: export, exitCode: error.exitCode.rawValue, reason: quarantineReason(error))
     state.quarantined.append(entry)
@@ -198,6 +252,7 @@ public enum NightlyBatch {
     _ export: DeliveryState.Export, _ error: ETLError, _ options: Options, into result: inout Result
   ) throws(ETLError) {
     var state = try loadState(options.outputDirectory)
+    state.attempt = nil
     let code = error.exitCode.rawValue
     let earlier = state.failing.first { $0.export.sha256 == export.sha256 && $0.exitCode == code }
     let nights = (earlier?.nights ?? 0) + 1

@@ -16,9 +16,9 @@ enum NightlyCommand {
       OptionSpec(
         name: "deliver", valueName: "URL",
         help: "At the end of the night, deliver the workout records to URL (see deliver)."),
-    ] + DeliverCommand.deliveryOptions
+    ] + RunCommand.outputBudgetOptions + DeliverCommand.deliveryOptions
   static let usage =
-    "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto] [--deliver URL] [delivery options of deliver]"
+    "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto] [--output-budget RATIO] [--output-allowance MB] [--deliver URL] [delivery options of deliver]"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
@@ -35,6 +35,7 @@ enum NightlyCommand {
     var options = NightlyBatch.Options(
       inbox: inbox, outputDirectory: out, plan: plan, executor: RunExecutor.forThisMachine())
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
+    options.outputBudget = try RunCommand.outputBudget(parsed, command: "nightly")
     if parsed.value("deliver") != nil || parsed.value("delivery-config") != nil {
       options.delivery = try DeliverCommand.settings(url: parsed.value("deliver"), parsed, command: "nightly")
     } else if let stray = DeliverCommand.deliveryOptions.first(where: {

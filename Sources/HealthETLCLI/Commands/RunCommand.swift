@@ -5,33 +5,68 @@ import HealthModel
 import RunExecution
 
 enum RunCommand {
-  static let options = [
+  static let options =
+    [
+      OptionSpec(
+        name: "pipeline", valueName: "FILE",
+        help:
+          "A pipeline file, or the name of one `pipelines list` shows (sleep); repeat for several (default Pipelines/default.json)."
+      ),
+      OptionSpec(name: "out", valueName: "DIR", help: "Output folder (default out)."),
+      OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
+      OptionSpec(name: "strict", valueName: nil, help: "Fail (exit 65) on the first rejected record."),
+      OptionSpec(name: "allow-truncated", valueName: nil, help: "Process a cut-short export up to where it ends."),
+      OptionSpec(
+        name: "recover", valueName: nil,
+        help: "Read past XML that is not well-formed; leave out what it damaged, listed in run.json (recovery)."),
+      OptionSpec(name: "csv-bom", valueName: nil, help: "Start CSV files with a UTF-8 byte-order mark (for Excel)."),
+      OptionSpec(
+        name: "no-workbook", valueName: nil, help: "Do not write health.xlsx (written when a pipeline has a daily job)."
+      ),
+      OptionSpec(
+        name: "no-database", valueName: nil, help: "Do not write health.sqlite and its metadata.json (Datasette)."),
+      OptionSpec(name: "quiet", valueName: nil, help: "No progress on stderr."),
+    ] + outputBudgetOptions
+
+  static let outputBudgetOptions = [
     OptionSpec(
-      name: "pipeline", valueName: "FILE",
+      name: "output-budget", valueName: "RATIO",
       help:
-        "A pipeline file, or the name of one `pipelines list` shows (sleep); repeat for several (default Pipelines/default.json)."
+        "Output bytes allowed per byte of export, above the allowance (default 50; 0: no budget). Past it the run stops with exit 65."
     ),
-    OptionSpec(name: "out", valueName: "DIR", help: "Output folder (default out)."),
-    OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
-    OptionSpec(name: "strict", valueName: nil, help: "Fail (exit 65) on the first rejected record."),
-    OptionSpec(name: "allow-truncated", valueName: nil, help: "Process a cut-short export up to where it ends."),
     OptionSpec(
-      name: "recover", valueName: nil,
-      help: "Read past XML that is not well-formed; leave out what it damaged, listed in run.json (recovery)."),
-    OptionSpec(name: "csv-bom", valueName: nil, help: "Start CSV files with a UTF-8 byte-order mark (for Excel)."),
-    OptionSpec(
-      name: "no-workbook", valueName: nil, help: "Do not write health.xlsx (written when a pipeline has a daily job)."),
-    OptionSpec(
-      name: "no-database", valueName: nil, help: "Do not write health.sqlite and its metadata.json (Datasette)."),
-    OptionSpec(name: "quiet", valueName: nil, help: "No progress on stderr."),
+      name: "output-allowance", valueName: "MB",
+      help: "Output megabytes allowed whatever the export's size (default 64)."),
   ]
+
+  /// `--output-budget RATIO` and `--output-allowance MB` (Pipelines/README.md, "Output budget");
+  /// a ratio of 0 turns the budget off.
+  static func outputBudget(_ parsed: ParsedArguments, command: String) throws(UsageError) -> OutputBudget {
+    var budget = OutputBudget.standard
+    if let text = parsed.value("output-budget") {
+      guard let ratio = Double(text), ratio.isFinite, ratio >= 0, ratio <= 1_000_000 else {
+        throw UsageError(
+          message:
+            "--output-budget '\(text)': not a number from 0 to 1000000 (output bytes per byte of export; 0: no budget)",
+          command: command)
+      }
+      budget.ratio = ratio
+    }
+    if let text = parsed.value("output-allowance") {
+      guard let megabytes = Int64(text), megabytes >= 0, megabytes <= 1 << 30 else {
+        throw UsageError(message: "--output-allowance '\(text)': not a whole number of megabytes", command: command)
+      }
+      budget.allowance = megabytes << 20
+    }
+    return budget.ratio == 0 ? .unlimited : budget
+  }
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "run",
         usage:
-          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--recover] [--csv-bom] [--no-workbook] [--no-database] [--quiet] EXPORT",
+          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--recover] [--csv-bom] [--no-workbook] [--no-database] [--quiet] [--output-budget RATIO] [--output-allowance MB] EXPORT",
         summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
     else { return ExitCode.success }
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
@@ -45,6 +80,7 @@ enum RunCommand {
     options.allowTruncated = parsed.flag("allow-truncated")
     options.recover = parsed.flag("recover")
     options.quiet = parsed.flag("quiet")
+    options.outputBudget = try outputBudget(parsed, command: "run")
     let report = try ExportRun.run(options)
     if !options.quiet {
       let rows = report.outputs.reduce(0) { $0 + $1.rows }

@@ -47,6 +47,11 @@ private func system(_ path: String, _ code: Int32, creating: Bool = false) -> Ou
     (.output(.ioError(path: "health.xlsx", reason: "the sheet was refused", code: ENOMEM)), .machine),
     (.pipeline(.unreadable("Pipelines/report/report.html", code: EMFILE)), .machine),
     (.zone(.tooManyOpenFiles(path: "/usr/share/zoneinfo/UTC")), .machine),
+    // Outputs past the budget for the export's size are the export's (issue 31.2).
+    (
+      .output(.overBudget(path: "out/ecg_samples.csv", bytes: 70_000_001, limit: 70_000_000, inputBytes: 75_000)),
+      .export
+    ),
   ])
   func eachFailureHasItsFault(error: ETLError, fault: NightlyBatch.Fault) {
     #expect(NightlyBatch.Fault.of(error) == fault, "\(error)")
@@ -95,5 +100,31 @@ private func system(_ path: String, _ code: Int32, creating: Bool = false) -> Ou
     // An earlier version has no such list: a state that says version 3 and has one is refused.
     let older = text.replacingOccurrences(of: "\"version\": 4", with: "\"version\": 3")
     #expect(throws: ConfigFileError.self) { try DeliveryState.decode(Array(older.utf8), path: "state") }
+  }
+
+  /// The export a night is running is kept (`attempt`), as version 5 while it is set, so that a
+  /// night that finds it still set counts a run that died (issue 31.3).
+  @Test func anAttemptIsKeptInAVersionFiveState() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attempt-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var state = DeliveryState()
+    state.attempt = .init(sha256: String(repeating: "cd", count: 32), name: "b.zip", bytes: 7)
+    let transaction = try OutputTransaction(outputDirectory: folder.path)
+    try state.write(to: transaction)
+    try transaction.commit()
+    let text = try String(contentsOf: folder.appendingPathComponent(ToolFiles.state), encoding: .utf8)
+    #expect(text.hasPrefix("{\n  \"version\": 5,\n"))
+    #expect(
+      text.contains(#""attempt": {"sha256": "\#(String(repeating: "cd", count: 32))", "name": "b.zip", "bytes": 7},"#))
+    #expect(try DeliveryState.load(from: folder.path) == state)
+    let older = text.replacingOccurrences(of: "\"version\": 5", with: "\"version\": 4")
+    #expect(throws: ConfigFileError.self) { try DeliveryState.decode(Array(older.utf8), path: "state") }
+    // Cleared, the state is what an earlier healthetl reads.
+    state.attempt = nil
+    let again = try OutputTransaction(outputDirectory: folder.path)
+    try state.write(to: again)
+    try again.commit()
+    let cleared = try String(contentsOf: folder.appendingPathComponent(ToolFiles.state), encoding: .utf8)
+    #expect(cleared.hasPrefix("{\n  \"version\": 2,\n") && !cleared.contains("attempt"))
   }
 }

@@ -17,6 +17,8 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
   case tooManyOpenFiles(path: String, limit: Int?)
   /// An output folder no run may write into (`/`, the folder holding the input, …): a usage error.
   case unsuitable(path: String, reason: String)
+  /// The run's output files passed its budget (`OutputBudget`): the export's fault.
+  case overBudget(path: String, bytes: Int64, limit: Int64, inputBytes: Int64)
 
   public var description: String {
     switch self {
@@ -33,6 +35,11 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
         "too many open files (opening \(path)): a run keeps one file open per output file and statistics job\(limit.map { ", and this process may open \($0)" } ?? ""). Raise the limit (ulimit -n) or run fewer jobs per pipeline."
     case .unsuitable(let path, let reason):
       return "--out \(path.isEmpty ? "\"\"" : path): \(reason)"
+    case .overBudget(let path, let bytes, let limit, let inputBytes):
+      return
+        "the outputs grew past \(limit) bytes (\(bytes) staged, the last to \(path)) for an export of \(inputBytes) bytes: "
+        + "more than its content can plausibly need, so nothing was written. If the export is right, raise "
+        + "--output-budget (Pipelines/README.md, \"Output budget\")"
     }
   }
 
@@ -143,6 +150,8 @@ public final class OutputTransaction {
   /// Side files of the output folder left with the file they belong to, which this run replaces.
   private var replacedSideFiles: Set<String> = []
   private var finished = false
+  /// The bytes the staged files hold, against the run's budget.
+  public let meter = OutputMeter()
   /// The staging folder's registration with `InterruptCleanup`, until it is gone.
   private var cleanupToken: Int?
 
@@ -194,7 +203,7 @@ public final class OutputTransaction {
       } catch {
         throw .cannotCreate(path: outputDirectory + "/" + relativePath, failure: error)
       }
-      return try OutputFile(path: staged, ownerOnly: ownerOnly)
+      return try OutputFile(path: staged, ownerOnly: ownerOnly, meter: meter)
     }
     files.insert(relativePath)
     return file
@@ -417,14 +426,17 @@ public final class OutputFile {
   private var descriptor: Int32
   private var buffer: [UInt8] = []
   public private(set) var bytesWritten: Int64 = 0
+  /// Counts what is written against the run's budget (outputs; never scratch files).
+  let meter: OutputMeter?
   static let flushThreshold = 1 << 20
 
   /// - Parameter appending: open a file the run already created and write after its end (a
   ///   second writer of the same file, on another thread), instead of creating it empty.
   /// - Parameter ownerOnly: a new file readable and writable by its owner only (0600, even
   ///   where a file of that name was staged before).
-  init(path: String, appending: Bool = false, ownerOnly: Bool = false) throws(OutputError) {
+  init(path: String, appending: Bool = false, ownerOnly: Bool = false, meter: OutputMeter? = nil) throws(OutputError) {
     self.path = path
+    self.meter = meter
     descriptor =
       appending
       ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
@@ -452,6 +464,8 @@ public final class OutputFile {
   }
 
   public func flush() throws(OutputError) {
+    // Counted before it is written: past the budget, nothing more reaches the disk.
+    if !buffer.isEmpty { try meter?.add(buffer.count, path: path) }
     var offset = 0
     while offset < buffer.count {
       let written = buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }

@@ -27,8 +27,8 @@ final class RowEncodingLane {
   private var ended = false
 
   /// `path` is the table's file, which already holds everything before the first row.
-  init(encoder: RowEncoder, appendingTo path: String, executor: RunExecutor) {
-    channel = Channel(encoder: encoder, path: path)
+  init(encoder: RowEncoder, appendingTo path: String, meter: OutputMeter? = nil, executor: RunExecutor) {
+    channel = Channel(encoder: encoder, path: path, meter: meter)
     self.executor = executor
   }
 
@@ -73,6 +73,7 @@ final class RowEncodingLane {
     private struct Output {
       var encoder: RowEncoder
       let path: String
+      let meter: OutputMeter?
       var file: OutputFile?
       var opened = false
       var failed = false
@@ -85,7 +86,9 @@ final class RowEncodingLane {
     let room = DispatchSemaphore(value: RowEncodingLane.depth)
     let finished = DispatchSemaphore(value: 0)
 
-    init(encoder: RowEncoder, path: String) { output = Mutex(Output(encoder: encoder, path: path)) }
+    init(encoder: RowEncoder, path: String, meter: OutputMeter?) {
+      output = Mutex(Output(encoder: encoder, path: path, meter: meter))
+    }
 
     /// Queues a batch; true when a drain job must be started.
     func post(_ batch: [Field]) -> Bool {
@@ -132,7 +135,9 @@ final class RowEncodingLane {
       output.withLock { output in
         if !output.opened {
           output.opened = true
-          do throws(OutputError) { output.file = try OutputFile(path: output.path, appending: true) } catch {
+          do throws(OutputError) {
+            output.file = try OutputFile(path: output.path, appending: true, meter: output.meter)
+          } catch {
             output.failed = true
             fail(error)
           }
@@ -157,7 +162,9 @@ final class RowEncodingLane {
       output.withLock { output in
         if !output.opened {
           output.opened = true
-          do throws(OutputError) { output.file = try OutputFile(path: output.path, appending: true) } catch {
+          do throws(OutputError) {
+            output.file = try OutputFile(path: output.path, appending: true, meter: output.meter)
+          } catch {
             output.failed = true
             fail(error)
           }

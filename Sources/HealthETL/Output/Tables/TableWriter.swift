@@ -37,7 +37,7 @@ public struct TableWriter {
     if let executor {
       // The lane appends after what is on disk.
       try file.flush()
-      lane = RowEncodingLane(encoder: encoder, appendingTo: file.path, executor: executor)
+      lane = RowEncodingLane(encoder: encoder, appendingTo: file.path, meter: file.meter, executor: executor)
     } else {
       lane = nil
     }
