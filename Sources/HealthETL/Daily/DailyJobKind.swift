@@ -31,5 +31,7 @@ public struct DailyJobKind: JobKind {
 
     /// The kind makes one mart for all the run's daily jobs.
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? { nil }
+
+    func shows(type shortName: String) -> Bool { DailyMart.typesShown.contains(shortName) }
   }
 }

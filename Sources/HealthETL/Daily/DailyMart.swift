@@ -132,6 +132,14 @@ public final class DailyMart: Mart {
 
   public var provides: [ProductKey] { [ProductKey(DailyDays.self)] }
 
+  /// The types whose every sample a daily table shows: those of its one-day statistics (counted
+  /// by the statistics mart that computes them) and the mindful sessions it reads itself.
+  public static let typesShown: Set<String> = Set(
+    DailyMeasure.allCases.compactMap(\.statistic?.type) + [MindfulDays.type])
+
+  /// The mindful sessions' use; the statistics' samples are the statistics mart's.
+  public var sampleUse: SampleUse? { mindful.use }
+
   public var needs: [ProductNeed] {
     [
       ProductNeed(SleepNights.self), ProductNeed(WorkoutResults.self, request: .init(routeShapes: false)),

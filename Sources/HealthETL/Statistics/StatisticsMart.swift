@@ -45,6 +45,9 @@ public final class StatisticsMart: Mart {
   private var dayQueries: [StatisticsQuery] = []
   private var tails: [(request: RecentDays.Request, job: Int, option: Int)] = []
   private var observers: [any StatisticsStreamObserver] = []
+  /// Every sample of a streamed type goes into a job's file or a reader's product.
+  public var sampleUse: SampleUse? { use }
+  private var use = SampleUse()
 
   /// - Parameters:
   ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
@@ -97,9 +100,11 @@ public final class StatisticsMart: Mart {
 
   /// Spills a sample of a type some job asks for; allocation-free once the buffer exists.
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
-    guard sample.kind == .quantity, sample.value.isFinite else { return }
+    guard sample.kind == .quantity else { return }
     let stream = streamIndex(sample.type, catalog: catalog)
     guard stream >= 0 else { return }
+    guard sample.value.isFinite else { return use.setAside(sample.type, reason: "value is not a number") }
+    use.use(sample.type)
     let group = groups.group(of: sample, catalog: catalog)
     spill.append(
       SpillRecord(
@@ -263,6 +268,7 @@ public final class StatisticsMart: Mart {
     while typeStreams.count <= index { typeStreams.append(-2) }
     let shortName = catalog.typeInfo(type).shortName
     typeStreams[index] = streamTypes.firstIndex(of: shortName).map { Int32($0) } ?? -1
+    if typeStreams[index] >= 0 { use.showsWhole(type) }
     return typeStreams[index]
   }
 }

@@ -25,6 +25,13 @@ final class WorkoutRoutesAndSplits {
   private var eligible: [Bool] = []
   private var pauses: [PauseIntervals] = []
   private var shapes: [[RouteShape.Point]?] = []
+  /// Per distance stream, the samples that took part in a workout's splits.
+  private var distanceUsed = [0, 0]
+
+  /// The distance samples the splits used, by type id.
+  var distanceSamplesUsed: [(type: Int32, count: Int)] {
+    zip(distances.streamTypes, distanceUsed).filter { $0.0 >= 0 && $0.1 > 0 }.map { ($0.0, $0.1) }
+  }
 
   init(transaction: OutputTransaction, outputs: [WorkoutMart.Output], wantsShapes: Bool) {
     self.transaction = transaction
@@ -89,7 +96,7 @@ final class WorkoutRoutesAndSplits {
           pauses: pauses[index]))
     }
     for (index, fromSamples) in try distances.splits(
-      for: requests, catalog: context.catalog, priority: context.settings.sourcePriority)
+      for: requests, catalog: context.catalog, priority: context.settings.sourcePriority, used: &distanceUsed)
     {
       splits[index] = fromSamples
     }

@@ -41,6 +41,7 @@ enum RunCommand {
     options.strict = parsed.flag("strict")
     options.allowTruncated = parsed.flag("allow-truncated")
     options.quiet = parsed.flag("quiet")
+    options.otherPipelines = PipelineLocator.shippedPlans()
     let report = try ExportRun.run(options)
     if !options.quiet {
       let rows = report.outputs.reduce(0) { $0 + $1.rows }
