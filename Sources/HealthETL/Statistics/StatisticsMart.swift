@@ -1,4 +1,4 @@
-import HealthModel
+public import HealthModel
 
 /// Interval statistics (Pipelines/README.md, "Interval statistics"): the offline
 /// HKStatisticsCollectionQuery, one table per job (`stats/<job name>.csv` by default; csv, json or
@@ -181,7 +181,10 @@ public final class StatisticsMart: Mart {
           job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
           emit: tap.record))
     }
-    for observer in observers { observer.begin(types: streamTypes, groupSources: groupNames, groupRanks: groupRanks) }
+    for observer in observers {
+      observer.willBegin(zone: rules)
+      observer.begin(types: streamTypes, groupSources: groupNames, groupRanks: groupRanks)
+    }
     let merge = try spill.merged()
     while let record = try merge.next() {
       for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
@@ -285,4 +288,10 @@ public protocol StatisticsStreamObserver: AnyObject {
   func observe(stream: Int32, start: Int64, end: Int64, value: Double, group: Int32)
   /// After the last sample.
   func end()
+  /// Before `begin`: the run's zone, for an observer that tells local dates.
+  func willBegin(zone: ZoneRules)
+}
+
+extension StatisticsStreamObserver {
+  public func willBegin(zone: ZoneRules) {}
 }
