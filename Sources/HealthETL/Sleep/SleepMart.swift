@@ -111,7 +111,8 @@ public final class SleepMart: Mart {
     let flagged = SleepOddities.flag(
       result, blocks: blocks, sourceNames: sourceNames, rules: context.zone.rules, into: &found)
     oddities = found
-    context.products.publish(SleepNights(nights: nights, sessions: sessions, flagged: flagged), by: self)
+    context.products.publish(
+      SleepNights(nights: nights, sessions: sessions, flagged: flagged, oddities: found), by: self)
     let sources = WinningSources(sourceNames: sourceNames)
     var written: [OutputSummary] = []
     for destination in destinations {
@@ -204,10 +205,16 @@ public struct SleepNights: MartProduct {
   /// The nights worth a look (Pipelines/README.md, "Worth a look"), by date: why, in words.
   /// Their values stay as written; averages leave them out.
   public let flagged: [CivilDate: String]
+  /// What the sleep mart flagged, as `run.json` lists it.
+  public let oddities: Oddities
 
-  public init(nights: [SleepNightSummary], sessions: [SleepSessionSummary], flagged: [CivilDate: String] = [:]) {
+  public init(
+    nights: [SleepNightSummary], sessions: [SleepSessionSummary], flagged: [CivilDate: String] = [:],
+    oddities: Oddities = Oddities()
+  ) {
     self.nights = nights
     self.sessions = sessions
     self.flagged = flagged
+    self.oddities = oddities
   }
 }

@@ -80,6 +80,8 @@ public final class WorkoutMart: Mart {
   /// Part of the heart rate, swimming and distance samples: those of a workout's (or a split's)
   /// time, which its averages, laps and splits are made of.
   public private(set) var sampleUse: SampleUse?
+  /// The workouts worth a look, after `finish` (`WorkoutOddities`).
+  public private(set) var oddities: Oddities?
 
   public var runReportSection: RunReportSection? {
     guard isJobMart, let report = routes.report else { return nil }
@@ -158,7 +160,12 @@ public final class WorkoutMart: Mart {
       return row
     }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
     sampleUse = usedSamples()
-    context.products.publish(WorkoutResults(rows: rows), by: self)
+    var found = Oddities()
+    var notes: [String: String] = [:]
+    for (index, note) in routes.splitNotes { notes[WorkoutRowBuilder.id(of: workouts[index])] = note }
+    WorkoutOddities.flag(rows, splitNotes: notes, rules: context.zone.rules, into: &found)
+    oddities = found
+    context.products.publish(WorkoutResults(rows: rows, oddities: found), by: self)
     if isJobMart { context.products.publish(WorkoutServerRecords(records: serverRecords), by: self) }
     for output in outputs where output.table != .routePoints {
       func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
@@ -197,6 +204,13 @@ public final class WorkoutMart: Mart {
 /// The workout rows a workouts mart computed, in output order (start, then id).
 public struct WorkoutResults: MartProduct {
   public let rows: [WorkoutRow]
+  /// The workouts worth a look (Pipelines/README.md, "Worth a look").
+  public let oddities: Oddities
+
+  public init(rows: [WorkoutRow], oddities: Oddities = Oddities()) {
+    self.rows = rows
+    self.oddities = oddities
+  }
 
   public struct Request: Sendable {
     /// Each row gets the outline of its first route file (`WorkoutRow.routeShape`).
