@@ -229,7 +229,10 @@ public final class ReportMart: Mart {
     }
     return .object([
       ("rules", .array(rules)),
-      ("left_out", .object([("asleep_h", dates(inputs.sleep.flagged.keys)), ("steps", dates(inputs.overlappingSteps))])),
+      (
+        "left_out",
+        .object([("asleep_h", dates(inputs.sleep.flagged.keys)), ("steps", dates(inputs.overlappingSteps))])
+      ),
     ])
   }
 
