@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gallery  # noqa: E402
 from chromium import Browser  # noqa: E402
-from e2e import binary, csv_rows  # noqa: E402
+from e2e import binary, csv_rows, report_data  # noqa: E402
 
 # Per chart and visible dataset: how many values other than 0 it holds (a bar of 0 is rightly
 # invisible) and how many pixels of the chart area have one of its own colours, as Chart.js
@@ -293,13 +293,6 @@ def accounting_problems(run: dict) -> list[str]:
     return problems
 
 
-def report_data(html: Path) -> dict:
-    """The JSON the report page draws (Pipelines/report/DATA.md)."""
-    text = html.read_text(encoding="utf-8")
-    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S)
-    return json.loads(match.group(1))
-
-
 def headline_means(data: dict) -> dict[str, tuple[float | None, int]]:
     """The summary's averages at "All" as DATA.md defines them: (mean, dates left out)."""
     left_out = (data.get("worth_a_look") or {}).get("left_out") or {}
@@ -433,8 +426,8 @@ class GalleryChecks:
                 page = self.browser.open(html)
                 try:
                     page.wait_for(gallery.RENDERED, timeout=60)
-                    charted = set(page.evaluate(CHARTED))
                     self.assertTrue(page.evaluate(SHOW_ALL))
+                    charted = set(page.evaluate(CHARTED))
                     summary = page.evaluate(SUMMARY)
                 finally:
                     page.close()
