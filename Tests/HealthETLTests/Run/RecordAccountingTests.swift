@@ -51,7 +51,7 @@ import Testing
         try! StatisticsQuery(name: "hr", type: "HeartRate", interval: "1d", options: ["avg"], destinations: []),
       ]
       marts = [SleepMart(destinations: []), try! StatisticsMart(jobs: queries, transaction: transaction)]
-      marts.append(DailyMart(destinations: []))
+      marts += [MindfulMart(destinations: []), DailyMart(destinations: [], contributions: [MindfulMinutes.self])]
       if forgetful { marts.append(ForgetfulMart()) }
       return marts
     }
