@@ -204,12 +204,13 @@ public final class ReportMart: Mart {
     ])
   }
 
-  /// DATA.md, `worth_a_look`: what the marts flagged (nights, days, workouts), and the dates each
-  /// headline average leaves out for it.
+  /// DATA.md, `worth_a_look`: what the marts flagged (nights, days, workouts), by rule key, and
+  /// the dates each headline average leaves out for it.
   private func worthALookSection() -> ReportJSON {
     var all = Oddities()
     for found in [inputs.sleep.oddities, inputs.dayOddities, inputs.workouts.oddities] { all.add(found) }
-    let rules: [ReportJSON] = all.found.map { found in
+    let sorted = all.found.sorted { $0.rule.key.utf8.lexicographicallyPrecedes($1.rule.key.utf8) }
+    let rules: [ReportJSON] = sorted.map { found in
       .object([
         ("key", .string(found.rule.key)), ("title", .string(found.rule.title)), ("why", .string(found.rule.why)),
         ("count", .integer(Int64(found.count))),

@@ -8,7 +8,8 @@ enum WorthALook {
     var object: [String: Any] = [:]
     for found in oddities.found {
       object[found.rule.key] = [
-        "title": found.rule.title, "count": found.count, "omitted": found.count - found.items.count,
+        "title": found.rule.title, "why": found.rule.why, "count": found.count,
+        "omitted": found.count - found.items.count,
         "items": found.items.map { item -> [String: Any] in
           var entry: [String: Any] = ["detail": item.detail]
           entry["date"] = item.date.map { $0.description } ?? NSNull()
