@@ -28,6 +28,21 @@ enum PipelineLocator {
     return fm.fileExists(atPath: shipped) ? shipped : argument
   }
 
+  /// Every shipped pipeline that plans, by the name `--pipeline` takes (its file name without
+  /// `.json`): what a run names for the records its own pipelines did not show. A file that is not
+  /// a pipeline (`workout-codes.json`) or does not plan on this machine is left out.
+  static func shippedPlans() -> [(name: String, plan: RunPlan)] {
+    guard let directory = pipelinesDirectory(),
+      let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
+    else { return [] }
+    return names.filter { $0.hasSuffix(".json") }.sorted().compactMap { name in
+      guard let pipeline = try? PipelineDecoder.load(directory + "/" + name),
+        let plan = try? RunPlanner.plan([pipeline])
+      else { return nil }
+      return (String(name.dropLast(5)), plan)
+    }
+  }
+
   /// The plan for `--pipeline` arguments (default: `Pipelines/default.json`).
   static func plan(_ paths: [String]) throws -> RunPlan {
     var files = paths

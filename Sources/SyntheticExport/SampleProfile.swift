@@ -12,6 +12,11 @@ public enum SampleProfile: String, CaseIterable, Sendable {
   /// only as in bed and asleep from two apps, in-bed records written twice, nights in bed without
   /// sleep, now and then a 12-hour "asleep"; no heart rate, no workouts, no activity summaries.
   case iphoneSleepApps = "iphone-sleep-apps"
+  /// The iPhone-only sleeper on the nights that need a second look: the `iphone-sleep-apps` export,
+  /// except that for the second week Sleep Cycle writes a flat 12.0 hours asleep every night (a
+  /// schedule, not a measurement), and on the fourth Saturday a night typed in by hand lasts
+  /// 25 hours over the apps' own (Pipelines/README.md, "Worth a look").
+  case sleepAppsOddities = "sleep-apps-oddities"
   /// Garmin Connect beside the iPhone: heart rate every 2 minutes, steps from Connect and the
   /// iPhone for the same walks, sleep without stages, no resting heart rate, runs as workouts
   /// with totals only, their distance three overlapping samples that run past the workout.
@@ -42,7 +47,8 @@ public enum SampleProfile: String, CaseIterable, Sendable {
     switch self {
     case .ios10: return CivilDate(year: 2017, month: 1, day: 2)
     case .ios8: return CivilDate(year: 2015, month: 3, day: 2)
-    case .watch, .iphoneSleepApps, .garmin, .multisport: return CivilDate(year: 2024, month: 3, day: 18)
+    case .watch, .iphoneSleepApps, .sleepAppsOddities, .garmin, .multisport:
+      return CivilDate(year: 2024, month: 3, day: 18)
     }
   }
 
@@ -67,7 +73,7 @@ extension SampleModel {
     switch profile {
     case .garmin: return .garminConnect
     case .ios10, .ios8: return .runtastic
-    case .watch, .iphoneSleepApps, .multisport: return nil
+    case .watch, .iphoneSleepApps, .sleepAppsOddities, .multisport: return nil
     }
   }
 
@@ -242,10 +248,18 @@ extension SampleModel {
       }
     }
     switch profile {
-    case .iphoneSleepApps:
+    case .iphoneSleepApps, .sleepAppsOddities:
       let inBedOnly = plan.index % 5 == 3
+      let oddities = profile == .sleepAppsOddities
       add(night.inBed, night.outOfBed, .sleepCycle, .sleepInBed)
-      if plan.index % 23 == 11 {
+      if oddities && (7..<14).contains(plan.index) {
+        // The second week: exactly 12 hours asleep every night, from its bedtime.
+        add(night.inBed, night.inBed + 12 * 3600, .sleepCycle, .sleepAsleep)
+      } else if oddities && plan.index == 26 {
+        // Typed in by hand over the apps' night: 25 hours in bed and asleep.
+        add(night.inBed - 8 * 3600, night.inBed + 17 * 3600, .iPhone, .sleepAsleep, metadata: .userEntered)
+        asleep(.sleepCycle, .sleepAsleep, pieces: 1)
+      } else if plan.index % 23 == 11 {
         // A night the app was left running: 12 hours "asleep".
         add(night.asleep, night.asleep + 12 * 3600, .sleepCycle, .sleepAsleep)
       } else if !inBedOnly {

@@ -319,6 +319,27 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         {"reason": reason, "count": count, "examples": run["rejectedExamples"].get(reason, [])[:5]}
         for reason, count in sorted(run["rejected"].items(), key=lambda kv: (-kv[1], kv[0]))
     ]
+    # DATA.md, "worth_a_look": run.json's flags by key; the dates the averages leave out are those
+    # of the sleep rules' items and of the step days of `oneSourceOverlaps` (every item of those is
+    # listed in run.json while a rule flags at most 20, as in the exports these tests read).
+    flags = run.get("worthALook") or {}
+    for key in ("longNights", "repeatedSleepBlocks", "oneSourceOverlaps"):
+        found = flags.get(key, {"count": 0, "items": []})
+        assert found["count"] == len(found["items"]), f"{key}: more items than run.json lists"
+    worth = {
+        "rules": [
+            {"key": key, "title": found["title"], "why": found["why"], "count": found["count"],
+             "items": [{"date": item["date"], "id": item.get("id"), "detail": item["detail"]}
+                       for item in found["items"]]}
+            for key, found in sorted(flags.items(), key=lambda kv: kv[0].encode())
+        ],
+        "left_out": {
+            "asleep_h": sorted({item["date"] for key in ("longNights", "repeatedSleepBlocks")
+                                for item in flags.get(key, {}).get("items", [])}),
+            "steps": sorted({item["date"] for item in flags.get("oneSourceOverlaps", {}).get("items", [])
+                             if item["detail"].startswith("StepCount:")}),
+        },
+    }
     version = run.get("exportVersion")
     return {
         "report_version": 1,
@@ -346,6 +367,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         "heart_rate": {"days_limit": HR_DAYS, "days": hr},
         "workouts": dict(workouts),
         "quality": {"types": types, "rejected": rejected},
+        "worth_a_look": worth,
     }
 
 

@@ -1,7 +1,7 @@
 """The gallery: what people see, on every shape of export we know.
 
-The default pipeline runs on each `healthetl sample --profile` (watch, iphone-sleep-apps, garmin,
-ios10, ios8: SampleData/README.md, "Other shapes of export") and on every real export in
+The default pipeline runs on each `healthetl sample --profile` (gallery.PROFILES:
+SampleData/README.md, "Other shapes of export") and on every real export in
 ../shared/fixtures/real (skipped with a message when that folder is absent), and its outputs are
 checked for properties a person would notice, not for values:
 
@@ -14,8 +14,17 @@ checked for properties a person would notice, not for values:
 - no 0 where nothing was measured, in daily.csv and sleep_daily.csv: time asleep or in bed is
   never 0 (a night with either has some; in bed without sleep leaves asleep empty), and on a
   night without core, deep or REM sleep the stage and awake columns are empty;
-- splits lie inside their workout, add up to its distance, and none is faster than a person
-  moves on foot (running, walking, hiking).
+- splits lie inside their workout, add up to its distance, and none is faster than the activity
+  allows (Pipelines/README.md, "Splits": on foot no km under 2:00, cycling none under 0:36);
+- every record accounted for (Pipelines/README.md, "Every record accounted for"): per type of
+  run.json `accounting`, read = duplicates + rejected + used + set aside + not shown, nothing
+  unaccounted, `read` equal to `typesRead`, and the totals the sum of the types;
+- no flagged value in a headline average: at "All", the summary's sleep and step averages are the
+  means of the report's nights and days less the dates of `worth_a_look.left_out`, and say how
+  many they leave out;
+- every family with data is charted (`FAMILY_CHARTS`: a daily.csv column with a value has its
+  chart on the page);
+- parts add up to their whole: a night's stages and unstaged sleep add up to its time asleep.
 
 The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
 the debug build.
@@ -25,6 +34,7 @@ the debug build.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -40,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gallery  # noqa: E402
 from chromium import Browser  # noqa: E402
-from e2e import binary, csv_rows  # noqa: E402
+from e2e import binary, csv_rows, report_data  # noqa: E402
 
 # Per chart and visible dataset: how many values other than 0 it holds (a bar of 0 is rightly
 # invisible) and how many pixels of the chart area have one of its own colours, as Chart.js
@@ -99,10 +109,22 @@ SHOW_ALL = """(() => { const b = document.querySelector('[data-range="all"]'); i
 # (totals, stages, awake) of daily.csv and of sleep_daily.csv
 SLEEP_DAILY_CSV = (("asleep_h", "in_bed_h"), ("core_h", "deep_h", "rem_h"), "awake_h")
 SLEEP_SLEEP_DAILY = (("asleep_s", "in_bed_s"), ("core_s", "deep_s", "rem_s"), "awake_s")
-ON_FOOT = {"Running", "Walking", "Hiking"}
 UNIT_METERS = {"km": 1000.0, "mi": 1609.344}
-# Faster than anyone runs a split (Bolt's 100 m average is 10.4 m/s).
-FASTEST_ON_FOOT_M_S = 12.5
+# The fastest a split may be (Pipelines/README.md, "Splits"), m/s, judged on splits of at least a
+# quarter of their unit: on foot a km in 2:00, cycling a km in 0:36.
+FASTEST_M_S = {"Running": 1000 / 120, "Walking": 1000 / 120, "Hiking": 1000 / 120, "Cycling": 1000 / 36}
+# Per daily.csv column, the report chart that shows it: a column with a value in the export has its
+# chart drawn. The hook for the families of issue 29 item 4 (blood pressure, glucose, nutrition,
+# body composition, mobility, audio, cycling): add each family's column and chart id here when its
+# report section lands.
+FAMILY_CHARTS = {
+    "steps": "steps", "active_kcal": "energy", "resting_hr": "heart-trends", "hrv_sdnn_ms": "heart-trends",
+    "hr_avg": "heart-daily", "body_mass_kg": "body", "vo2max": "body",
+}
+SUMMARY = """(() => Object.fromEntries([...document.querySelectorAll('[data-summary]')].map(d =>
+  [d.dataset.summary, { value: d.dataset.value, over: d.querySelector('.over').textContent }])))()"""
+CHARTED = """(() => [...document.querySelectorAll('canvas[data-chart]')].filter(c => Chart.getChart(c))
+  .map(c => c.dataset.chart))()"""
 SHEET_NS = {"s": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
 CHART_NS = {"c": "http://schemas.openxmlformats.org/drawingml/2006/chart"}
 REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -220,8 +242,10 @@ def split_problems(outputs: Path) -> list[str]:
                 problems.append(f"{label}: {split['unit']} {split['split']} {split['start']}–{split['end']} "
                                 f"outside the workout ({workout['end']})")
             speed = number(split.get("speed_m_s"))
-            if workout["activity_type"] in ON_FOOT and speed and speed > FASTEST_ON_FOOT_M_S:
-                problems.append(f"{label}: {split['unit']} {split['split']} at {speed} m/s")
+            fastest = FASTEST_M_S.get(workout["activity_type"])
+            quarter = UNIT_METERS.get(split["unit"], 0) / 4
+            if fastest and speed and speed > fastest and (number(split.get("distance_m")) or 0) >= quarter:
+                problems.append(f"{label}: {split['unit']} {split['split']} at {speed} m/s ({split['from']})")
         distance = number(workout.get("distance_m"))
         # Each series of splits in each unit covers what it stands for once (Pipelines/README.md,
         # "Splits"): distance samples and a scaled route the workout's distance; a route of part
@@ -240,6 +264,65 @@ def split_problems(outputs: Path) -> list[str]:
             if not whole - short_by - tolerance <= total <= whole + tolerance:
                 problems.append(f"{label}: {source} {unit} splits add up to {total:.0f} m, "
                                 f"{'its route' if source == 'route' else 'the workout'} to {whole:.0f} m")
+    return problems
+
+
+def accounting_problems(run: dict) -> list[str]:
+    """Types whose records do not add up (Pipelines/README.md, "Every record accounted for")."""
+    accounting = run.get("accounting")
+    if accounting is None:
+        return ["run.json has no accounting"]
+    problems = []
+    parts = ("duplicates", "rejected", "used", "setAside", "notShown", "unaccounted")
+    types = accounting["types"]
+    for name, line in sorted(types.items()):
+        if line["read"] != sum(line[part] for part in parts):
+            problems.append(f"{name}: read {line['read']} ≠ " + " + ".join(f"{p} {line[p]}" for p in parts))
+        if line["unaccounted"]:
+            problems.append(f"{name}: {line['unaccounted']} records unaccounted for")
+        if line["read"] != run.get("typesRead", {}).get(name, 0):
+            problems.append(f"{name}: accounting read {line['read']}, typesRead {run.get('typesRead', {}).get(name)}")
+    for part in parts:
+        total = sum(line[part] for line in types.values()) + (accounting["withoutType"] if part == "rejected" else 0)
+        if accounting[part] != total:
+            problems.append(f"total {part} {accounting[part]} ≠ Σ types {total}")
+    if accounting["records"] != sum(line["read"] for line in types.values()) + accounting["withoutType"]:
+        problems.append(f"records {accounting['records']} ≠ Σ read + withoutType")
+    if sum(run.get("rejected", {}).values()) != accounting["rejected"]:
+        problems.append(f"rejected {accounting['rejected']} ≠ run.json rejected {sum(run['rejected'].values())}")
+    return problems
+
+
+def headline_means(data: dict) -> dict[str, tuple[float | None, int]]:
+    """The summary's averages at "All" as DATA.md defines them: (mean, dates left out)."""
+    left_out = (data.get("worth_a_look") or {}).get("left_out") or {}
+    result = {}
+    for key, table, column in (("asleep_h", "nights", "asleep_h"), ("steps", "days", "steps")):
+        rows = data.get(table) or {"date": []}
+        values = rows.get(column) or [None] * len(rows["date"])
+        flagged = set(left_out.get(key) or [])
+        kept, left = [], 0
+        for date, value in zip(rows["date"], values):
+            if value is None or (key == "asleep_h" and value <= 0):
+                continue
+            if date in flagged:
+                left += 1
+            else:
+                kept.append(value)
+        result[key] = (sum(kept) / len(kept) if kept else None, left)
+    return result
+
+
+def unsummed_sleep(outputs: Path) -> list[str]:
+    """Nights of sleep_daily.csv whose stages and unstaged sleep do not add up to time asleep."""
+    problems = []
+    for row in csv_rows(outputs / "sleep_daily.csv", missing_ok=True):
+        asleep = number(row.get("asleep_s"))
+        parts = [number(row.get(c)) for c in ("core_s", "deep_s", "rem_s", "unspecified_s")]
+        if asleep is None or all(p is None for p in parts):
+            continue
+        if abs(sum(p or 0 for p in parts) - asleep) > 1:
+            problems.append(f"{row.get('date')}: stages {sum(p or 0 for p in parts)} s, asleep {asleep} s")
     return problems
 
 
@@ -313,6 +396,51 @@ class GalleryChecks:
                         self.assertEqual(blank + empty, [], f"charts that show no data they hold, range {range_name}")
                 finally:
                     page.close()
+
+    def test_every_record_accounted_for(self):
+        for export in self.exports:
+            run_json = self.outputs(export) / "run.json"
+            if run_json.exists():
+                with self.subTest(export=export.name):
+                    problems = accounting_problems(json.loads(run_json.read_text(encoding="utf-8")))
+                    self.assertEqual(problems[:10], [], f"{len(problems)} problems")
+
+    def test_parts_add_up_to_their_whole(self):
+        for export in self.exports:
+            with self.subTest(export=export.name):
+                problems = unsummed_sleep(self.outputs(export))
+                self.assertEqual(problems[:10], [], f"{len(problems)} nights")
+
+    def test_headline_leaves_out_flagged_values_and_families_are_charted(self):
+        chromium = shutil.which(os.environ.get("CHROMIUM", "chromium"))
+        if chromium is None:
+            self.skipTest("needs chromium: `make test-report-page` installs it")
+        if type(self).browser is None:
+            type(self).browser = Browser(timeout=60)
+        for export in self.exports:
+            html = self.outputs(export) / "report.html"
+            if not html.exists():
+                continue
+            with self.subTest(export=export.name):
+                data = report_data(html)
+                page = self.browser.open(html)
+                try:
+                    page.wait_for(gallery.RENDERED, timeout=60)
+                    self.assertTrue(page.evaluate(SHOW_ALL))
+                    charted = set(page.evaluate(CHARTED))
+                    summary = page.evaluate(SUMMARY)
+                finally:
+                    page.close()
+                for key, (mean, left) in headline_means(data).items():
+                    shown = summary[key]
+                    self.assertEqual(shown["value"] == "", mean is None, f"{key}: {shown}")
+                    if mean is not None:
+                        self.assertAlmostEqual(float(shown["value"]), mean, places=6, msg=f"{key}: {shown}")
+                    self.assertEqual("leaves out" in shown["over"], left > 0, f"{key}: {shown['over']}")
+                columns = csv_rows(self.outputs(export) / "daily.csv", missing_ok=True)
+                with_data = {c for row in columns for c, v in row.items() if c in FAMILY_CHARTS and v != ""}
+                missing = sorted(f"{c} → {FAMILY_CHARTS[c]}" for c in with_data if FAMILY_CHARTS[c] not in charted)
+                self.assertEqual(missing, [], "daily.csv columns with data whose chart is not drawn")
 
     def test_no_workbook_chart_without_numbers(self):
         for export in self.exports:

@@ -109,6 +109,26 @@ private struct WrittenExport {
     }
   }
 
+  /// The sleep apps' export with the nights worth a look: Sleep Cycle's flat 12.0 h asleep on
+  /// nights 7–13 (7 identical blocks in a week) and a 25-hour asleep typed in on night 26; the
+  /// other nights as `iphone-sleep-apps` writes them.
+  @Test func sleepAppsOdditiesHasAFlatWeekAndALongManualNight() throws {
+    let export = try WrittenExport(.sleepAppsOddities)
+    let plain = try WrittenExport(.iphoneSleepApps)
+    func length(_ line: String) -> Int64 {
+      WrittenExport.instant(WrittenExport.attribute("endDate", line)!)
+        - WrittenExport.instant(WrittenExport.attribute("startDate", line)!)
+    }
+    let asleep = export.records("SleepAnalysis").filter { $0.contains("SleepAnalysisAsleep\"") }
+    // Nights 7–13 are 12.0 h each; night 11's left-running 12 h is one of them, not an eighth.
+    #expect(asleep.filter { $0.contains("\"Sleep Cycle\"") && length($0) == 12 * 3600 }.count == 7)
+    let manual = asleep.filter { WrittenExport.attribute("sourceName", $0) == "Alex’s iPhone" }
+    #expect(manual.count == 1 && manual.map(length) == [25 * 3600])
+    let line = try #require(export.lines.firstIndex(of: manual[0]))
+    #expect(export.lines[line + 1].contains("<MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>"))
+    #expect(export.records("StepCount") == plain.records("StepCount"))
+  }
+
   /// An iPhone without a Watch and two sleep apps, as in rgosdin's iOS 12 export and the sleep
   /// apps of export-shapes.md.
   @Test func iphoneSleepAppsHasNoWatchAndNoStages() throws {

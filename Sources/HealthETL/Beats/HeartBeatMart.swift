@@ -68,8 +68,13 @@ public final class HeartBeatMart: Mart {
     Destination(table: $0, file: $0.schema.defaultFile, format: .csv)
   }
 
+  /// The readings that hold beats: part of their type's samples (an HRV reading may have none).
+  public var sampleUse: SampleUse? { use }
+  private var use = SampleUse()
+
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     guard !sample.beats.isEmpty else { return }
+    use.use(sample.type)
     let isSDNN = catalog.typeInfo(sample.type).shortName == "HeartRateVariabilitySDNN"
     let value = sample.value
     var zone: Int32 = -1

@@ -27,11 +27,14 @@ public struct DailyJobKind: JobKind {
   public func resolve(_ job: inout PipelineDefinition.Job, in pipeline: PipelineDefinition) throws(ConfigFileError)
     -> any JobWork
   {
-    Work(destinations: try job.resolveDestinations(DailyMart.Table.self, file: pipeline.path))
+    Work(
+      destinations: try job.resolveDestinations(DailyMart.Table.self, file: pipeline.path),
+      typesShown: DailyMart.typesShown(adding: contributions))
   }
 
   struct Work: JobWork {
     var destinations: [DailyMart.Destination]
+    var typesShown: Set<String>
 
     func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice {
       .sheet(name: "Daily", columns: table.columns)
@@ -39,5 +42,7 @@ public struct DailyJobKind: JobKind {
 
     /// The kind makes one mart for all the run's daily jobs.
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? { nil }
+
+    func shows(type shortName: String) -> Bool { typesShown.contains(shortName) }
   }
 }

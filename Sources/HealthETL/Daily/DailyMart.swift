@@ -142,6 +142,10 @@ public final class DailyMart: Mart {
   private let contributions: [any DayColumnsProduct.Type]
   private let table: RowTable<DailyValues>
   private let collector = DailyCollector()
+  /// One source's overlapping samples, seen as the statistics merge their streams.
+  private let overlaps = OverlapWatch()
+  /// The days worth a look, after `finish` (`DailyOddities`).
+  public private(set) var oddities: Oddities?
 
   /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
   public private(set) var days: [DailyValues] = []
@@ -155,10 +159,17 @@ public final class DailyMart: Mart {
 
   public var provides: [ProductKey] { [ProductKey(DailyDays.self)] }
 
+  /// The types whose every sample a daily table shows: those of its one-day statistics (counted
+  /// by the statistics mart that computes them) and its contributions' (counted by their marts).
+  public static func typesShown(adding contributions: [any DayColumnsProduct.Type]) -> Set<String> {
+    Set(DailyMeasure.allCases.compactMap(\.statistic?.type) + contributions.flatMap { $0.sampleTypes })
+  }
+
   public var needs: [ProductNeed] {
     [
       ProductNeed(SleepNights.self), ProductNeed(WorkoutResults.self, request: .init(routeShapes: false)),
       ProductNeed(DayStatistics.self, request: .init(keys: DailyMeasure.allCases.compactMap(\.statistic))),
+      ProductNeed(MergedStreams.self, request: .init(observer: overlaps)),
     ] + contributions.map { ProductNeed($0) }
   }
 
@@ -192,7 +203,11 @@ public final class DailyMart: Mart {
       }
     }
     days = collector.table()
-    context.products.publish(DailyDays(days: days), by: self)
+    var found = Oddities()
+    let stepDays = DailyOddities.flag(
+      statistics: context.products.read(DayStatistics.self), overlaps: overlaps, rules: rules, into: &found)
+    oddities = found
+    context.products.publish(DailyDays(days: days, oddities: found, overlappingSteps: stepDays), by: self)
     var written: [OutputSummary] = []
     for destination in destinations {
       var writer = try context.writer(table, file: destination.file, format: destination.format)
@@ -206,4 +221,14 @@ public final class DailyMart: Mart {
 /// The rows of `daily.csv`, every date from the first to the last with data, in date order.
 public struct DailyDays: MartProduct {
   public let days: [DailyValues]
+  /// The days worth a look (Pipelines/README.md, "Worth a look").
+  public let oddities: Oddities
+  /// The dates whose steps one source's overlapping samples made: left out of step averages.
+  public let overlappingSteps: Set<CivilDate>
+
+  public init(days: [DailyValues], oddities: Oddities = Oddities(), overlappingSteps: Set<CivilDate> = []) {
+    self.days = days
+    self.oddities = oddities
+    self.overlappingSteps = overlappingSteps
+  }
 }

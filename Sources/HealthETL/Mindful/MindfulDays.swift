@@ -9,13 +9,22 @@ struct MindfulDays {
   /// Per type id: whether it is `MindfulSession`, grown as types are first seen.
   private var isMindful: [Bool] = []
 
+  /// The type it reads.
+  static let type = "MindfulSession"
+  /// What became of each session.
+  private(set) var use = SampleUse()
+
   mutating func add(_ sample: borrowing Sample, catalog: SampleCatalog) {
     let type = Int(sample.type)
     guard type >= 0 else { return }
     while isMindful.count <= type {
-      isMindful.append(catalog.typeInfo(Int32(isMindful.count)).shortName == "MindfulSession")
+      let mindful = catalog.typeInfo(Int32(isMindful.count)).shortName == Self.type
+      if mindful { use.showsWhole(Int32(isMindful.count)) }
+      isMindful.append(mindful)
     }
-    guard isMindful[type], sample.end > sample.start else { return }
+    guard isMindful[type] else { return }
+    guard sample.end > sample.start else { return use.setAside(sample.type, reason: "lasts no time") }
+    use.use(sample.type)
     sessions.append((sample.start.seconds, sample.end.seconds))
   }
 

@@ -24,5 +24,7 @@ public struct MindfulJobKind: JobKind {
     }
 
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? { MindfulMart(destinations: destinations) }
+
+    func shows(type shortName: String) -> Bool { shortName == MindfulDays.type }
   }
 }

@@ -18,6 +18,9 @@ public final class MindfulMart: Mart {
 
   public var provides: [ProductKey] { [ProductKey(MindfulMinutes.self)] }
 
+  /// Every session is used or set aside: its file or the table of days' `mindful_min` shows it.
+  public var sampleUse: SampleUse? { sessions.use }
+
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) { sessions.add(sample, catalog: catalog) }
 
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
@@ -47,6 +50,8 @@ public struct MindfulMinutes: DayColumnsProduct {
   let minutes: [CivilDate: Double]
 
   public static var columns: [Column] { [MindfulTables.minutes] }
+
+  public static var sampleTypes: [String] { [MindfulDays.type] }
 
   public func value(_ index: Int, on date: CivilDate) -> Double? { minutes[date] }
 

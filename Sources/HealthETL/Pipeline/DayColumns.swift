@@ -14,6 +14,13 @@ public protocol DayColumnsProduct: MartProduct, Sendable where Request == NoRequ
   func value(_ index: Int, on date: CivilDate) -> Double?
   /// Every date with a value in some column.
   var dates: [CivilDate] { get }
+  /// The sample types (short names) whose every sample the columns show: a run whose pipeline has
+  /// the table of days shows them (Pipelines/README.md, "Every record accounted for").
+  static var sampleTypes: [String] { get }
+}
+
+extension DayColumnsProduct {
+  public static var sampleTypes: [String] { [] }
 }
 
 extension MartProducts {

@@ -99,6 +99,10 @@ public protocol JobWork: Sendable {
   /// The job's mart, which `JobKind.marts` asks each job for; nil for a job whose kind makes one
   /// mart for all its jobs.
   func mart(for job: PlannedJob, build: MartBuild) throws(ConfigFileError) -> (any Mart)?
+  /// Whether the job's outputs show every sample of the type `shortName`: what a run names for
+  /// the samples its own pipelines did not show (Pipelines/README.md, "Every record accounted
+  /// for"). False for a job that shows some of a type's samples (a workout's heart rate).
+  func shows(type shortName: String) -> Bool
 }
 
 extension JobWork {
@@ -109,6 +113,7 @@ extension JobWork {
     .sheet(name: job, columns: columns(of: table))
   }
   public func databaseKeys(of table: TableSchema) -> TableKeys? { table.keys }
+  public func shows(type shortName: String) -> Bool { false }
 }
 
 /// Whether a table becomes a sheet of `health.xlsx`.

@@ -23,6 +23,13 @@ public protocol Mart: SampleStage {
   func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary]
   /// The mart's section of `run.json`, once it has finished; nil when it has none.
   var runReportSection: RunReportSection? { get }
+  /// What it did with the samples it received, once it has finished (Pipelines/README.md, "Every
+  /// record accounted for"); nil for a mart whose outputs show no sample (the report's data
+  /// quality counts samples, but shows none of them).
+  var sampleUse: SampleUse? { get }
+  /// What it found worth a look, once it has finished (Pipelines/README.md, "Worth a look");
+  /// nil when it looks for nothing.
+  var oddities: Oddities? { get }
   /// Whether its finish writes tables (which `health.xlsx` and `health.sqlite` may take): the
   /// run starts closing those files once every mart that does has finished.
   var writesTables: Bool { get }
@@ -33,6 +40,8 @@ extension Mart {
   public var needs: [ProductNeed] { [] }
   public func prepare(requests: ProductRequests) {}
   public var runReportSection: RunReportSection? { nil }
+  public var sampleUse: SampleUse? { nil }
+  public var oddities: Oddities? { nil }
   public var writesTables: Bool { true }
 }
 

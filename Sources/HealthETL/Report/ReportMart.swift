@@ -44,6 +44,9 @@ public final class ReportMart: Mart {
     var sleep = SleepNights(nights: [], sessions: [])
     var workouts = WorkoutResults(rows: [])
     var days: [DailyValues] = []
+    /// What the daily mart flagged, and the dates whose steps one source's overlaps made.
+    var dayOddities = Oddities()
+    var overlappingSteps: Set<CivilDate> = []
     /// The last `heartRateDays` local dates with a heart-rate minute.
     var heartRate: [RecentDays.Day] = []
     /// The latest ECG recordings' first seconds (none: the page has no ECG section).
@@ -140,10 +143,12 @@ public final class ReportMart: Mart {
 
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
     let products = context.products
+    let daily = products.read(DailyDays.self)
     inputs = Inputs(
       sleep: products.read(SleepNights.self) ?? inputs.sleep,
       workouts: products.read(WorkoutResults.self) ?? inputs.workouts,
-      days: products.read(DailyDays.self)?.days ?? [],
+      days: daily?.days ?? [], dayOddities: daily?.oddities ?? Oddities(),
+      overlappingSteps: daily?.overlappingSteps ?? [],
       heartRate: products.read(RecentDays.self)?.days(
         Self.heartRateStatistic.type, "1m", Self.heartRateStatistic.option) ?? [],
       previews: products.read(ElectrocardiogramPreviews.self)?.recordings ?? [])
@@ -169,6 +174,7 @@ public final class ReportMart: Mart {
       ("heart_rate", heartRateSection(rules)),
       ("workouts", workoutsSection(rules)),
       ("quality", qualitySection(context.catalog)),
+      ("worth_a_look", worthALookSection()),
     ]
     // Only with recordings: a page of an export without ECGs stays as it was.
     if !inputs.previews.isEmpty {
@@ -194,6 +200,39 @@ public final class ReportMart: Mart {
               ("microvolts", .array(preview.microvolts.map { ReportJSON.rounded($0, csv: .asRecorded, places: 0) })),
             ])
           })
+      ),
+    ])
+  }
+
+  /// DATA.md, `worth_a_look`: what the marts flagged (nights, days, workouts), by rule key, and
+  /// the dates each headline average leaves out for it.
+  private func worthALookSection() -> ReportJSON {
+    var all = Oddities()
+    for found in [inputs.sleep.oddities, inputs.dayOddities, inputs.workouts.oddities] { all.add(found) }
+    let sorted = all.found.sorted { $0.rule.key.utf8.lexicographicallyPrecedes($1.rule.key.utf8) }
+    let rules: [ReportJSON] = sorted.map { found in
+      .object([
+        ("key", .string(found.rule.key)), ("title", .string(found.rule.title)), ("why", .string(found.rule.why)),
+        ("count", .integer(Int64(found.count))),
+        (
+          "items",
+          .array(
+            found.items.map { item in
+              .object([
+                ("date", .string(item.date?.description)), ("id", .string(item.id)), ("detail", .string(item.detail)),
+              ])
+            })
+        ),
+      ])
+    }
+    func dates(_ set: some Sequence<CivilDate>) -> ReportJSON {
+      .array(set.sorted().map { .string($0.description) })
+    }
+    return .object([
+      ("rules", .array(rules)),
+      (
+        "left_out",
+        .object([("asleep_h", dates(inputs.sleep.flagged.keys)), ("steps", dates(inputs.overlappingSteps))])
       ),
     ])
   }

@@ -34,6 +34,10 @@ public enum ExportRun {
     public var executor: RunExecutor
     /// How many bytes the outputs may take for the export's size (`--output-budget`).
     public var outputBudget = OutputBudget.standard
+    /// The pipelines a user could run besides `plan`'s (the shipped ones, by the name
+    /// `--pipeline` takes): the accounting names those that show what this run did not
+    /// (Pipelines/README.md, "Every record accounted for").
+    public var otherPipelines: [(name: String, plan: RunPlan)] = []
 
     public init(input: InputSource, plan: RunPlan, executor: RunExecutor) {
       self.input = input
@@ -164,6 +168,7 @@ public enum ExportRun {
         workbook?.startClosing()
         database?.startClosing()
       }
+      account(for: normalizer, marts: marts.marts, options: options, zone: zone, into: &report)
       if let workbook {
         // Only the wait: the file was written on the workbook's thread while the report was.
         let closeStarted = ContinuousClock.now
@@ -200,6 +205,29 @@ public enum ExportRun {
       throw .output(error)
     }
     return report
+  }
+
+  /// `run.json`'s `accounting` (every record accounted for) and `worthALook` (what the marts
+  /// flagged), with their lines for the end of the run.
+  static func account(
+    for normalizer: RecordNormalizer, marts: [any Mart], options: RunOptions, zone: RunZone,
+    into report: inout RunReport
+  ) {
+    let ran = Set(options.plan.pipelines.map { URL(fileURLWithPath: $0.path).standardizedFileURL.path })
+    let others = options.otherPipelines.filter {
+      !$0.plan.pipelines.contains { ran.contains(URL(fileURLWithPath: $0.path).standardizedFileURL.path) }
+    }
+    .sorted { ($0.name == "samples" ? 1 : 0, $0.name) < ($1.name == "samples" ? 1 : 0, $1.name) }
+    .map { other in
+      RecordAccounting.Pipeline(name: other.name) { type in other.plan.jobs.contains { $0.work.shows(type: type) } }
+    }
+    let accounting = RecordAccounting(normalizer: normalizer, uses: marts.compactMap(\.sampleUse), others: others)
+    report.sections["accounting"] = accounting.jsonObject()
+    report.summaryLines += accounting.summaryLines
+    var oddities = Oddities()
+    for mart in marts { if let found = mart.oddities { oddities.add(found) } }
+    report.sections["worthALook"] = WorthALook.jsonObject(oddities)
+    if let line = WorthALook.summaryLine(oddities) { report.summaryLines.append(line) }
   }
 
   /// What marts see of the inventory (the report: Pipelines/report/DATA.md, "export" and

@@ -56,6 +56,9 @@ public final class SampleMart: Mart {
   private var databaseSlots: [Int?] = []
   private var fields: [Field] = []
   private var databaseRow: [UInt8] = []
+  /// Every sample of a kept type becomes a row.
+  public var sampleUse: SampleUse? { destinations.isEmpty ? nil : use }
+  private var use = SampleUse()
 
   /// - Parameter tableSinks: the run's sinks; the first destination's rows are kept for those
   ///   that take its files (`health.sqlite`).
@@ -79,9 +82,13 @@ public final class SampleMart: Mart {
     if typeIndex >= typeGroups.count {
       typeGroups.append(contentsOf: repeatElement(nil, count: typeIndex + 1 - typeGroups.count))
     }
-    if typeGroups[typeIndex] == nil { typeGroups[typeIndex] = group(of: catalog.typeInfo(sample.type).shortName) }
+    if typeGroups[typeIndex] == nil {
+      typeGroups[typeIndex] = group(of: catalog.typeInfo(sample.type).shortName)
+      if typeGroups[typeIndex]! >= 0 { use.showsWhole(sample.type) }
+    }
     let group = typeGroups[typeIndex]!
     guard group >= 0 else { return }
+    use.use(sample.type)
     do throws(OutputError) {
       writeSampleID(sample, catalog: catalog)
       for index in destinations.indices {

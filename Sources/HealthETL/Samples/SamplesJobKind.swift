@@ -32,6 +32,8 @@ public struct SamplesJobKind: JobKind {
 
     var explanation: String { types.map { " of \($0.joined(separator: ", "))" } ?? "" }
 
+    func shows(type shortName: String) -> Bool { types?.contains(shortName) ?? true }
+
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? {
       SampleMart(
         transaction: build.transaction, tableSinks: build.tableSinks, destinations: destinations,

@@ -22,5 +22,7 @@ public struct SleepJobKind: JobKind {
     }
 
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? { SleepMart(destinations: destinations) }
+
+    func shows(type shortName: String) -> Bool { shortName == SleepMart.sleepType }
   }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HealthModel
+public import HealthModel
 
 /// Sleep per night (Pipelines/README.md, "Sleep jobs"): keeps the `SleepAnalysis` samples while
 /// the export streams by and, once the run's zone is known, writes the `daily` table
@@ -49,6 +49,14 @@ public final class SleepMart: Mart {
   public private(set) var sessions: [SleepSessionSummary] = []
   /// SleepAnalysis samples whose value is not a sleep stage (missing or unknown): not used.
   public private(set) var skippedSamples = 0
+  /// The type it shows (`SleepAnalysis`).
+  public static let sleepType = "SleepAnalysis"
+  /// Why a sample of it is not used.
+  static let notAStage = "value is not a sleep stage"
+  public var sampleUse: SampleUse? { use }
+  private var use = SampleUse()
+  /// The nights worth a look, after `finish` (`SleepOddities`).
+  public private(set) var oddities: Oddities?
   /// Writes each table to the files `destinations` name (a table may go to several, or none).
   public init(destinations: [Destination]) {
     self.destinations = destinations
@@ -70,8 +78,10 @@ public final class SleepMart: Mart {
     guard sample.kind == .category, isSleepType(sample.type, catalog: catalog) else { return }
     guard let stage = stage(sample.categoryValue, type: sample.type, catalog: catalog) else {
       skippedSamples += 1
+      use.setAside(sample.type, reason: Self.notAStage)
       return
     }
+    use.use(sample.type)
     let key = GroupKey(
       source: sample.source, device: sample.device,
       userEntered: sample.userEntered)
@@ -90,13 +100,19 @@ public final class SleepMart: Mart {
   /// Ranks the groups, computes sessions and nights, and writes the tables.
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
     let sourceNames = rankGroups(context)
+    let blocks = SleepOddities.blocks(of: intervals)
     let result = SleepNightCalculator.compute(
       &intervals, rules: context.zone.rules, gapMinutes: context.settings.sessionGapMinutes,
       dayBoundaryMinutes: context.settings.dayBoundaryMinutes)
     intervals = []
     nights = result.nights
     sessions = result.sessions
-    context.products.publish(SleepNights(nights: nights, sessions: sessions), by: self)
+    var found = Oddities()
+    let flagged = SleepOddities.flag(
+      result, blocks: blocks, sourceNames: sourceNames, rules: context.zone.rules, into: &found)
+    oddities = found
+    context.products.publish(
+      SleepNights(nights: nights, sessions: sessions, flagged: flagged, oddities: found), by: self)
     let sources = WinningSources(sourceNames: sourceNames)
     var written: [OutputSummary] = []
     for destination in destinations {
@@ -123,7 +139,9 @@ public final class SleepMart: Mart {
 
   private func isSleepType(_ type: Int32, catalog: SampleCatalog) -> Bool {
     while sleepTypes.count <= Int(type) {
-      sleepTypes.append(catalog.typeInfo(Int32(sleepTypes.count)).shortName == "SleepAnalysis" ? 1 : 0)
+      let isSleep = catalog.typeInfo(Int32(sleepTypes.count)).shortName == Self.sleepType
+      if isSleep { use.showsWhole(Int32(sleepTypes.count)) }
+      sleepTypes.append(isSleep ? 1 : 0)
     }
     return sleepTypes[Int(type)] == 1
   }
@@ -184,4 +202,19 @@ public final class SleepMart: Mart {
 public struct SleepNights: MartProduct {
   public let nights: [SleepNightSummary]
   public let sessions: [SleepSessionSummary]
+  /// The nights worth a look (Pipelines/README.md, "Worth a look"), by date: why, in words.
+  /// Their values stay as written; averages leave them out.
+  public let flagged: [CivilDate: String]
+  /// What the sleep mart flagged, as `run.json` lists it.
+  public let oddities: Oddities
+
+  public init(
+    nights: [SleepNightSummary], sessions: [SleepSessionSummary], flagged: [CivilDate: String] = [:],
+    oddities: Oddities = Oddities()
+  ) {
+    self.nights = nights
+    self.sessions = sessions
+    self.flagged = flagged
+    self.oddities = oddities
+  }
 }

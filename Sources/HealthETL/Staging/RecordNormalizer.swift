@@ -77,6 +77,8 @@ public final class RecordNormalizer: ExportEventHandler {
   public var recordsRead: [Int] { records.recordsRead }
   public var distinctSamples: [Int] { records.distinctSamples }
   public var duplicateSamples: [Int] { records.duplicateSamples }
+  /// Per type id with any: records rejected, by reason.
+  public var rejectedByType: [Int32: [String: Int]] { records.rejectedByType }
   public var beatsRead: Int { records.beatsRead }
   /// Workouts that repeated an earlier one's identity (sync apps save them again).
   public var workoutCopies: Int { workouts.copies }

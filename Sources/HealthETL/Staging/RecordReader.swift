@@ -11,6 +11,9 @@ final class RecordReader {
   private(set) var recordsRead: [Int] = []
   private(set) var distinctSamples: [Int] = []
   private(set) var duplicateSamples: [Int] = []
+  /// Per type id with any: records rejected, by reason (a record rejected before its type was
+  /// read is in the ledger's rejections only).
+  private(set) var rejectedByType: [Int32: [String: Int]] = [:]
   private(set) var beatsRead = 0
 
   /// The longest a quantity or sleep record, or a workout, may last: 366 days (Pipelines/README.md,
@@ -388,6 +391,7 @@ final class RecordReader {
 
   private func reject(_ reason: String, line: Int, detail: @autoclosure () -> String) {
     rejected = true
+    if sample.type >= 0 { rejectedByType[sample.type, default: [:]][reason, default: 0] += 1 }
     ledger.rejections.reject(reason: reason, line: line, element: "Record", detail: detail())
   }
 }

@@ -69,6 +69,8 @@ public struct StatisticsJobKind: JobKind {
 
     func databaseKeys(of table: TableSchema) -> TableKeys? { StatisticsTables.keys(of: query) }
 
+    func shows(type shortName: String) -> Bool { query.type.shortName == shortName }
+
     /// The kind makes one mart for all the run's statistics jobs.
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? { nil }
   }

@@ -1,4 +1,4 @@
-import HealthModel
+public import HealthModel
 
 /// Interval statistics (Pipelines/README.md, "Interval statistics"): the offline
 /// HKStatisticsCollectionQuery, one table per job (`stats/<job name>.csv` by default; csv, json or
@@ -45,6 +45,9 @@ public final class StatisticsMart: Mart {
   private var dayQueries: [StatisticsQuery] = []
   private var tails: [(request: RecentDays.Request, job: Int, option: Int)] = []
   private var observers: [any StatisticsStreamObserver] = []
+  /// Every sample of a streamed type goes into a job's file or a reader's product.
+  public var sampleUse: SampleUse? { use }
+  private var use = SampleUse()
 
   /// - Parameters:
   ///   - jobs: validated queries; their files must differ (names may repeat across pipelines).
@@ -97,9 +100,11 @@ public final class StatisticsMart: Mart {
 
   /// Spills a sample of a type some job asks for; allocation-free once the buffer exists.
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
-    guard sample.kind == .quantity, sample.value.isFinite else { return }
+    guard sample.kind == .quantity else { return }
     let stream = streamIndex(sample.type, catalog: catalog)
     guard stream >= 0 else { return }
+    guard sample.value.isFinite else { return use.setAside(sample.type, reason: "value is not a number") }
+    use.use(sample.type)
     let group = groups.group(of: sample, catalog: catalog)
     spill.append(
       SpillRecord(
@@ -176,7 +181,10 @@ public final class StatisticsMart: Mart {
           job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
           emit: tap.record))
     }
-    for observer in observers { observer.begin(types: streamTypes, groupSources: groupNames, groupRanks: groupRanks) }
+    for observer in observers {
+      observer.willBegin(zone: rules)
+      observer.begin(types: streamTypes, groupSources: groupNames, groupRanks: groupRanks)
+    }
     let merge = try spill.merged()
     while let record = try merge.next() {
       for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
@@ -263,6 +271,7 @@ public final class StatisticsMart: Mart {
     while typeStreams.count <= index { typeStreams.append(-2) }
     let shortName = catalog.typeInfo(type).shortName
     typeStreams[index] = streamTypes.firstIndex(of: shortName).map { Int32($0) } ?? -1
+    if typeStreams[index] >= 0 { use.showsWhole(type) }
     return typeStreams[index]
   }
 }
@@ -279,4 +288,10 @@ public protocol StatisticsStreamObserver: AnyObject {
   func observe(stream: Int32, start: Int64, end: Int64, value: Double, group: Int32)
   /// After the last sample.
   func end()
+  /// Before `begin`: the run's zone, for an observer that tells local dates.
+  func willBegin(zone: ZoneRules)
+}
+
+extension StatisticsStreamObserver {
+  public func willBegin(zone: ZoneRules) {}
 }

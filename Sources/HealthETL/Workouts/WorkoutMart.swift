@@ -77,6 +77,12 @@ public final class WorkoutMart: Mart {
     routes.wantsShapes = requests.of(WorkoutResults.self).contains(where: \.routeShapes)
   }
 
+  /// Part of the heart rate, swimming and distance samples: those of a workout's (or a split's)
+  /// time, which its averages, laps and splits are made of.
+  public private(set) var sampleUse: SampleUse?
+  /// The workouts worth a look, after `finish` (`WorkoutOddities`).
+  public private(set) var oddities: Oddities?
+
   public var runReportSection: RunReportSection? {
     guard isJobMart, let report = routes.report else { return nil }
     return RunReportSection(key: Self.runReportKey, value: report.jsonObject())
@@ -128,6 +134,17 @@ public final class WorkoutMart: Mart {
     return slim
   }
 
+  private func usedSamples() -> SampleUse {
+    var use = SampleUse()
+    if samples.heartRateType >= 0 { use.use(samples.heartRateType, count: samples.heartRateUsed) }
+    let swims = samples.swimSamplesUsed(
+      in: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) })
+    if samples.strokeType >= 0 { use.use(samples.strokeType, count: swims.strokes) }
+    if samples.swimDistanceType >= 0 { use.use(samples.swimDistanceType, count: swims.distances) }
+    for (type, count) in routes.distanceSamplesUsed { use.use(type, count: count) }
+    return use
+  }
+
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
     samples.sort()
     var written = try routes.prepare(workouts, context: context)
@@ -142,7 +159,13 @@ public final class WorkoutMart: Mart {
       routes.complete(&row, workouts[index], index: index, heartRate: samples)
       return row
     }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
-    context.products.publish(WorkoutResults(rows: rows), by: self)
+    sampleUse = usedSamples()
+    var found = Oddities()
+    var notes: [String: String] = [:]
+    for (index, note) in routes.splitNotes { notes[WorkoutRowBuilder.id(of: workouts[index])] = note }
+    WorkoutOddities.flag(rows, splitNotes: notes, rules: context.zone.rules, into: &found)
+    oddities = found
+    context.products.publish(WorkoutResults(rows: rows, oddities: found), by: self)
     if isJobMart { context.products.publish(WorkoutServerRecords(records: serverRecords), by: self) }
     for output in outputs where output.table != .routePoints {
       func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
@@ -181,6 +204,13 @@ public final class WorkoutMart: Mart {
 /// The workout rows a workouts mart computed, in output order (start, then id).
 public struct WorkoutResults: MartProduct {
   public let rows: [WorkoutRow]
+  /// The workouts worth a look (Pipelines/README.md, "Worth a look").
+  public let oddities: Oddities
+
+  public init(rows: [WorkoutRow], oddities: Oddities = Oddities()) {
+    self.rows = rows
+    self.oddities = oddities
+  }
 
   public struct Request: Sendable {
     /// Each row gets the outline of its first route file (`WorkoutRow.routeShape`).

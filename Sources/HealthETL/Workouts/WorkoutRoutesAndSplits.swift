@@ -25,6 +25,31 @@ final class WorkoutRoutesAndSplits {
   private var eligible: [Bool] = []
   private var pauses: [PauseIntervals] = []
   private var shapes: [[RouteShape.Point]?] = []
+  /// Per distance stream, the samples that took part in a workout's splits.
+  private var distanceUsed = [0, 0]
+  /// Per workout: why a series' splits were not taken (faster than the activity allows), empty
+  /// when they were (Pipelines/README.md, "Splits").
+  private var notTaken: [[String]] = []
+
+  /// The workouts whose splits a series would have made too fast, by index: what happened, in words.
+  var splitNotes: [Int: String] {
+    var notes: [Int: String] = [:]
+    for (index, reasons) in notTaken.enumerated() where !reasons.isEmpty {
+      let taken = splits[index].first { $0.from != "watch" }.map { "splits from \(Self.source(of: $0.from))" }
+      notes[index] = reasons.joined(separator: "; ") + "; " + (taken ?? "no splits written")
+    }
+    return notes
+  }
+
+  /// `route_scaled` of a `from` that carries a reason.
+  private static func source(of from: String) -> String {
+    String(from.prefix { $0 != " " })
+  }
+
+  /// The distance samples the splits used, by type id.
+  var distanceSamplesUsed: [(type: Int32, count: Int)] {
+    zip(distances.streamTypes, distanceUsed).filter { $0.0 >= 0 && $0.1 > 0 }.map { ($0.0, $0.1) }
+  }
 
   init(transaction: OutputTransaction, outputs: [WorkoutMart.Output], wantsShapes: Bool) {
     self.transaction = transaction
@@ -54,6 +79,7 @@ final class WorkoutRoutesAndSplits {
     shapes = Array(repeating: nil, count: workouts.count)
     problems = Array(repeating: [], count: workouts.count)
     splits = Array(repeating: [], count: workouts.count)
+    notTaken = Array(repeating: [], count: workouts.count)
     // The time this takes is part of the workouts stage's `stageSeconds`.
     guard wantsRoutes else { return [] }
     var writers: [RowWriter<RoutePointRow>] = []
@@ -89,8 +115,14 @@ final class WorkoutRoutesAndSplits {
           pauses: pauses[index]))
     }
     for (index, fromSamples) in try distances.splits(
-      for: requests, catalog: context.catalog, priority: context.settings.sourcePriority)
+      for: requests, catalog: context.catalog, priority: context.settings.sourcePriority, used: &distanceUsed)
     {
+      // A series that puts a split faster than the activity allows is not the workout's: the
+      // route's splits stand in, or none.
+      if let fast = ActivitySpeed.tooFast(fromSamples, activityType: workouts[index].activityType) {
+        notTaken[index].append("the distance samples put \(fast), faster than \(Self.limit(workouts[index]))")
+        continue
+      }
       splits[index] = fromSamples
     }
     for (index, workout) in workouts.enumerated() where eligible[index] && !splits[index].isEmpty {
@@ -105,9 +137,24 @@ final class WorkoutRoutesAndSplits {
         problems[index].append(Self.cutProblem)
         report?.problems.append(.init(file: "workout \(WorkoutRowBuilder.id(of: workout))", problem: Self.cutProblem))
       }
-      splits[index] = fromRoute
+      if let fast = ActivitySpeed.tooFast(fromRoute, activityType: workout.activityType) {
+        notTaken[index].append("the route puts \(fast), faster than \(Self.limit(workout))")
+        continue
+      }
+      // The reason the distance samples gave way goes with the route's rows.
+      let reason = notTaken[index].isEmpty ? "" : " (" + notTaken[index].joined(separator: "; ") + ")"
+      splits[index] = fromRoute.map { split in
+        var split = split
+        split.from += reason
+        return split
+      }
     }
     return written
+  }
+
+  /// `2:00 /km`, the limit of the workout's activity.
+  private static func limit(_ workout: WorkoutElement) -> String {
+    ActivitySpeed.fastest(workout.activityType).map(ActivitySpeed.pace) ?? ""
   }
 
   /// The route problem of a workout whose route splits reached `SplitAccumulator.longestDistance`.
@@ -226,7 +273,13 @@ final class WorkoutRoutesAndSplits {
     if index < shapes.count { row.routeShape = shapes[index] }
     row.routeProblems = problems[index].isEmpty ? nil : problems[index].joined(separator: ";")
     guard eligible[index] else { return }
-    var all = splits[index] + WatchSplits.splits(workout, distanceMeters: row.distanceMeters, pauses: pauses[index])
+    var watch = WatchSplits.splits(workout, distanceMeters: row.distanceMeters, pauses: pauses[index])
+    if let fast = ActivitySpeed.tooFast(watch, activityType: workout.activityType) {
+      // The Watch's own segments, against a distance that makes them too fast: not written.
+      notTaken[index].append("the Watch's segments put \(fast), faster than \(Self.limit(workout))")
+      watch = []
+    }
+    var all = splits[index] + watch
     for position in all.indices {
       guard let window = all[position].heartRateWindow,
         let summary = heartRate.heartRate(from: window.start, through: window.end)

@@ -51,6 +51,13 @@ struct WorkoutSampleIndex {
   private(set) var longestDistance: Int64 = 0
   private var isSorted = false
 
+  /// The type ids of the kept types (-1 until one is seen), and how many heart-rate samples
+  /// lay in a workout's or a split's window: what the workouts' outputs used.
+  private(set) var heartRateType: Int32 = -1
+  private(set) var strokeType: Int32 = -1
+  private(set) var swimDistanceType: Int32 = -1
+  private(set) var heartRateUsed = 0
+
   /// Heart-rate records held in memory before a sorted run goes to disk (40 bytes each).
   static let heartRateBuffer = 131_072
 
@@ -88,12 +95,14 @@ struct WorkoutSampleIndex {
     case .unknown, .none: return
     case .heartRate:
       guard sample.value.isFinite else { return }
+      heartRateType = sample.type
       heartRateSpill?.append(
         SpillRecord(
           start: sample.start.seconds, end: sample.start.seconds, value: sample.value,
           created: SpillRecord.missingCreation, stream: 0, group: 0))
     case .strokeCount:
       guard sample.value.isFinite else { return }
+      strokeType = sample.type
       var style: String?
       var swolf: Double?
       for index in 0..<sample.metadata.count {
@@ -112,6 +121,7 @@ struct WorkoutSampleIndex {
     case .distanceSwimming:
       // Only a length unit gives metres; anything else cannot be shared out as distance.
       guard sample.value.isFinite, catalog.unitConversion(sample.rawUnit)?.canonicalUnit == "m" else { return }
+      swimDistanceType = sample.type
       distances.append(
         DistanceSample(
           start: sample.start.seconds, end: sample.end.seconds, meters: sample.value, source: sample.source))
@@ -175,6 +185,7 @@ struct WorkoutSampleIndex {
       }
       // Start times only grow: a window that ended before this sample is done for good.
       open.removeAll { ordered[$0].end < time }
+      if !open.isEmpty { heartRateUsed += 1 }
       for index in open {
         sums[index] += record.value
         counts[index] += 1
@@ -208,6 +219,24 @@ struct WorkoutSampleIndex {
     let upper = Self.firstIndex(in: distances, where: { $0.start > end })
     guard lower < upper else { return [] }
     return distances[lower..<upper].filter { $0.end >= start }
+  }
+
+  /// How many stroke and swimming-distance samples lie in (or overlap) one of `windows`: those a
+  /// workout's laps and distance can use. Call `sort` first.
+  func swimSamplesUsed(in windows: [Window]) -> (strokes: Int, distances: Int) {
+    let ordered = windows.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+    var latestEnd = Int64.min
+    // Per window in start order, the latest end so far: a sample is inside one when some window
+    // starting at or before it ends at or after it.
+    let reaches = ordered.map { window -> Window in
+      latestEnd = max(latestEnd, window.end)
+      return Window(start: window.start, end: latestEnd)
+    }
+    func covered(_ start: Int64, _ end: Int64) -> Bool {
+      let index = Self.firstIndex(in: reaches, where: { $0.start > end }) - 1
+      return index >= 0 && reaches[index].end >= start
+    }
+    return (strokes.count { covered($0.start, $0.start) }, distances.count { covered($0.start, $0.end) })
   }
 
   /// Binary search: the first index whose element satisfies `predicate`, which must be false

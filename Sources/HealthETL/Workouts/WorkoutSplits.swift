@@ -95,6 +95,8 @@ struct WorkoutDistanceSamples {
   private var streams: [Int32] = []
   /// The spilled samples' priority groups, as the statistics rank theirs.
   private var groups = SourceGroups()
+  /// Per stream: the type id of its samples (-1 until one is seen).
+  private(set) var streamTypes: [Int32] = [-1, -1]
 
   static let buffer = 65_536
 
@@ -118,6 +120,7 @@ struct WorkoutDistanceSamples {
     guard stream >= 0, sample.value.isFinite, sample.value >= 0,
       catalog.unitConversion(sample.rawUnit)?.canonicalUnit == "m"
     else { return }
+    streamTypes[Int(stream)] = sample.type
     spill.append(
       SpillRecord(
         start: sample.start.seconds, end: max(sample.start.seconds, sample.end.seconds), value: sample.value,
@@ -142,8 +145,10 @@ struct WorkoutDistanceSamples {
   /// workout's distance when it has one. A sample faster than `RoutePointFilter.fastestSpeed`
   /// over its span (at least 1 s) takes no part, and a series that scaling makes that fast gives no
   /// splits. Two sweeps: the first sums each merged series, the second cuts it.
+  ///
+  /// `used` counts, per stream, the samples that took part in a workout's series.
   func splits(
-    for requests: [Request], catalog: SampleCatalog, priority: SourcePriority
+    for requests: [Request], catalog: SampleCatalog, priority: SourcePriority, used: inout [Int]
   ) throws(OutputError) -> [Int: [WorkoutSplit]] {
     guard let spill, !requests.isEmpty else { return [:] }
     let ordered = requests.sorted { ($0.stream, $0.start, $0.index) < ($1.stream, $1.start, $1.index) }
@@ -153,7 +158,8 @@ struct WorkoutDistanceSamples {
     var totals = [Double](repeating: 0, count: ordered.count)
     var fastest = [Double](repeating: 0, count: ordered.count)
     var seen = [Bool](repeating: false, count: ordered.count)
-    try sweep(spill, ordered, positions: positions, names: names, again: true) { request, from, to, meters in
+    try sweep(spill, ordered, positions: positions, names: names, again: true, taken: { used[Int($0)] += 1 }) {
+      request, from, to, meters in
       totals[request] += meters
       fastest[request] = max(fastest[request], meters / max(1, to - from))
       seen[request] = true
@@ -199,7 +205,7 @@ struct WorkoutDistanceSamples {
   /// (`from == to`: a sample at one instant, counted whole).
   private func sweep(
     _ spill: SampleSpill, _ ordered: [Request], positions: [Int32], names: [String], again: Bool,
-    visit: (Int, Double, Double, Double) -> Void
+    taken: (Int32) -> Void = { _ in }, visit: (Int, Double, Double, Double) -> Void
   ) throws(OutputError) {
     struct Open {
       var request: Int
@@ -251,6 +257,8 @@ struct WorkoutDistanceSamples {
       guard record.value <= RoutePointFilter.fastestSpeed * Double(max(1, record.end - record.start)) else {
         continue
       }
+      var took = false
+      defer { if took { taken(record.stream) } }
       for position in open.indices {
         let request = ordered[open[position].request]
         // The workout's own series ranks ahead of every other source's.
@@ -260,12 +268,14 @@ struct WorkoutDistanceSamples {
           let start = max(record.start, request.start)
           let end = min(record.end, request.end)
           guard end > start else { continue }
+          took = true
           advance(&open[position], to: start)
           open[position].merge.add(
             start: start, end: end, value: record.value * Double(end - start) / Double(record.end - record.start),
             rank: rank)
         } else {
           guard record.start >= request.start, record.start < request.end else { continue }
+          took = true
           advance(&open[position], to: record.start)
           visit(open[position].request, Double(record.start), Double(record.start), record.value)
         }

@@ -81,6 +81,7 @@ enum RunCommand {
     options.recover = parsed.flag("recover")
     options.quiet = parsed.flag("quiet")
     options.outputBudget = try outputBudget(parsed, command: "run")
+    options.otherPipelines = PipelineLocator.shippedPlans()
     let report = try ExportRun.run(options)
     if !options.quiet {
       let rows = report.outputs.reduce(0) { $0 + $1.rows }

@@ -375,14 +375,14 @@ import Testing
 
   // MARK: Routes that no person could have run
 
-  /// A folder export: one run 10:00–10:10 UTC on 2024-03-20 naming `workout-routes/route.gpx`,
-  /// whose `<trkpt>` lines are `points`, from line 3 of the file on.
-  static func folderRun(_ points: [String]) throws -> (run: F.Run, folder: URL) {
+  /// A folder export: one run (or `activity`) 10:00–10:10 UTC on 2024-03-20 naming
+  /// `workout-routes/route.gpx`, whose `<trkpt>` lines are `points`, from line 3 of the file on.
+  static func folderRun(_ points: [String], activity: String = "Running") throws -> (run: F.Run, folder: URL) {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("healthetl-routes-\(UUID())")
     try FileManager.default.createDirectory(
       at: folder.appendingPathComponent("workout-routes"), withIntermediateDirectories: true)
     let workout = F.workout(
-      "Running", duration: "10", start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 10:10:00 +0000",
+      activity, duration: "10", start: "2024-03-20 10:00:00 +0000", end: "2024-03-20 10:10:00 +0000",
       children: [
         "<WorkoutRoute sourceName=\"Apple Watch\"><FileReference path=\"/workout-routes/route.gpx\"/></WorkoutRoute>"
       ])
@@ -460,8 +460,9 @@ import Testing
     #expect(run.mapper.routeReport?.dropped == ["latitudeOutOfRange": 2, "longitudeOutOfRange": 2])
   }
 
-  /// A run 10:00–10:10 with a point every minute 0.005° further north on one meridian
-  /// (6371008.8 × 0.005 × π / 180 = 555.9754 m a step, 5559.754 m in all), and three points out of
+  /// A ride 10:00–10:10 with a point every minute 0.005° further north on one meridian
+  /// (6371008.8 × 0.005 × π / 180 = 555.9754 m a step, 5559.754 m in all: 9.3 m/s, a kilometre
+  /// in 1:48, which on foot would be too fast for splits), and three points out of
   /// order: one dated 10:10:30 right after the second (within the minute after the end: it sinks
   /// to the end, at the last point's place), one dated 9999-12-31 (dropped: outside the workout;
   /// it once made splits end in year 10000) and one dated 10:00:30 halfway between the first two
@@ -474,7 +475,7 @@ import Testing
     points.insert(Self.trkpt("52.550", "13.4", Self.at(630)), at: 2)
     points.append(Self.trkpt("52.550", "13.4", "9999-12-31T23:59:59Z"))
     points.append(Self.trkpt("52.5025", "13.4", Self.at(30)))
-    let (run, folder) = try Self.folderRun(points)
+    let (run, folder) = try Self.folderRun(points, activity: "Cycling")
     defer {
       run.result.remove()
       try? FileManager.default.removeItem(at: folder)
