@@ -76,6 +76,7 @@ LAYER_ORDER: tuple[str, ...] = (
     "ClinicalRecords",
     "Daily",
     "Report",
+    "Influx",
     "Plan",
     "Delivery",
     "Run",

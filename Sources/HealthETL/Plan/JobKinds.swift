@@ -3,7 +3,7 @@
 public enum JobKinds {
   public static let all: [any JobKind] = [
     SamplesJobKind(), SleepJobKind(), WorkoutsJobKind(), StatisticsJobKind(), ElementsJobKind(), DailyJobKind(),
-    ReportJobKind(), ElectrocardiogramsJobKind(), ClinicalRecordsJobKind(), BeatsJobKind(),
+    ReportJobKind(), ElectrocardiogramsJobKind(), ClinicalRecordsJobKind(), BeatsJobKind(), InfluxJobKind(),
   ]
 
   /// The kind a pipeline's `kind` names.
