@@ -20,9 +20,9 @@ import HealthModel
 /// acknowledges it, or moves to `quarantinedBatches` when the server rejects it.
 public struct DeliveryState: Sendable, Equatable {
   /// Version 3 added `batches` and `quarantinedBatches`, and is written only while either holds
-  /// something; version 4 added `failing`, and is written only while it holds something; versions
-  /// 1 and 2 are still read.
-  public static let version = 4
+  /// something; version 4 added `failing`, and is written only while it holds something; version
+  /// 5 added `influx`, likewise; versions 1 and 2 are still read.
+  public static let version = 5
 
   /// An inbox export the nightly batch has handled.
   public struct Export: Sendable, Equatable {
@@ -76,6 +76,21 @@ public struct DeliveryState: Sendable, Equatable {
     }
   }
 
+  /// What an InfluxDB has acknowledged of the folder's line protocol (`deliver --influx`,
+  /// Pipelines/influx/README.md, "Pushing"): per measurement, the latest time of a point it
+  /// acknowledged, not counting points dated after the delivery's own clock.
+  public struct InfluxMarks: Sendable, Equatable {
+    /// The write URL without its precision (`InfluxSettings.target`).
+    public var target: String
+    /// Measurement → Unix seconds.
+    public var marks: [String: Int64]
+
+    public init(target: String, marks: [String: Int64]) {
+      self.target = target
+      self.marks = marks
+    }
+  }
+
   /// A batch the server rejected (an HTTP 4xx that says the request itself is wrong): kept apart,
   /// not sent again until `healthetl deliver --retry-quarantined` puts its records back.
   public struct QuarantinedBatch: Sendable, Equatable {
@@ -110,6 +125,8 @@ public struct DeliveryState: Sendable, Equatable {
   public var batches: [Batch] = []
   /// Batches a server rejected, oldest first.
   public var quarantinedBatches: [QuarantinedBatch] = []
+  /// Per InfluxDB target, what it has acknowledged.
+  public var influx: [InfluxMarks] = []
   /// Ids of every record emitted in a final delta.
   var emitted = EmittedRecords()
 
@@ -118,7 +135,7 @@ public struct DeliveryState: Sendable, Equatable {
   public static func == (a: DeliveryState, b: DeliveryState) -> Bool {
     a.sequence == b.sequence && a.processed == b.processed && a.quarantined == b.quarantined
       && a.failing == b.failing && a.pending == b.pending && a.outbox == b.outbox && a.batches == b.batches
-      && a.quarantinedBatches == b.quarantinedBatches && a.emitted.ids == b.emitted.ids
+      && a.quarantinedBatches == b.quarantinedBatches && a.influx == b.influx && a.emitted.ids == b.emitted.ids
   }
 
   /// How many records the folder has emitted in final deltas.
@@ -163,7 +180,7 @@ public struct DeliveryState: Sendable, Equatable {
       let object = try root.object(
         allowed: [
           "version", "sequence", "processed", "quarantined", "failing", "pending", "outbox", "batches",
-          "quarantinedBatches", "emitted",
+          "quarantinedBatches", "emitted", "influx",
         ],
         required: ["version"])
       let versionNode = try object.required("version")
@@ -172,7 +189,8 @@ public struct DeliveryState: Sendable, Equatable {
         throw versionNode.error(
           "is \(version); this healthetl reads state versions 1 to \(Self.version) (a newer healthetl wrote it?)")
       }
-      for (key, since) in [("batches", 3), ("quarantinedBatches", 3), ("failing", 4)] where version < since {
+      for (key, since) in [("batches", 3), ("quarantinedBatches", 3), ("failing", 4), ("influx", 5)]
+      where version < since {
         if let node = object[key] { throw node.error("is not part of a version \(version) state") }
       }
       var state = DeliveryState()
@@ -210,6 +228,15 @@ public struct DeliveryState: Sendable, Equatable {
             records: try records(entry.required("records")),
             status: try entry.required("status").integer(in: 100...599),
             body: try entry.required("body").string(), at: try entry.required("at").string()))
+      }
+      for node in try object["influx"]?.array() ?? [] {
+        let entry = try node.object(allowed: ["target", "marks"], required: ["target", "marks"])
+        var marks: [String: Int64] = [:]
+        for (measurement, seconds) in try entry.required("marks").entries() {
+          marks[measurement] = Int64(
+            try seconds.integer(in: Int(LineProtocol.timeRange.lowerBound)...Int(LineProtocol.timeRange.upperBound)))
+        }
+        state.influx.append(InfluxMarks(target: try entry.required("target").nonEmptyString(), marks: marks))
       }
       // Version 1 kept the emitted ids in the file itself.
       if let emitted = object["emitted"] {
@@ -287,7 +314,7 @@ public struct DeliveryState: Sendable, Equatable {
     // cannot deliver writes and reads; with batches it is version 3, which such a healthetl
     // refuses instead of dropping the queue; with failing exports version 4, likewise.
     let delivering = !batches.isEmpty || !quarantinedBatches.isEmpty
-    let version = !failing.isEmpty ? 4 : delivering ? 3 : 2
+    let version = !influx.isEmpty ? 5 : !failing.isEmpty ? 4 : delivering ? 3 : 2
     line("{\n  \"version\": \(version),\n  \"sequence\": \(sequence),\n")
     list("processed", processed.map { export($0) + "}" })
     list(
@@ -299,6 +326,15 @@ public struct DeliveryState: Sendable, Equatable {
         failing.map {
           export($0.export)
             + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason)), \"nights\": \($0.nights)}"
+        })
+    }
+    if !influx.isEmpty {
+      list(
+        "influx",
+        influx.map { entry in
+          let marks = entry.marks.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+          return "{\"target\": \(quoted(entry.target)), \"marks\": {"
+            + marks.map { "\(quoted($0.key)): \($0.value)" }.joined(separator: ", ") + "}}"
         })
     }
     list("pending", pending.map { Self.json($0) })
