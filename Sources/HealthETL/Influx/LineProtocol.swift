@@ -55,7 +55,7 @@ public enum LineProtocol {
     for index in 0..<length {
       var byte = name[index]
       if byte < 0x20 || byte == 0x7F { byte = space }
-      if byte == backslash { byte = backslash }
+      if byte == backslash { byte = slash }
       if byte == space || byte == comma || (byte == equals && part == .key) { out.append(backslash) }
       out.append(byte)
     }
