@@ -106,7 +106,7 @@ format:
 # .build/fuzz-corpus/, crashes in .build/fuzz-artifacts/. The smoke exits non-zero on any crash.
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_HARNESSES     ?= xml run zip pipeline codes state gpx answer ecg
+FUZZ_HARNESSES     ?= xml run zip pipeline codes state gpx answer ecg lineprotocol
 
 fuzz-build: deps
 	SWIFT=$(SWIFT) bash Tests/Fuzz/fuzz.sh build

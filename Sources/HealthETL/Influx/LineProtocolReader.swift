@@ -34,7 +34,7 @@ public enum LineProtocolReader {
   /// Where a line's measurement ends (the bytes before it are the measurement as written) and
   /// its time: all `deliver` needs of a line, found without reading the fields. Nil when the
   /// line does not end in ` <seconds>` or has nothing before.
-  static func measurementAndTime(_ line: UnsafeRawBufferPointer) -> (measurementEnd: Int, time: Int64)? {
+  public static func measurementAndTime(_ line: UnsafeRawBufferPointer) -> (measurementEnd: Int, time: Int64)? {
     var end = 0
     while end < line.count {
       let byte = line[end]
@@ -54,7 +54,7 @@ public enum LineProtocolReader {
   }
 
   /// The name `bytes` stands for as `LineProtocol` writes a measurement: its escapes undone.
-  static func unescapedMeasurement(_ bytes: UnsafeRawBufferPointer) -> String? {
+  public static func unescapedMeasurement(_ bytes: UnsafeRawBufferPointer) -> String? {
     var scanner = Scanner(bytes)
     guard let name = scanner.name(as: .measurement), scanner.atEnd else { return nil }
     return name
