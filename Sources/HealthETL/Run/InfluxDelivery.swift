@@ -162,7 +162,8 @@ public enum InfluxDelivery {
       guard let (end, time) = LineProtocolReader.measurementAndTime(line) else {
         throw .state(
           ConfigFileError(
-            file: path, line: lineNumber, message: "is not a point as HealthETL writes them; run again to write it anew"))
+            file: path, line: lineNumber, message: "is not a point as HealthETL writes them; run again to write it anew"
+          ))
       }
       let written = UnsafeRawBufferPointer(rebasing: line[..<end])
       let key = Array(written)
