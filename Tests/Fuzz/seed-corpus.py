@@ -400,7 +400,7 @@ def lineprotocol_seeds():
         "edge-underscore-unicode": point(["_m\u0301", "\u00e9\u0301", "\u65e5\u672c", "e\u0301", "x" * 300],
                                          tags=1, kinds=0b10),
         "edge-float-bits": point(["m", "a", struct.pack("<d", 5e-324), "b", struct.pack("<d", float("inf")),
-                                  "c", struct.pack("<d", 1.7976931348623157e308)], kinds=0),
+                                  "c", struct.pack("<d", 1e308)], kinds=0),
         "edge-time-range": point(["m", "v", "1"], time=-9223372036, wide=True),
         "edge-time-beyond": point(["m", "v", "1"], time=9223372037, wide=True),
         "edge-duplicates": point(["m", "k", "1", "k", "2", "f", "1", "f", "2"], tags=2, kinds=0b01_01),

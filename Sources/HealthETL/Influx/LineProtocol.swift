@@ -110,8 +110,9 @@ public enum LineProtocol {
   /// Whether `text` is a decimal number as the line-protocol grammar writes a float
   /// (`-12`, `0.97`, `1.5e-05`; never `+1`, ` 1`, `1,5`, `inf`, `nan`, hex), with few enough
   /// digits that it cannot overflow: a value as an export wrote it that can be passed through
-  /// as it is.
-  public static func isPlainFloat(_ text: UnsafeRawBufferPointer) -> Bool {
+  /// as it is. `exponentDigits`: 2 for what an export wrote; 3 reads back what `appendFloat`
+  /// writes of the largest and smallest doubles (`1e+308`, `5e-324`).
+  public static func isPlainFloat(_ text: UnsafeRawBufferPointer, exponentDigits: Int = 2) -> Bool {
     var index = 0
     let count = text.count
     guard count > 0, count <= 40 else { return false }
@@ -129,9 +130,9 @@ public enum LineProtocol {
     if index < count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
       index += 1
       if index < count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
-      // At most two exponent digits: 40 digits and e99 stay far below Double's 1.8e308.
+      // At most two exponent digits by default: 40 digits and e99 stay far below Double's 1.8e308.
       let exponent = digits()
-      guard exponent > 0, exponent <= 2 else { return false }
+      guard exponent > 0, exponent <= exponentDigits else { return false }
     }
     return index == count
   }

@@ -129,7 +129,8 @@ public enum LineProtocolReader {
         guard let number = digits.integer(), digits.atEnd else { return nil }
         return .integer(number)
       }
-      guard LineProtocol.isPlainFloat(text), let number = Double(String(decoding: text, as: UTF8.self)),
+      guard LineProtocol.isPlainFloat(text, exponentDigits: 3),
+        let number = Double(String(decoding: text, as: UTF8.self)),
         number.isFinite
       else { return nil }
       return .float(number)

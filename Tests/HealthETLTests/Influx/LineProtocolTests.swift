@@ -72,6 +72,14 @@ import Testing
     let quoted = try #require(Self.line(Self.cases[2].0))
     #expect(
       LineProtocolReader.parse(String(quoted.dropLast()))?.fields == [.init("text", .string("say \"hi\"\\ , a=b"))])
+    // The extremes of a double (found by the fuzz harness): written with a 3-digit exponent,
+    // read back exactly.
+    let extremes = try #require(
+      Self.line(Point(measurement: "m", fields: [.init("a", .float(.leastNonzeroMagnitude)), .init("b", .float(1e308))], time: 1)))
+    #expect(
+      LineProtocolReader.parse(String(extremes.dropLast()))?.fields == [
+        .init("a", .float(.leastNonzeroMagnitude)), .init("b", .float(1e308)),
+      ])
     let first = try #require(Self.line(Self.cases[0].0))
     #expect(LineProtocolReader.parse(String(first.dropLast()))?.measurement == "Step Count,x")
   }
