@@ -87,9 +87,10 @@ bench: release
 	  ZIP=$(BENCH_DIR)/export-$(BENCH_MB)mb.zip \
 	  SMALL=$(BENCH_DIR)/export-$$(($(BENCH_MB) / 10))mb.xml OUTDIR=$(BENCH_DIR)/out sh Tests/Benchmarks/bench.sh
 
-# The column tables of Pipelines/README.md, from the tables' declarations.
+# The column tables of the reference (Pipelines/README.md, Pipelines/docs/*.md), from the tables'
+# declarations.
 docs: build
-	python3 Tests/Tools/update_column_docs.py .build/debug/healthetl Pipelines/README.md
+	python3 Tests/Tools/update_column_docs.py .build/debug/healthetl Pipelines/README.md $(wildcard Pipelines/docs/*.md)
 
 # The layer and docs checks are pure Python and take about a second, so they run first: no
 # backward reference between folders, no citation of a doc section that does not exist, no

@@ -18,11 +18,12 @@ struct ParsedArguments {
   func flag(_ name: String) -> Bool { flags.contains(name) }
 }
 
-/// A usage error: exit 64 with a hint.
+/// A usage error: exit 64, its one-line message, then a line that says where the usage is.
 struct UsageError: Error, CustomStringConvertible {
   let message: String
   let command: String
-  var description: String { "\(message)\nRun 'healthetl \(command) --help' for usage." }
+  var description: String { message }
+  var hint: String { "Run 'healthetl \(command) --help' for usage." }
 }
 
 enum ArgumentParser {

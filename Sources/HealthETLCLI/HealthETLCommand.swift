@@ -67,13 +67,16 @@ public enum HealthETLCommand {
       return ExitCode.success
     }
     guard let command = commands.first(where: { $0.name == first }) else {
-      fail("unknown command '\(first)'\n\n" + usage)
+      fail("unknown command '\(first)'")
+      standardError("\n" + usage + "\n")
       return ExitCode.usage
     }
     do {
       return try command.run(Array(arguments.dropFirst()))
     } catch let error as UsageError {
+      // The message may hold an argument as typed, so only it is made one line; the hint is ours.
       fail(error.description)
+      standardError(error.hint + "\n")
       return ExitCode.usage
     } catch let error as ConfigFileError {
       fail(error.description)

@@ -338,13 +338,25 @@ class SamplesDatabaseTests(unittest.TestCase, DatabaseEqualsFiles):
         self.assertIn("table_sqlite_master", names)
 
 
+def documented_queries() -> list[tuple[str, str]]:
+    """The queries the docs show with their output: README.md's "In SQL or Datasette" and the
+    reference's "Example queries" (in whichever file of Pipelines/ holds it)."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    sections = [readme.split("### In SQL or Datasette", 1)[1].split("\n### ", 1)[0]]
+    for doc in [REPO / "Pipelines/README.md", *sorted((REPO / "Pipelines/docs").glob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        if "#### Example queries" in text:
+            sections.append(text.split("#### Example queries", 1)[1].split("\n#", 1)[0])
+    pattern = r"```sql\n(.*?)```\n\n```text\n(.*?)```"
+    return [pair for section in sections for pair in re.findall(pattern, section, flags=re.S)]
+
+
 class ReadmeQueriesTests(unittest.TestCase):
-    """README.md's five queries ("In SQL or Datasette") give what it shows on the bundled sample."""
+    """The docs' SQL queries (README.md, "In SQL or Datasette"; Pipelines/, "Example queries")
+    give what they show on the bundled sample."""
 
     def test_the_readme_shows_what_the_queries_give(self):
-        readme = (REPO / "README.md").read_text(encoding="utf-8")
-        section = readme.split("### In SQL or Datasette", 1)[1].split("\n### ", 1)[0]
-        pairs = re.findall(r"```sql\n(.*?)```\n\n```text\n(.*?)```", section, flags=re.S)
+        pairs = documented_queries()
         self.assertEqual(len(pairs), 5)
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out"

@@ -48,6 +48,15 @@ import Testing
     let result = try CLI.run(arguments)
     #expect(result.status == status)
     #expect(result.stderr.contains(message), "\(result.stderr)")
+    // Our own line breaks are real ones: a usage hint is never shown as a literal `\n`.
+    #expect(!result.stderr.contains("\\n"), "\(result.stderr)")
+  }
+
+  @Test func aUsageErrorIsOneLineThenTheHint() throws {
+    let result = try CLI.run(["run", "--frob", "x"])
+    #expect(
+      result.stderr
+        == "healthetl: error: unknown option '--frob'\nRun 'healthetl run --help' for usage.\n")
   }
 
   @Test func notAnExportIsOneSentenceAndExit65() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A run's threads belong to one executor (README.md, "Speed and memory"): however many tables it
+/// A run's threads belong to one executor (Sources/README.md, "Who runs on which thread"): however many tables it
 /// writes, the process never has more than 8 threads, counted from outside in /proc.
 @Suite struct ThreadCountTests {
   /// The most tasks /proc/<pid>/task listed while `process` ran, sampled every millisecond.

@@ -75,7 +75,9 @@ import Testing
     // The extremes of a double (found by the fuzz harness): written with a 3-digit exponent,
     // read back exactly.
     let extremes = try #require(
-      Self.line(Point(measurement: "m", fields: [.init("a", .float(.leastNonzeroMagnitude)), .init("b", .float(1e308))], time: 1)))
+      Self.line(
+        Point(
+          measurement: "m", fields: [.init("a", .float(.leastNonzeroMagnitude)), .init("b", .float(1e308))], time: 1)))
     #expect(
       LineProtocolReader.parse(String(extremes.dropLast()))?.fields == [
         .init("a", .float(.leastNonzeroMagnitude)), .init("b", .float(1e308)),

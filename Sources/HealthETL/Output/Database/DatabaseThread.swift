@@ -52,7 +52,7 @@ private enum DatabaseWriting {
     let database = try SQLiteDatabase(path: path)
     // No journal and no syncs while staging: a run that fails throws the file away. A 4 MB cache
     // (and so at most 4 MB for sorting a table into its indexes): rows go in in key order, so a
-    // bigger one bought no speed, only memory (README, "Speed and memory").
+    // bigger one bought no speed, only memory (Sources/README.md, "Where the time goes").
     try database.execute(
       "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE; "
         + "PRAGMA cache_size = -4096; BEGIN")
