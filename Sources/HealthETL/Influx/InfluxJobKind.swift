@@ -5,7 +5,8 @@ public struct InfluxJobKind: JobKind {
   public var name: String { "influx" }
   public var tables: [TableSchema] { [InfluxMart.points] }
   public var keys: [String] { [] }
-  public var runReportSections: [String] { [InfluxMart.reportKey] }
+  /// None: opt-in, so `run.json` gains `influx` only in runs with an influx job.
+  public var runReportSections: [String] { [] }
 
   public func resolve(_ job: inout PipelineDefinition.Job, in pipeline: PipelineDefinition) throws(ConfigFileError)
     -> any JobWork
