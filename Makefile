@@ -15,6 +15,7 @@
 #                 [PENDING_TIMEOUT=minutes] [SNAKEMAKE="--any-snakemake-or-profile-option ..."]
 #   make fuzz     [FUZZ_SECONDS=60] [FUZZ_HARNESSES="xml …"]  libFuzzer + ASan on every reader of input
 #   make fuzz-smoke                                        replay the fuzz corpus and fuzz briefly (CI)
+#   make influxdb                                          Debian's influxd for the InfluxDB test, unpacked into .build
 
 EXPORT   ?= SampleData/export.zip
 OUT      ?= out
@@ -107,7 +108,7 @@ format:
 # .build/fuzz-corpus/, crashes in .build/fuzz-artifacts/. The smoke exits non-zero on any crash.
 FUZZ_SECONDS       ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
-FUZZ_HARNESSES     ?= xml run zip pipeline codes state gpx answer ecg
+FUZZ_HARNESSES     ?= xml run zip pipeline codes state gpx answer ecg lineprotocol
 
 fuzz-build: deps
 	SWIFT=$(SWIFT) bash Tests/Fuzz/fuzz.sh build
@@ -179,11 +180,28 @@ test-cohort: release cohort-venv e2e-venv slurm-packages
 	HEALTHETL_BIN=$(RELEASE_BIN) COHORT_PYTHON=$(COHORT_VENV)/bin/python \
 	  timeout -k 30 900 $(E2E_VENV)/bin/python -m unittest -v Tests/EndToEnd/test_cohort.py
 
+# Debian's InfluxDB 1.x for Tests/EndToEnd/test_influx.py: the package is unpacked into .build rather
+# than installed, since installing it starts a system service with the configuration in /etc; the
+# test runs its own influxd on loopback. An influxd already on the PATH is used as it is.
+INFLUXDB_DIR := .build/influxdb
+.PHONY: influxdb test-influx
+influxdb:
+	@command -v influxd >/dev/null 2>&1 || test -x $(INFLUXDB_DIR)/usr/bin/influxd || { \
+	  echo "Unpacking Debian's influxdb into $(INFLUXDB_DIR)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  apt-cache show influxdb >/dev/null 2>&1 || $$SUDO apt-get update -qq; \
+	  rm -rf $(INFLUXDB_DIR).download && mkdir -p $(INFLUXDB_DIR).download && \
+	  (cd $(INFLUXDB_DIR).download && apt-get download -qq influxdb) && \
+	  dpkg-deb -x $(INFLUXDB_DIR).download/influxdb_*.deb $(INFLUXDB_DIR) && rm -rf $(INFLUXDB_DIR).download; }
+
+test-influx: release e2e-venv influxdb
+	HEALTHETL_BIN=$(RELEASE_BIN) timeout -k 30 300 $(E2E_VENV)/bin/python -m unittest -v Tests/EndToEnd/test_influx.py
+
 # --- end-to-end tests (Python, stdlib unittest) ---------------------------------------------
 # Run by .build/venv's python: the standard library plus Tests/EndToEnd/requirements.txt. The
 # cohort test also needs the release binary, the workflow's venv and, for its Slurm part, Slurm.
 .PHONY: test-e2e
-test-e2e: release e2e-venv cohort-venv slurm-packages report-page-deps workbook-deps
+test-e2e: release e2e-venv cohort-venv slurm-packages report-page-deps workbook-deps influxdb
 	HEALTHETL_BIN=$(RELEASE_BIN) COHORT_PYTHON=$(COHORT_VENV)/bin/python \
 	  timeout -k 30 1800 $(E2E_VENV)/bin/python -m unittest discover -s Tests/EndToEnd -v
 

@@ -12,7 +12,11 @@ public enum HealthETLCommand {
     ("validate", "Check an export and report every problem, writing nothing.", ValidateCommand.main),
     ("sample", "Write a realistic synthetic export.", SampleCommand.main),
     ("nightly", "Process new exports from an inbox; emit only new workouts.", NightlyCommand.main),
-    ("deliver", "POST the workout records an output folder has not delivered yet to a server.", DeliverCommand.main),
+    (
+      "deliver",
+      "POST the workout records an output folder has not delivered yet to a server; write its line protocol to InfluxDB.",
+      DeliverCommand.main
+    ),
     ("pipelines", "List, explain or check pipeline files.", PipelinesCommand.main),
   ]
 

@@ -10,7 +10,7 @@ set -uo pipefail
 SWIFT=${SWIFT:-swift}
 BUILD=.build/fuzz
 BIN=$BUILD/debug
-ALL="xml run zip pipeline codes state gpx answer ecg"
+ALL="xml run zip pipeline codes state gpx answer ecg lineprotocol"
 KNOWN=Tests/Fuzz/known-crashes.txt
 # Foundation leaks a buffer when it reads an empty file (FileManager.contents(atPath:)); the
 # harnesses also set this themselves when run by hand.
@@ -22,6 +22,7 @@ binary() {
     xml) echo FuzzXML ;; run) echo FuzzRun ;; zip) echo FuzzZip ;;
     pipeline) echo FuzzPipeline ;; codes) echo FuzzCodes ;; state) echo FuzzState ;;
     gpx) echo FuzzGPX ;; answer) echo FuzzAnswer ;; ecg) echo FuzzECG ;;
+    lineprotocol) echo FuzzLineProtocol ;;
     *) echo "unknown harness '$1' (known: $ALL)" >&2; exit 2 ;;
   esac
 }
@@ -33,6 +34,7 @@ flags() {
     zip) echo "-dict=Tests/Fuzz/Dictionaries/zip.dict -max_len=8192 -timeout=20" ;;
     gpx) echo "-dict=Tests/Fuzz/Dictionaries/gpx.dict -max_len=8192 -timeout=10" ;;
     ecg) echo "-dict=Tests/Fuzz/Dictionaries/ecg.dict -max_len=8192 -timeout=10" ;;
+    lineprotocol) echo "-dict=Tests/Fuzz/Dictionaries/lineprotocol.dict -max_len=8192 -timeout=10" ;;
     *) echo "-dict=Tests/Fuzz/Dictionaries/json.dict -max_len=4096 -timeout=10" ;;
   esac
 }

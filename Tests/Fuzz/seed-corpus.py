@@ -378,6 +378,36 @@ def answer_seeds():
     }
 
 
+def lineprotocol_seeds():
+    """Points for the `lineprotocol` harness: flags (bits 0-1: tags; bit 7: an 8-byte time), field
+    kinds (2 bits each: float, integer, string, none), the time, then names and values separated
+    by 0xFF."""
+    import struct
+
+    def point(parts, tags=0, kinds=0, time=1710748800, wide=False):
+        head = bytes([tags | (0x80 if wide else 0), kinds])
+        head += struct.pack("<q", time) if wide else struct.pack("<i", time)
+        return head + b"\xff".join(p.encode("utf-8") if isinstance(p, str) else p for p in parts)
+
+    return {
+        "sample-step-count": point(["StepCount", "device", "Alex\u2019s iPhone", "unit", "count", "value", "822"], tags=2),
+        "sample-category": point(["SleepAnalysis", "device", "Watch", "value", "AsleepCore"], tags=1, kinds=0b10),
+        "sample-workout": point(["healthetl_workouts", "activity_type", "Running", "duration_s", "1834.5",
+                                 "elapsed_s", "1900", "workout_id", "a-b", "hr_avg", "nan"],
+                                tags=1, kinds=0b00_10_01_00),
+        "edge-escapes": point(["#m a,b\\", "k=1, \\", "v\n\"x\"\\", "f=,", 'say "hi"\\\n', "g", "-0"],
+                              tags=1, kinds=0b00_10),
+        "edge-underscore-unicode": point(["_m\u0301", "\u00e9\u0301", "\u65e5\u672c", "e\u0301", "x" * 300],
+                                         tags=1, kinds=0b10),
+        "edge-float-bits": point(["m", "a", struct.pack("<d", 5e-324), "b", struct.pack("<d", float("inf")),
+                                  "c", struct.pack("<d", 1e308)], kinds=0),
+        "edge-time-range": point(["m", "v", "1"], time=-9223372036, wide=True),
+        "edge-time-beyond": point(["m", "v", "1"], time=9223372037, wide=True),
+        "edge-duplicates": point(["m", "k", "1", "k", "2", "f", "1", "f", "2"], tags=2, kinds=0b01_01),
+        "edge-empty": point(["", "", "x", "", "1"], tags=1, kinds=0b01),
+    }
+
+
 def main():
     xml = xml_seeds()
     for name, data in xml.items():
@@ -438,6 +468,8 @@ def main():
     write("state", "empty-object.json", "{}")
     for name, data in answer_seeds().items():
         write("answer", name, data)
+    for name, data in lineprotocol_seeds().items():
+        write("lineprotocol", name, data)
 
     write("state", "wrong-types.json", '{"emitted": [1, null], "pending": [{"a": 1}], "processed": [{"sha256": "x", "name": "y", "bytes": 1e300}]}')
 

@@ -77,6 +77,7 @@ LAYER_ORDER: tuple[str, ...] = (
     "Mindful",
     "Daily",
     "Report",
+    "Influx",
     "Plan",
     "Delivery",
     "Run",

@@ -3,9 +3,10 @@ import Foundation
 /// Why a delivery cannot start: a URL, token, CA file or option that cannot be used. Each is
 /// found before anything is read or sent.
 public enum DeliveryError: Error, CustomStringConvertible, Sendable {
-  case badURL(String, reason: String)
+  /// The URL of `option` (`--url`, `--influx`) cannot be used.
+  case badURL(String, reason: String, option: String = "--url")
   /// `http://` to a host that is not this machine, without `--allow-insecure-http`.
-  case insecureHTTP(host: String)
+  case insecureHTTP(host: String, option: String = "--url")
   case unreadable(path: String, what: String, reason: String)
   case badToken(source: String, reason: String)
   case badOption(String)
@@ -15,10 +16,10 @@ public enum DeliveryError: Error, CustomStringConvertible, Sendable {
   public var description: String {
     switch self {
     case .config(let error): return error.description
-    case .badURL(let url, let reason): return "--url \(url): \(reason)"
-    case .insecureHTTP(let host):
+    case .badURL(let url, let reason, let option): return "\(option) \(url): \(reason)"
+    case .insecureHTTP(let host, let option):
       return
-        "--url: plain http:// to \(host) would send the records and the token unencrypted; use https://, or pass --allow-insecure-http if the network is trusted"
+        "\(option): plain http:// to \(host) would send the \(option == "--url" ? "records" : "points") and the token unencrypted; use https://, or pass --allow-insecure-http if the network is trusted"
     case .unreadable(let path, let what, let reason): return "\(what) \(path) cannot be read: \(reason)"
     case .badToken(let source, let reason): return "the token in \(source) \(reason)"
     case .badOption(let message): return message
@@ -40,13 +41,14 @@ public struct BearerToken: Sendable, CustomStringConvertible {
   /// The variable read when no `--token-file` is given.
   public static let environmentVariable = "HEALTHETL_TOKEN"
 
-  /// The token of `file`: its text without the white space around it.
-  public static func read(file: String) throws(DeliveryError) -> BearerToken {
+  /// The token of `file`: its text without the white space around it. `option` names the file
+  /// in messages (`--token-file`, `--influx-token-file`).
+  public static func read(file: String, option: String = "--token-file") throws(DeliveryError) -> BearerToken {
     let bytes: [UInt8]
     do { bytes = try ConfigFile.read(file, limit: 64 << 10) } catch {
-      throw .unreadable(path: file, what: "--token-file", reason: error.message)
+      throw .unreadable(path: file, what: option, reason: error.message)
     }
-    return try BearerToken(String(decoding: bytes, as: UTF8.self), source: "--token-file \(file)")
+    return try BearerToken(String(decoding: bytes, as: UTF8.self), source: "\(option) \(file)")
   }
 
   /// The token of `variable`, or nil when it is unset or empty. A variable the configuration
@@ -122,20 +124,26 @@ public struct DeliverySettings: Sendable {
   public var progress: (@Sendable (String) -> Void)?
 
   /// Checks `url`: `https://`, or `http://` to this machine (or anywhere with `allowInsecureHTTP`).
-  public init(url: String, allowInsecureHTTP: Bool = false) throws(DeliveryError) {
+  /// `option` names it in messages.
+  public init(url: String, allowInsecureHTTP: Bool = false, option: String = "--url") throws(DeliveryError) {
     guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
-      throw .badURL(url, reason: "is not a URL")
+      throw .badURL(url, reason: "is not a URL", option: option)
     }
     guard scheme == "https" || scheme == "http" else {
-      throw .badURL(url, reason: "must start with https:// (or http:// to this machine)")
+      throw .badURL(url, reason: "must start with https:// (or http:// to this machine)", option: option)
     }
-    guard let host = components.host, !host.isEmpty else { throw .badURL(url, reason: "has no host") }
+    guard let host = components.host, !host.isEmpty else { throw .badURL(url, reason: "has no host", option: option) }
     guard components.user == nil, components.password == nil else {
       throw .badURL(
-        "(hidden)", reason: "carries a user name or password, which would end up in logs; put a token in --token-file")
+        "(hidden)",
+        reason:
+          "carries a user name or password, which would end up in logs; put a token in \(option == "--url" ? "--token-file" : "\(option)-token-file")",
+        option: option)
     }
-    guard components.fragment == nil else { throw .badURL(url, reason: "has a #fragment, which is never sent") }
-    if scheme == "http", !allowInsecureHTTP, !Self.isLoopback(host) { throw .insecureHTTP(host: host) }
+    guard components.fragment == nil else {
+      throw .badURL(url, reason: "has a #fragment, which is never sent", option: option)
+    }
+    if scheme == "http", !allowInsecureHTTP, !Self.isLoopback(host) { throw .insecureHTTP(host: host, option: option) }
     self.url = url
     proxyAllowed = scheme == "https" && !Self.isLoopback(host)
     var display = scheme + "://" + (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host)
@@ -198,13 +206,18 @@ public struct DeliveryConfig: Sendable, Equatable {
   public var backoff: Double?
   public var maxTime: Double?
   public var allowInsecureHTTP: Bool?
+  /// Where `--influx` pushes the line protocol, and how (Pipelines/influx/README.md, "Pushing").
+  public var influx: String?
+  public var influxTokenFile: String?
+  public var influxTokenEnvironment: String?
+  public var influxBatch: Int?
 
   public init() {}
 
   /// The keys of the file, in the order the documentation lists them.
   public static let keys = [
     "url", "tokenFile", "tokenEnvironment", "caFile", "batch", "timeout", "attempts", "backoff", "maxTime",
-    "allowInsecureHTTP",
+    "allowInsecureHTTP", "influx", "influxTokenFile", "influxTokenEnvironment", "influxBatch",
   ]
 
   public static func read(_ path: String) throws(DeliveryError) -> DeliveryConfig {
@@ -222,7 +235,7 @@ public struct DeliveryConfig: Sendable, Equatable {
   static func parse(_ bytes: [UInt8], file: String) throws(ConfigFileError) -> DeliveryConfig {
     let root = try ConfigFile.parse(bytes, file: file)
     // Named before the unknown-key check, so the message says why rather than "unknown key".
-    for secret in ["token", "bearerToken", "authorization", "password"] {
+    for secret in ["token", "bearerToken", "authorization", "password", "influxToken"] {
       if let node = try root.peek(secret) {
         throw node.error(
           "a token is never kept in this file (it would travel with every copy of it); put it in a file named by tokenFile, or in $\(BearerToken.environmentVariable)"
@@ -243,18 +256,18 @@ public struct DeliveryConfig: Sendable, Equatable {
         _ = try DeliverySettings(url: url, allowInsecureHTTP: config.allowInsecureHTTP ?? false)
       } catch {
         switch error {
-        case .insecureHTTP(let host):
+        case .insecureHTTP(let host, _):
           throw node.error(
             "plain http:// to \(host) would send the records and the token unencrypted; use https://, or set \"allowInsecureHTTP\": true if the network is trusted"
           )
-        case .badURL(_, let reason): throw node.error(reason)
+        case .badURL(_, let reason, _): throw node.error(reason)
         default: throw node.error(error.description)
         }
       }
       config.url = url
     }
     if let node = object["tokenFile"] { config.tokenFile = try path(node) }
-    if let node = object["tokenEnvironment"] {
+    func variable(_ node: ConfigNode) throws(ConfigFileError) -> String {
       let name = try node.nonEmptyString()
       guard let first = name.utf8.first, !(0x30...0x39).contains(first),
         name.utf8.allSatisfy({
@@ -264,11 +277,34 @@ public struct DeliveryConfig: Sendable, Equatable {
         throw node.error(
           "must be the name of an environment variable (letters, digits, _), not \(ConfigNode.excerpt(name))")
       }
-      config.tokenEnvironment = name
+      return name
     }
+    if let node = object["tokenEnvironment"] { config.tokenEnvironment = try variable(node) }
     guard config.tokenFile == nil || config.tokenEnvironment == nil else {
       throw try object.required("tokenEnvironment").error("and tokenFile name two tokens; keep one")
     }
+    if let node = object["influx"] {
+      let url = try node.nonEmptyString()
+      do {
+        _ = try InfluxSettings(url: url, allowInsecureHTTP: config.allowInsecureHTTP ?? false)
+      } catch {
+        switch error {
+        case .insecureHTTP(let host, _):
+          throw node.error(
+            "plain http:// to \(host) would send the points and the token unencrypted; use https://, or set \"allowInsecureHTTP\": true if the network is trusted"
+          )
+        case .badURL(_, let reason, _): throw node.error(reason)
+        default: throw node.error(error.description)
+        }
+      }
+      config.influx = url
+    }
+    if let node = object["influxTokenFile"] { config.influxTokenFile = try path(node) }
+    if let node = object["influxTokenEnvironment"] { config.influxTokenEnvironment = try variable(node) }
+    guard config.influxTokenFile == nil || config.influxTokenEnvironment == nil else {
+      throw try object.required("influxTokenEnvironment").error("and influxTokenFile name two tokens; keep one")
+    }
+    config.influxBatch = try object["influxBatch"]?.integer(in: InfluxSettings.batchRange)
     if let node = object["caFile"] { config.caFile = try path(node) }
     config.batch = try object["batch"]?.integer(in: DeliverySettings.batchRange)
     config.timeout = try object["timeout"]?.number(in: DeliverySettings.timeoutRange)

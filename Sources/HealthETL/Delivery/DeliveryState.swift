@@ -21,8 +21,9 @@ import HealthModel
 public struct DeliveryState: Sendable, Equatable {
   /// Version 3 added `batches` and `quarantinedBatches`, and is written only while either holds
   /// something; version 4 added `failing`, and is written only while it holds something; version
-  /// 5 added `attempt`, and is written only while it is set; versions 1 and 2 are still read.
-  public static let version = 5
+  /// 5 added `influx`, likewise; version 6 added `attempt`, and is written only while it is set;
+  /// versions 1 and 2 are still read.
+  public static let version = 6
 
   /// An inbox export the nightly batch has handled.
   public struct Export: Sendable, Equatable {
@@ -76,6 +77,21 @@ public struct DeliveryState: Sendable, Equatable {
     }
   }
 
+  /// What an InfluxDB has acknowledged of the folder's line protocol (`deliver --influx`,
+  /// Pipelines/influx/README.md, "Pushing"): per measurement, the latest time of a point it
+  /// acknowledged, not counting points dated after the delivery's own clock.
+  public struct InfluxMarks: Sendable, Equatable {
+    /// The write URL without its precision (`InfluxSettings.target`).
+    public var target: String
+    /// Measurement → Unix seconds.
+    public var marks: [String: Int64]
+
+    public init(target: String, marks: [String: Int64]) {
+      self.target = target
+      self.marks = marks
+    }
+  }
+
   /// A batch the server rejected (an HTTP 4xx that says the request itself is wrong): kept apart,
   /// not sent again until `healthetl deliver --retry-quarantined` puts its records back.
   public struct QuarantinedBatch: Sendable, Equatable {
@@ -114,6 +130,8 @@ public struct DeliveryState: Sendable, Equatable {
   public var batches: [Batch] = []
   /// Batches a server rejected, oldest first.
   public var quarantinedBatches: [QuarantinedBatch] = []
+  /// Per InfluxDB target, what it has acknowledged.
+  public var influx: [InfluxMarks] = []
   /// Ids of every record emitted in a final delta.
   var emitted = EmittedRecords()
 
@@ -123,7 +141,7 @@ public struct DeliveryState: Sendable, Equatable {
     a.sequence == b.sequence && a.processed == b.processed && a.quarantined == b.quarantined
       && a.failing == b.failing && a.attempt == b.attempt && a.pending == b.pending && a.outbox == b.outbox
       && a.batches == b.batches
-      && a.quarantinedBatches == b.quarantinedBatches && a.emitted.ids == b.emitted.ids
+      && a.quarantinedBatches == b.quarantinedBatches && a.influx == b.influx && a.emitted.ids == b.emitted.ids
   }
 
   /// How many records the folder has emitted in final deltas.
@@ -168,7 +186,7 @@ public struct DeliveryState: Sendable, Equatable {
       let object = try root.object(
         allowed: [
           "version", "sequence", "processed", "quarantined", "failing", "attempt", "pending", "outbox",
-          "batches", "quarantinedBatches", "emitted",
+          "batches", "quarantinedBatches", "emitted", "influx",
         ],
         required: ["version"])
       let versionNode = try object.required("version")
@@ -177,7 +195,9 @@ public struct DeliveryState: Sendable, Equatable {
         throw versionNode.error(
           "is \(version); this healthetl reads state versions 1 to \(Self.version) (a newer healthetl wrote it?)")
       }
-      for (key, since) in [("batches", 3), ("quarantinedBatches", 3), ("failing", 4), ("attempt", 5)]
+      for (key, since) in [
+        ("batches", 3), ("quarantinedBatches", 3), ("failing", 4), ("influx", 5), ("attempt", 6),
+      ]
       where version < since {
         if let node = object[key] { throw node.error("is not part of a version \(version) state") }
       }
@@ -217,6 +237,15 @@ public struct DeliveryState: Sendable, Equatable {
             records: try records(entry.required("records")),
             status: try entry.required("status").integer(in: 100...599),
             body: try entry.required("body").string(), at: try entry.required("at").string()))
+      }
+      for node in try object["influx"]?.array() ?? [] {
+        let entry = try node.object(allowed: ["target", "marks"], required: ["target", "marks"])
+        var marks: [String: Int64] = [:]
+        for (measurement, seconds) in try entry.required("marks").entries() {
+          marks[measurement] = Int64(
+            try seconds.integer(in: Int(LineProtocol.timeRange.lowerBound)...Int(LineProtocol.timeRange.upperBound)))
+        }
+        state.influx.append(InfluxMarks(target: try entry.required("target").nonEmptyString(), marks: marks))
       }
       // Version 1 kept the emitted ids in the file itself.
       if let emitted = object["emitted"] {
@@ -295,7 +324,7 @@ public struct DeliveryState: Sendable, Equatable {
     // refuses instead of dropping the queue; with failing exports version 4, with an attempt
     // under way version 5, likewise.
     let delivering = !batches.isEmpty || !quarantinedBatches.isEmpty
-    let version = attempt != nil ? 5 : !failing.isEmpty ? 4 : delivering ? 3 : 2
+    let version = attempt != nil ? 6 : !influx.isEmpty ? 5 : !failing.isEmpty ? 4 : delivering ? 3 : 2
     line("{\n  \"version\": \(version),\n  \"sequence\": \(sequence),\n")
     list("processed", processed.map { export($0) + "}" })
     list(
@@ -307,6 +336,15 @@ public struct DeliveryState: Sendable, Equatable {
         failing.map {
           export($0.export)
             + ", \"exitCode\": \($0.exitCode), \"reason\": \(quoted($0.reason)), \"nights\": \($0.nights)}"
+        })
+    }
+    if !influx.isEmpty {
+      list(
+        "influx",
+        influx.map { entry in
+          let marks = entry.marks.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+          return "{\"target\": \(quoted(entry.target)), \"marks\": {"
+            + marks.map { "\(quoted($0.key)): \($0.value)" }.joined(separator: ", ") + "}}"
         })
     }
     if let attempt { line("  \"attempt\": \(export(attempt))},\n") }

@@ -22,7 +22,8 @@ import Foundation
 /// - `makeProvider(of:build:)`: a mart that writes no file and computes a product of the kind's
 ///   subject, for a run that reads the product without having a job of the kind (daily without a
 ///   sleep job);
-/// - `runReportSections`: the keys of `run.json` its marts fill (null when the run has none).
+/// - `runReportSections`: the keys of `run.json` its marts fill (null when the run has none); an
+///   opt-in kind lists none, so a run without its job keeps the `run.json` it had.
 ///
 /// A `JobWork` then answers for its job: the words `pipelines explain` prints, the columns of
 /// each table, whether and how a table becomes a sheet of `health.xlsx`, and its mart.

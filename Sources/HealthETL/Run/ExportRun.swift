@@ -323,7 +323,8 @@ public enum ExportRun {
   /// state takes this run's workout records into the next delta. `tablesWritten` is called once
   /// every mart that writes tables has finished: before those that write a page from their
   /// results (the report). `sections` are the `run.json` keys the registered kinds' marts may
-  /// contribute; each is null unless a mart of the run fills it (the first that does).
+  /// contribute; each is null unless a mart of the run fills it (the first that does). A key no
+  /// kind lists (an opt-in kind's) is there only when a mart fills it.
   static func load(
     _ marts: RunMarts, context: MartContext, parseSeconds: Double, delivery: inout DeliveryState,
     nightlyEntry: DeliveryState.Export?, sections: [String] = [], into report: inout RunReport,
@@ -351,7 +352,9 @@ public enum ExportRun {
     }
     for key in sections where report.sections[key] == nil { report.sections[key] = NSNull() }
     for mart in marts.marts {
-      guard let section = mart.runReportSection, report.sections[section.key] is NSNull else { continue }
+      guard let section = mart.runReportSection,
+        report.sections[section.key] == nil || report.sections[section.key] is NSNull
+      else { continue }
       report.sections[section.key] = section.value
       if let line = section.summaryLine { report.summaryLines.append(line) }
     }

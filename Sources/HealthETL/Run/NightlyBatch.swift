@@ -30,6 +30,8 @@ public enum NightlyBatch {
     public var quiet = false
     /// Where to deliver the workout records at the end of the night (`--deliver URL`).
     public var delivery: DeliverySettings?
+    /// Where to push the line protocol at the end of the night (`--influx URL`).
+    public var influx: InfluxSettings?
     /// The threads of the night's runs.
     public var executor: RunExecutor
     /// How many bytes each export's outputs may take for its size (`--output-budget`).
@@ -58,17 +60,26 @@ public enum NightlyBatch {
     public var newWorkoutRecords = 0
     /// What the delivery after the night did (`--deliver`).
     public var delivery: WorkoutDelivery.Result?
+    /// What the push of the line protocol after the night did (`--influx`).
+    public var influxDelivery: InfluxDelivery.Result?
 
-    /// A quarantined export (65) and what the delivery says, whichever needs the operator more:
-    /// a refused client (64), then anything quarantined (65), then records left queued (75).
+    /// A quarantined export (65) and what the deliveries say, whichever needs the operator more:
+    /// a refused client (64), then anything quarantined or rejected (65), then what is left for
+    /// the next night (75).
     public var exitCode: ExitCode {
-      let codes: [ExitCode] = [quarantined.isEmpty ? .success : .dataError, delivery?.exitCode ?? .success]
+      let codes: [ExitCode] = [
+        quarantined.isEmpty ? .success : .dataError, delivery?.exitCode ?? .success,
+        influxDelivery?.exitCode ?? .success,
+      ]
       return [ExitCode.usage, .dataError, .temporaryFailure].first(where: codes.contains) ?? .success
     }
   }
 
   public static func run(_ options: Options) throws(ETLError) -> Result {
-    do { try options.delivery?.validate() } catch { throw .delivery(error) }
+    do {
+      try options.delivery?.validate()
+      try options.influx?.validate()
+    } catch { throw .delivery(error) }
     let lock: OutputLock
     // The inbox may sit inside the output folder (its exports are read before the swap), so
     // only the folder itself is checked here.
@@ -147,6 +158,9 @@ public enum NightlyBatch {
         delivery.dryRun
         ? try WorkoutDelivery.dryRun(options.output, delivery)
         : try WorkoutDelivery.deliver(options.output, delivery)
+    }
+    if let influx = options.influx {
+      result.influxDelivery = try InfluxDelivery.deliver(options.output, influx)
     }
     return result
   }
@@ -322,7 +336,8 @@ public enum NightlyBatch {
     ]
     // A delivery section (from a delivery run into this folder) quotes what servers answered.
     _ = try JSONOutput.write(
-      report, to: transaction, path: ToolFiles.runReport, ownerOnly: report["delivery"] != nil)
+      report, to: transaction, path: ToolFiles.runReport,
+      ownerOnly: report["delivery"] != nil || report[InfluxDelivery.reportKey] != nil)
   }
 
   struct Candidate {

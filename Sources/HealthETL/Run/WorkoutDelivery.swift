@@ -216,8 +216,10 @@ public enum WorkoutDelivery {
     case retry(String, after: Double?)
   }
 
-  static func verdict(_ outcome: Swift.Result<HTTPClient.Response, HTTPClient.Failure>, token: BearerToken?) -> Verdict
-  {
+  /// - Parameter option: the option that gave the URL, for messages (`--url`, `--influx`).
+  static func verdict(
+    _ outcome: Swift.Result<HTTPClient.Response, HTTPClient.Failure>, token: BearerToken?, option: String = "--url"
+  ) -> Verdict {
     let response: HTTPClient.Response
     // libcurl's messages pass through the excerpt too: a TLS error quotes the certificate's
     // names, which the server chose.
@@ -239,11 +241,11 @@ public enum WorkoutDelivery {
     case 408, 429, 500...599:
       return .retry("HTTP \(status)", after: retryAfter(response.headers["retry-after"], now: Date()))
     case 300...399:
-      return .refused("HTTP \(status), a redirect, which deliver does not follow: give --url the final address")
+      return .refused("HTTP \(status), a redirect, which deliver does not follow: give \(option) the final address")
     case 401, 403, 407:
       return .refused(
         "HTTP \(status), the server refused the credentials (\(token.map(\.description) ?? "no token given"))\(said)")
-    case 404, 405: return .refused("HTTP \(status), no endpoint at --url takes this POST\(said)")
+    case 404, 405: return .refused("HTTP \(status), no endpoint at \(option) takes this POST\(said)")
     case 400...499: return .rejected(status, body)
     default: return .retry("HTTP \(status)", after: nil)
     }
@@ -307,9 +309,10 @@ public enum WorkoutDelivery {
   }
 
   /// One commit of the delivery: the state (when given), the new log lines, and the run
-  /// report's `delivery` section (when given). The outputs are carried over unchanged.
+  /// report's `reportKey` section (when given). The outputs are carried over unchanged.
   static func commit(
-    _ folder: OutputFolder, state: DeliveryState?, log: inout DeliveryLog, report: [String: Any]? = nil
+    _ folder: OutputFolder, state: DeliveryState?, log: inout DeliveryLog, report: [String: Any]? = nil,
+    reportKey: String = "delivery"
   ) throws(ETLError) {
     do {
       let transaction = try OutputTransaction(folder)
@@ -317,7 +320,7 @@ public enum WorkoutDelivery {
       try log.write(to: transaction)
       if let report {
         var runReport = try RunReport.readForAmending(transaction.committedPath(ToolFiles.runReport)) ?? [:]
-        runReport["delivery"] = report
+        runReport[reportKey] = report
         // It now holds what servers answered: readable by the folder's owner only.
         _ = try JSONOutput.write(runReport, to: transaction, path: ToolFiles.runReport, ownerOnly: true)
       }

@@ -16,7 +16,10 @@ public struct StatisticsJobKind: JobKind {
   }
 
   public func makeProvider(of product: ProductKey, build: MartBuild) -> (any Mart)? {
-    let provided = [ProductKey(DayStatistics.self), ProductKey(RecentDays.self), ProductKey(MergedStreams.self)]
+    let provided = [
+      ProductKey(DayStatistics.self), ProductKey(RecentDays.self), ProductKey(MergedStreams.self),
+      ProductKey(ClosedBuckets.self),
+    ]
     guard provided.contains(product) else { return nil }
     return try? mart([], build: build)
   }

@@ -22,7 +22,10 @@ public import HealthModel
 /// source priority only in `finish`.
 public final class StatisticsMart: Mart {
   public var provides: [ProductKey] {
-    [ProductKey(DayStatistics.self), ProductKey(RecentDays.self), ProductKey(MergedStreams.self)]
+    [
+      ProductKey(DayStatistics.self), ProductKey(RecentDays.self), ProductKey(MergedStreams.self),
+      ProductKey(ClosedBuckets.self),
+    ]
   }
 
   /// 256 Ki records (10 MiB) per sorted run.
@@ -44,6 +47,7 @@ public final class StatisticsMart: Mart {
   private var dayKeys: [DayStatistics.Key] = []
   private var dayQueries: [StatisticsQuery] = []
   private var tails: [(request: RecentDays.Request, job: Int, option: Int)] = []
+  private var readers: [(request: ClosedBuckets.Request, job: Int)] = []
   private var observers: [any StatisticsStreamObserver] = []
   /// Every sample of a streamed type goes into a job's file or a reader's product.
   public var sampleUse: SampleUse? { use }
@@ -69,8 +73,9 @@ public final class StatisticsMart: Mart {
   }
 
   /// Takes what readers ask for: the one-day values of some statistics (`DayStatistics`), the
-  /// last days of a statistic (`RecentDays`: computed by a job of the run when one does,
-  /// else by a query added without files), and observers of the merged streams.
+  /// last days of a statistic (`RecentDays`) and every closed bucket of one (`ClosedBuckets`),
+  /// each computed by a job of the run when one does, else by a query added without files, and
+  /// observers of the merged streams.
   public func prepare(requests: ProductRequests) {
     for request in requests.of(DayStatistics.self) {
       for key in request.keys where !dayKeys.contains(key) { dayKeys.append(key) }
@@ -93,9 +98,30 @@ public final class StatisticsMart: Mart {
         }()
       tails.append((request, job, jobs[job].options.firstIndex(of: request.option)!))
     }
+    for request in requests.of(ClosedBuckets.self) {
+      readers.append((request, job(for: request)))
+    }
     observers = requests.of(MergedStreams.self).map(\.observer)
     streamTypes = Self.streamTypes(of: jobs + dayQueries)
     for observer in observers { observer.willObserve(types: streamTypes) }
+  }
+
+  /// The job whose buckets `request` reads: one of the run's with its type, interval and options,
+  /// sources merged and the default anchor, else a query added without files. Built from the
+  /// reader's constants, so this cannot fail.
+  private func job(for request: ClosedBuckets.Request) -> Int {
+    let interval = BucketInterval(request.interval)!
+    if let existing = jobs.firstIndex(where: {
+      $0.type.shortName == request.type && $0.interval == interval && !$0.separateBySource
+        && $0.anchor == BucketAnchor.defaultAnchor(for: $0.interval) && request.options.allSatisfy($0.options.contains)
+    }) {
+      return existing
+    }
+    jobs.append(
+      try! StatisticsQuery(
+        name: "closed-\(request.type)-\(request.interval)", type: request.type, interval: interval,
+        options: request.options, destinations: []))
+    return jobs.count - 1
   }
 
   /// Spills a sample of a type some job asks for; allocation-free once the buffer exists.
@@ -137,6 +163,7 @@ public final class StatisticsMart: Mart {
     var dayNeeds = Set(dayKeys)
     for (jobIndex, job) in jobs.enumerated() {
       let jobTails = tails.indices.filter { tails[$0].job == jobIndex }
+      let jobReaders = readers.filter { $0.job == jobIndex }.map { ClosedBuckets.Tap($0.request, query: job) }
       var dayTap: DayStatistics.Tap?
       if Self.isDayShape(job) {
         let tap = DayStatistics.Tap(query: job, wanted: dayNeeds, into: days)
@@ -145,7 +172,8 @@ public final class StatisticsMart: Mart {
           dayTap = tap
         }
       }
-      guard !StatisticsTables.destinations(of: job).isEmpty || !jobTails.isEmpty || dayTap != nil else { continue }
+      guard !StatisticsTables.destinations(of: job).isEmpty || !jobTails.isEmpty || dayTap != nil || !jobReaders.isEmpty
+      else { continue }
       let output = try QueryOutput(job, context: context)
       outputs.append(output)
       var emit = output.write
@@ -165,6 +193,13 @@ public final class StatisticsMart: Mart {
               tap.into.add(start: bucket.start.seconds, offset: rules.offset(at: bucket.start), value: value)
             }
           }
+        }
+      }
+      if !jobReaders.isEmpty {
+        let written = emit
+        emit = { (bucket: borrowing StatisticsBucket) throws(OutputError) in
+          try written(bucket)
+          for reader in jobReaders { try reader.record(bucket) }
         }
       }
       streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweeps.count)
@@ -204,6 +239,7 @@ public final class StatisticsMart: Mart {
     context.products.publish(
       RecentDays(series: zip(tails, recent).map { (request: $0.request, days: $1.days) }), by: self)
     context.products.publish(MergedStreams(), by: self)
+    context.products.publish(ClosedBuckets(), by: self)
     return written
   }
 

@@ -143,3 +143,70 @@ public struct MergedStreams: MartProduct {
     public init(observer: any StatisticsStreamObserver) { self.observer = observer }
   }
 }
+
+/// A statistic's buckets handed to a reader as the sweep closes them, in time order, each once
+/// and none kept: for a reader that streams them on (the line protocol's heart rate per minute).
+/// Computed by a job of the run when one has the statistic (same type, interval and options,
+/// sources merged, default anchor), else by a query added without files. Reading the product
+/// means: the reader has been given every bucket.
+public struct ClosedBuckets: MartProduct {
+  public struct Request {
+    /// A type's short name, an interval (`1m`) and the options whose values the reader gets, in
+    /// this order.
+    public var type: String
+    public var interval: String
+    public var options: [StatisticsOption]
+    public let reader: any StatisticsBucketReader
+
+    public init(type: String, interval: String, options: [StatisticsOption], reader: any StatisticsBucketReader) {
+      self.type = type
+      self.interval = interval
+      self.options = options
+      self.reader = reader
+    }
+  }
+
+  /// Hands one query's buckets to a reader: the options it asked for, rounded as the query's own
+  /// file writes them.
+  final class Tap {
+    private let reader: any StatisticsBucketReader
+    /// Per option asked for: its index among the query's options.
+    private let positions: [Int]
+    private let precisions: [NumberPrecision?]
+    private var values: [Double?]
+
+    init(_ request: Request, query: StatisticsQuery) {
+      reader = request.reader
+      positions = request.options.map { query.options.firstIndex(of: $0)! }
+      precisions = request.options.map {
+        let column = StatisticsTables.column(for: $0, type: query.type)
+        return column.kind == .number ? column.precision : nil
+      }
+      values = [Double?](repeating: nil, count: request.options.count)
+    }
+
+    func record(_ bucket: borrowing StatisticsBucket) throws(OutputError) {
+      var any = false
+      for index in positions.indices {
+        let value: Double?
+        switch bucket.values[positions[index]] {
+        case .number(let number): value = number.flatMap { $0.isFinite ? precisions[index]?.rounded($0) ?? $0 : nil }
+        case .count(let count): value = Double(count)
+        case .instant(let instant): value = instant.map { Double($0.seconds) }
+        }
+        values[index] = value
+        any = any || value != nil
+      }
+      guard any else { return }
+      try reader.read(start: bucket.start, end: bucket.end, values: values)
+    }
+  }
+}
+
+/// Reads closed buckets of a statistic (`ClosedBuckets`).
+public protocol StatisticsBucketReader: AnyObject {
+  /// One bucket `[start, end)` with a value for at least one option: per option of the request,
+  /// in its order, the value as the statistic's file writes it (`count` and `duration` as
+  /// numbers, `mostRecentTime` as Unix seconds), nil where the bucket has none.
+  func read(start: Instant, end: Instant, values: [Double?]) throws(OutputError)
+}

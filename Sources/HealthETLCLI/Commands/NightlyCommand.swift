@@ -16,9 +16,14 @@ enum NightlyCommand {
       OptionSpec(
         name: "deliver", valueName: "URL",
         help: "At the end of the night, deliver the workout records to URL (see deliver)."),
+      OptionSpec(
+        name: "influx", valueName: "URL",
+        help:
+          "At the end of the night, write the points of influx.lp newer than what InfluxDB acknowledged (see deliver)."
+      ),
     ] + RunCommand.outputBudgetOptions + DeliverCommand.deliveryOptions
   static let usage =
-    "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto] [--output-budget RATIO] [--output-allowance MB] [--deliver URL] [delivery options of deliver]"
+    "healthetl nightly --inbox DIR --out DIR [--pipeline FILE]... [--tz ZONE|auto] [--output-budget RATIO] [--output-allowance MB] [--deliver URL] [--influx URL] [delivery options of deliver]"
 
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
@@ -36,13 +41,20 @@ enum NightlyCommand {
       inbox: inbox, outputDirectory: out, plan: plan, executor: RunExecutor.forThisMachine())
     options.zone = RunZone.Request(parsed.value("tz") ?? plan.timezone ?? "auto")
     options.outputBudget = try RunCommand.outputBudget(parsed, command: "nightly")
-    if parsed.value("deliver") != nil || parsed.value("delivery-config") != nil {
-      options.delivery = try DeliverCommand.settings(url: parsed.value("deliver"), parsed, command: "nightly")
+    if parsed.value("deliver") != nil || parsed.value("influx") != nil || parsed.value("delivery-config") != nil {
+      (options.delivery, options.influx) = try DeliverCommand.settings(
+        url: parsed.value("deliver"), influx: parsed.value("influx"), parsed, command: "nightly")
+      if options.influx != nil, !plan.jobs.contains(where: { $0.kind.name == "influx" }) {
+        throw UsageError(
+          message:
+            "--influx pushes influx.lp, which no pipeline of the night writes: add --pipeline influx (Pipelines/influx.json)",
+          command: "nightly")
+      }
     } else if let stray = DeliverCommand.deliveryOptions.first(where: {
       parsed.values[$0.name] != nil || parsed.flag($0.name)
     }) {
       throw UsageError(
-        message: "--\(stray.name) is a delivery option: it needs --deliver URL or --delivery-config FILE",
+        message: "--\(stray.name) is a delivery option: it needs --deliver URL, --influx URL or --delivery-config FILE",
         command: "nightly")
     }
     let result = try NightlyBatch.run(options)
@@ -62,6 +74,9 @@ enum NightlyCommand {
     }
     HealthETLCommand.standardError(lines.map(HealthETLCommand.oneLine).joined(separator: "\n") + "\n")
     if let delivery = result.delivery { DeliverCommand.printDryRun(delivery) }
+    if let influx = result.influxDelivery, let settings = options.influx {
+      DeliverCommand.printDryRun(influx, dryRun: settings.http.dryRun)
+    }
     // Something new was set aside: the operator has to look; the rest of the inbox was processed.
     return result.exitCode
   }

@@ -22,5 +22,6 @@ let package = Package(
     .executableTarget(name: "FuzzGPX", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzAnswer", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzECG", dependencies: ["FuzzSupport", readers]),
+    .executableTarget(name: "FuzzLineProtocol", dependencies: ["FuzzSupport", readers]),
   ]
 )

@@ -58,7 +58,7 @@ import Testing
     #expect(
       JobKinds.all.map(\.name) == [
         "samples", "sleep", "workouts", "statistics", "elements", "electrocardiograms", "clinical-records", "beats",
-        "mindful", "daily", "report",
+        "mindful", "daily", "report", "influx",
       ])
     #expect(Set(JobKinds.all.map(\.name)).count == JobKinds.all.count)
     #expect(TableDocumentation.all.map(\.id).first == "samples.samples")

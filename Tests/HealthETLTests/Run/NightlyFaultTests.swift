@@ -102,9 +102,9 @@ private func system(_ path: String, _ code: Int32, creating: Bool = false) -> Ou
     #expect(throws: ConfigFileError.self) { try DeliveryState.decode(Array(older.utf8), path: "state") }
   }
 
-  /// The export a night is running is kept (`attempt`), as version 5 while it is set, so that a
+  /// The export a night is running is kept (`attempt`), as version 6 while it is set, so that a
   /// night that finds it still set counts a run that died (issue 31.3).
-  @Test func anAttemptIsKeptInAVersionFiveState() throws {
+  @Test func anAttemptIsKeptInAVersionSixState() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("attempt-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
     var state = DeliveryState()
@@ -113,11 +113,11 @@ private func system(_ path: String, _ code: Int32, creating: Bool = false) -> Ou
     try state.write(to: transaction)
     try transaction.commit()
     let text = try String(contentsOf: folder.appendingPathComponent(ToolFiles.state), encoding: .utf8)
-    #expect(text.hasPrefix("{\n  \"version\": 5,\n"))
+    #expect(text.hasPrefix("{\n  \"version\": 6,\n"))
     #expect(
       text.contains(#""attempt": {"sha256": "\#(String(repeating: "cd", count: 32))", "name": "b.zip", "bytes": 7},"#))
     #expect(try DeliveryState.load(from: folder.path) == state)
-    let older = text.replacingOccurrences(of: "\"version\": 5", with: "\"version\": 4")
+    let older = text.replacingOccurrences(of: "\"version\": 6", with: "\"version\": 5")
     #expect(throws: ConfigFileError.self) { try DeliveryState.decode(Array(older.utf8), path: "state") }
     // Cleared, the state is what an earlier healthetl reads.
     state.attempt = nil
