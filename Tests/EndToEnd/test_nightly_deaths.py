@@ -146,7 +146,7 @@ class NightlyDeathTests(unittest.TestCase):
         state_path = self.out / ".healthetl-state.json"
         state = self.state()
         self.assertNotIn("attempt", state)
-        state["version"] = 5
+        state["version"] = 6
         state["attempt"] = dict(state["processed"][0])
         state_path.write_text(json.dumps(state), encoding="utf-8")
         result = self.night(good, kill=False)
