@@ -84,9 +84,7 @@ public final class ElectrocardiogramMart: Mart {
       case .samples: sampleWriters.append(try writer(ElectrocardiogramTables.samples))
       }
     }
-    let companions =
-      context.input.map(ExportInput.companions(of:))
-      ?? .unavailable(reason: "the run was not told where the export is")
+    let companions = context.exportCompanions
     var failure: OutputError?
     do {
       try ExportInput.forEachFileInSubfolders(of: companions, where: Self.isCandidate) { stream in

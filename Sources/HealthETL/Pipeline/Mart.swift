@@ -195,6 +195,13 @@ public struct MartContext {
 }
 
 extension MartContext {
+  /// Where the export's files beside its main XML are, the run's own output folder left out
+  /// (Pipelines/README.md, "What was not read").
+  public var exportCompanions: ExportInput.Companions {
+    input.map { ExportInput.companions(of: $0, outputFolder: transaction.outputDirectory) }
+      ?? .unavailable(reason: "the run was not told where the export is")
+  }
+
   /// A writer of `table` to `file` among the run's outputs, with the run's zone for its instants,
   /// the run's CSV settings and its table sinks: how every mart opens a table.
   /// - Parameter encodeOnThread: encode on a lane of the run's pool (long tables).
