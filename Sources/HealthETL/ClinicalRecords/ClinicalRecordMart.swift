@@ -91,6 +91,7 @@ public final class ClinicalRecordMart: Mart {
           resources[stream.relativePath] = resource
         }
       } catch {
+        if let machine = MartContext.machineFailure(error) { throw machine }
         listingProblem = error.description
       }
     }

@@ -96,6 +96,7 @@ public final class ElectrocardiogramMart: Mart {
         }
       }
     } catch {
+      if let machine = MartContext.machineFailure(error) { throw machine }
       addProblem(file: "electrocardiograms", error.description)
     }
     if let failure { throw failure }
