@@ -34,6 +34,13 @@ public enum HealthETLCommand {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// Runs the process's own command line (`ArgumentBytes`) and returns the exit status.
+  public static func mainWithProcessArguments() -> Int32 {
+    // Before any argument is opened: a closed standard stream's number is not to be taken by it.
+    ProcessSetup.keepStandardStreamNumbersTaken()
+    return main(ArgumentBytes.arguments())
+  }
+
   /// Runs the command line `arguments` (without the program name) and returns the exit status.
   public static func main(_ arguments: [String]) -> Int32 {
     ProcessSetup.prepare()

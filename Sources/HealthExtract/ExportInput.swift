@@ -608,7 +608,8 @@ extension ExportInput {
   /// Calls `body` with the path of every regular file of the export, relative to the main XML's
   /// folder (the main XML itself included), so that what no reader takes can be counted: a zip's
   /// members from its central directory, never inflated; a folder's files below it, links never
-  /// followed. `__MACOSX/` members and `._*` resource forks are not files of the export.
+  /// followed. What `isForeign` names (hidden entries, `__MACOSX`, the run's own output folder)
+  /// is not a file of the export.
   ///
   /// - Returns: false when not every file was listed (more than `filesListed`, folders deeper
   ///   than `deepestFolder`, or a zip whose list of members breaks off).
@@ -631,13 +632,12 @@ extension ExportInput {
         guard archive_entry_filetype(entry) == 0o100000 else { continue }
         let name =
           (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
-        let base = name.split(separator: "/").last ?? ""
-        guard !name.hasPrefix("__MACOSX/"), !base.hasPrefix("._") else { continue }
+        guard !isForeignMember(name) else { continue }
         listed += 1
         guard listed <= filesListed else { return false }
         body(name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : name)
       }
-    case .folder(let base):
+    case .folder(let base, let skipping):
       let root: Int32
       switch ExportFolderEntry.openRoot(base) {
       case .success(let opened): root = opened
@@ -657,7 +657,7 @@ extension ExportInput {
           stopped = refusal.stop(prefix.isEmpty ? base : prefix)
           return
         }
-        for name in names where !name.hasPrefix("._") && name != "__MACOSX" {
+        for name in names where !isForeign(name, at: prefix + name, skipping: skipping) {
           guard stopped == nil else { return }
           guard listed < filesListed else {
             whole = false
@@ -755,15 +755,18 @@ extension ExportInput {
   public enum Companions: Sendable, Equatable {
     /// Members of this zip whose names start with `prefix` (the main member's folder).
     case zip(path: String, prefix: String)
-    /// Files below this folder (the main XML file's folder).
-    case folder(String)
+    /// Files below this folder (the main XML file's folder). `skipping` holds paths relative to it
+    /// that the run writes itself (its output folder, when that lies inside): never the export's.
+    case folder(String, skipping: Set<String> = [])
     /// They cannot be read: standard input is consumed by the main parse, bytes in memory have
     /// no files beside them.
     case unavailable(reason: String)
   }
 
-  /// Where the files beside the main XML of `info` are.
-  public static func companions(of info: InputInfo) -> Companions {
+  /// Where the files beside the main XML of `info` are; `outputFolder`, the run's own output
+  /// folder, is skipped when it lies inside the export's folder (`--out` beside a bare
+  /// `export.xml`): its files are the run's, not the export's.
+  public static func companions(of info: InputInfo, outputFolder: String? = nil) -> Companions {
     switch info.form {
     case .zip:
       let member = info.memberName
@@ -771,8 +774,16 @@ extension ExportInput {
       return .zip(path: info.path, prefix: prefix)
     case .directory, .xml:
       let file = info.memberName
-      guard let slash = file.lastIndex(of: "/") else { return .folder(".") }
-      return .folder(slash == file.startIndex ? "/" : String(file[..<slash]))
+      let folder: String
+      if let slash = file.lastIndex(of: "/") {
+        folder = slash == file.startIndex ? "/" : String(file[..<slash])
+      } else {
+        folder = "."
+      }
+      guard let outputFolder, let inside = relativePath(of: outputFolder, inside: folder), !inside.isEmpty else {
+        return .folder(folder)
+      }
+      return .folder(folder, skipping: [inside])
     case .standardInput:
       return .unavailable(reason: "an export read from standard input cannot be read a second time")
     case .memory:
@@ -780,10 +791,44 @@ extension ExportInput {
     }
   }
 
+  /// The path of `path` relative to `folder` when it lies inside it ("" when it is the folder), both
+  /// with links resolved; a path that does not exist yet is resolved through its parent.
+  static func relativePath(of path: String, inside folder: String) -> String? {
+    func resolved(_ path: String) -> String? {
+      if let real = realpath(path, nil) {
+        defer { free(real) }
+        return String(cString: real)
+      }
+      let url = URL(fileURLWithPath: path)
+      guard let parent = realpath(url.deletingLastPathComponent().path, nil) else { return nil }
+      defer { free(parent) }
+      return String(cString: parent) + "/" + url.lastPathComponent
+    }
+    guard let path = resolved(path), let folder = resolved(folder) else { return nil }
+    if path == folder { return "" }
+    let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+    return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : nil
+  }
+
+  /// Whether the entry `name` of a folder is none of the export's files: a hidden entry (a name
+  /// starting with `.`: the Finder's `.DS_Store` and `._*` resource forks, and what HealthETL
+  /// itself leaves beside an output folder — its staging folders, leftovers of killed runs, its
+  /// lock), `__MACOSX`, or the run's own output folder (`skipping`, by path from the export's
+  /// folder).
+  static func isForeign(_ name: String, at relativePath: String, skipping: Set<String>) -> Bool {
+    name.hasPrefix(".") || name == "__MACOSX" || skipping.contains(relativePath)
+  }
+
+  /// Whether the zip member at `path` is none of the export's files: below `__MACOSX/`, or with a
+  /// hidden name anywhere along its path (as `isForeign` for a folder).
+  static func isForeignMember(_ path: String) -> Bool {
+    path.hasPrefix("__MACOSX/") || path.split(separator: "/").contains { $0.hasPrefix(".") }
+  }
+
   /// Streams every regular file of `folder` (relative to the main XML's folder, such as
   /// `workout-routes`) in one pass: zip members in archive order, read sequentially and never
-  /// unpacked; files of a folder in name order. `__MACOSX/` members and `._*` resource forks are
-  /// not files of the export and are skipped. `body` gets each file's relative path and stream.
+  /// unpacked; files of a folder in name order. What `isForeign` names (hidden entries,
+  /// `__MACOSX`, the run's own output folder) is not a file of the export and is skipped. `body` gets each file's relative path and stream.
   /// In a folder, a symbolic link, a FIFO, a socket or a device is never opened
   /// (`ExportFolderEntry`): it is handed to `body` as a stream whose first read says why.
   ///
@@ -797,7 +842,7 @@ extension ExportInput {
     switch companions {
     case .unavailable:
       return
-    case .folder(let base):
+    case .folder(let base, let skipping):
       let root: Int32
       switch ExportFolderEntry.openRoot(base) {
       case .success(let opened): root = opened
@@ -811,6 +856,7 @@ extension ExportInput {
       var walked = ""
       for component in folder.split(separator: "/").map(String.init) {
         walked += (walked.isEmpty ? "" : "/") + component
+        if isForeign(component, at: walked, skipping: skipping) { return }
         switch ExportFolderEntry.openFolder(component, in: directory) {
         case .success(let next):
           if directory != root { Glibc.close(directory) }
@@ -822,7 +868,7 @@ extension ExportInput {
           return
         }
       }
-      try forEachFile(in: directory, relativeFolder: folder, where: { _ in true }, body)
+      try forEachFile(in: directory, relativeFolder: folder, skipping: skipping, where: { _ in true }, body)
     case .zip(let path, let prefix):
       // Direct members only, as in a folder.
       try forEachMember(
@@ -845,7 +891,7 @@ extension ExportInput {
     switch companions {
     case .unavailable:
       return
-    case .folder(let base):
+    case .folder(let base, let skipping):
       let root: Int32
       switch ExportFolderEntry.openRoot(base) {
       case .success(let opened): root = opened
@@ -859,7 +905,7 @@ extension ExportInput {
       case .success(let listed): names = listed
       case .failure(let refusal): throw refusal.stop(base) ?? .unreadable(path: base, reason: "\(refusal)")
       }
-      for name in names where !name.hasPrefix("._") && name != "__MACOSX" {
+      for name in names where !isForeign(name, at: name, skipping: skipping) {
         let directory: Int32
         switch ExportFolderEntry.openFolder(name, in: root) {
         case .success(let opened): directory = opened
@@ -868,7 +914,7 @@ extension ExportInput {
           continue
         }
         defer { Glibc.close(directory) }
-        try forEachFile(in: directory, relativeFolder: name, where: include, body)
+        try forEachFile(in: directory, relativeFolder: name, skipping: skipping, where: include, body)
       }
     case .zip(let path, let prefix):
       try forEachMember(
@@ -884,7 +930,8 @@ extension ExportInput {
   /// folder) that `include` accepts, in name order. Running out of descriptors stops it: a file
   /// passed over for that would be missing from the outputs without a word.
   private static func forEachFile(
-    in directory: Int32, relativeFolder: String, where include: (String) -> Bool, _ body: (ExportFileStream) -> Void
+    in directory: Int32, relativeFolder: String, skipping: Set<String>, where include: (String) -> Bool,
+    _ body: (ExportFileStream) -> Void
   ) throws(ExtractError) {
     let names: [String]
     switch ExportFolderEntry.names(in: directory) {
@@ -892,9 +939,9 @@ extension ExportInput {
     case .failure(let refusal):
       throw refusal.stop(relativeFolder) ?? .unreadable(path: relativeFolder, reason: "\(refusal)")
     }
-    for name in names where !name.hasPrefix("._") {
+    for name in names {
       let relative = relativeFolder + "/" + name
-      guard include(relative) else { continue }
+      guard !isForeign(name, at: relative, skipping: skipping), include(relative) else { continue }
       switch ExportFolderEntry.openFile(name, in: directory) {
       case .success(let fd):
         body(ExportFileStream(relativePath: relative, fileDescriptor: fd))
@@ -934,12 +981,12 @@ extension ExportInput {
       }
       let name =
         (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
-      guard name.hasPrefix(prefix), archive_entry_filetype(entry) == 0o100000, !name.hasPrefix("__MACOSX/") else {
+      guard name.hasPrefix(prefix), archive_entry_filetype(entry) == 0o100000, !isForeignMember(name) else {
         continue
       }
       let relative = String(name.dropFirst(prefix.count))
       let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-      guard parts.count >= 2, let base = parts.last, !base.isEmpty, !base.hasPrefix("._"), include(relative) else {
+      guard parts.count >= 2, let base = parts.last, !base.isEmpty, include(relative) else {
         continue
       }
       body(ExportFileStream(relativePath: relative, archive: archive))

@@ -1,4 +1,4 @@
 import Foundation
 import HealthETLCLI
 
-exit(HealthETLCommand.main(Array(CommandLine.arguments.dropFirst())))
+exit(HealthETLCommand.mainWithProcessArguments())

@@ -59,6 +59,45 @@ class DescriptorLimitTests(unittest.TestCase):
         for words in MISLEADING:
             self.assertNotIn(words, done.stderr, f"ulimit -n {limit}: {done.stderr}")
 
+    def test_side_files_out_of_descriptors_fail_the_run(self):
+        """A folder export with 3 GPX routes, 3 ECG files and 1 clinical resource beside a bare
+        export.xml, read with those three kinds of job: at every limit the run either reads every
+        side file or fails with 73, "too many open files". Before, at the limits where the parse
+        and the outputs fit but the side files did not (12–15 here), the marts recorded a problem
+        ("electrocardiograms: too many open files"), read 0 files, and the run exited 0."""
+        folder = self.root / "side-files"
+        subprocess.run([binary(), "sample", "--days", "10", "--seed", "1", "--ecgs", "3", "--out",
+                        str(folder / "export.xml")], check=True, capture_output=True, timeout=300)
+        xml = (folder / "export.xml").read_text(encoding="utf-8")
+        clinical = ('<ClinicalRecord type="Observation" identifier="o1" sourceName="Clinic" fhirVersion="4.0.1" '
+                    'receivedDate="2024-03-20 08:15:32 +0100" resourceFilePath="/clinical-records/Observation-1.json"/>')
+        (folder / "export.xml").write_text(xml.replace("</HealthData>", clinical + "\n</HealthData>"), encoding="utf-8")
+        (folder / "clinical-records").mkdir()
+        (folder / "clinical-records" / "Observation-1.json").write_text('{"resourceType": "Observation"}')
+        pipelines = []
+        for name in ("electrocardiograms", "workouts", "clinical-records"):
+            pipelines += ["--pipeline", str(REPO / "Pipelines" / f"{name}.json")]
+        stopped_at_side_file = False
+        for limit in range(5, 60):
+            out = self.root / f"side-{limit}"
+            done = self.healthetl(["run", *pipelines, "--quiet", "--no-workbook", "--no-database", "--tz",
+                                   "Europe/Berlin", "--out", str(out), str(folder / "export.xml")], limit)
+            if done.returncode != 0:
+                with self.subTest(limit=limit):
+                    self.assert_said_as_such(done, limit)
+                    self.assertFalse(out.exists(), "a failed run left an output folder")
+                stopped_at_side_file |= any(f"(opening {name}" in done.stderr
+                                            for name in (str(folder) + ")", "electrocardiograms", "workout-routes", "clinical-records"))
+                continue
+            report = json.loads((out / "run.json").read_text())
+            with self.subTest(limit=limit):
+                self.assertEqual(report["electrocardiograms"]["files"], 3, done.stderr)
+                self.assertEqual(report["routes"]["files"], 3, done.stderr)
+                self.assertEqual(report["clinicalRecords"]["resourcesRead"], 1, done.stderr)
+            if limit >= 30:
+                break
+        self.assertTrue(stopped_at_side_file, "no limit stopped the run at a side file: widen the range")
+
     def test_every_limit_a_run_meets_is_said_as_such(self):
         messages = []
         for limit in range(5, 80):

@@ -193,6 +193,35 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
         self.assertEqual(section["problems"], [{"file": "electrocardiograms/ecg_long.csv", "problem": cut}])
         self.assertIn("1 ECG file not read whole (first: electrocardiograms/ecg_long.csv: cut at 120 s", result.stderr)
 
+    def test_the_runs_own_files_beside_a_bare_export_are_not_the_exports(self):
+        """`--out out export.xml` with out/ beside export.xml: the run's output folder (here holding
+        the last run's ecg_*.csv), its staging folder and lock, and hidden entries (a `.cache/`
+        folder of CSVs) are none of the export's files: one ECG read, nothing else, no line. Then
+        the same folder as a folder export: "What was not read" lists `notes/*.txt` only."""
+        root = write_export_folder(self.tmp / "export", EXPORT_XML, {
+            "electrocardiograms/ecg_2024-03-20.csv": ENGLISH,
+            ".cache/ecg_copy.csv": ENGLISH,
+            "notes/todo.txt": "x",
+        })
+        (root / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+        out = root / "out"
+        all_kinds = [PIPELINE, REPO / "Pipelines" / "clinical-records.json", REPO / "Pipelines" / "workouts.json"]
+        for _ in range(2):
+            result = self.run_healthetl(root / "export.xml", out, *all_kinds)
+            self.assertNotIn("ECG", result.stderr)
+            report = json.loads((out / "run.json").read_text())["electrocardiograms"]
+            self.assertEqual((report["files"], report["recordings"], report["notECGFiles"]), (1, 1, 0))
+        shutil.rmtree(out)
+        # Relative paths, from inside the folder, as a user types them.
+        arguments = [binary(), "run", "--no-workbook", "--tz", "Europe/Berlin", "--pipeline", str(PIPELINE)]
+        for _ in range(2):
+            result = subprocess.run(arguments + ["--out", "out2", "."], cwd=root, capture_output=True, text=True,
+                                    timeout=300)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            run = json.loads((root / "out2" / "run.json").read_text())
+            self.assertEqual(run["electrocardiograms"]["files"], 1)
+            self.assertEqual(run["notRead"]["files"]["names"], {"notes/*.txt": 1})
+
     def test_an_export_without_ecgs_writes_empty_tables_and_no_line(self):
         root = self.tmp / "plain"
         root.mkdir()

@@ -226,6 +226,22 @@ import Testing
     let nightly = try #require(try Self.json(out.appendingPathComponent("run.json"))["nightly"] as? [String: Any])
     #expect((nightly["quarantined"] as? [[String: Any]])?.first?["reason"] as? String == reason)
     // A night never reads past damage: the flag does not exist there.
+    // An export cut short gets a short reason of its own that keeps its hint; before, the whole
+    // message was cut at 80 characters, inside the temporary path.
+    try FileManager.default.removeItem(at: inbox.appendingPathComponent("broken.xml"))
+    let whole = Self.export.components(separatedBy: "\n").prefix(7).joined(separator: "\n")
+    try (whole + "\n <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"P")
+      .write(to: inbox.appendingPathComponent("cut.xml"), atomically: true, encoding: .utf8)
+    let cut = try NightlyTests.nightly(inbox, out)
+    #expect(cut.status == 65, "\(cut.stderr)")
+    let cutReason = try #require(
+      (try Self.json(out.appendingPathComponent("run.json"))["nightly"] as? [String: Any]).flatMap {
+        ($0["quarantined"] as? [[String: Any]])?.last?["reason"] as? String
+      })
+    #expect(
+      cutReason
+        == "the export ends too early at line 8: an attribute value whose closing quote is missing; "
+        + "`healthetl run --allow-truncated` on it keeps what comes before", "\(cut.stderr)")
     let refused = try CLI.run(NightlyTests.nightlyArguments(inbox, out) + ["--recover"])
     #expect(refused.status == 64)
     #expect(refused.stderr.hasPrefix("healthetl: error: unknown option '--recover'"), "\(refused.stderr)")

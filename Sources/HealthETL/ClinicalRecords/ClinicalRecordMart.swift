@@ -57,9 +57,7 @@ public final class ClinicalRecordMart: Mart {
     var resources: [String: ClinicalRecordResource] = [:]
     var failure: OutputError?
     var listingProblem: String?
-    let companions =
-      context.input.map(ExportInput.companions(of:))
-      ?? .unavailable(reason: "the run was not told where the export is")
+    let companions = context.exportCompanions
     if !wanted.isEmpty {
       do {
         try ExportInput.forEachFile(of: companions, in: Self.resourceFolder) { stream in
@@ -93,6 +91,7 @@ public final class ClinicalRecordMart: Mart {
           resources[stream.relativePath] = resource
         }
       } catch {
+        if let machine = MartContext.machineFailure(error) { throw machine }
         listingProblem = error.description
       }
     }

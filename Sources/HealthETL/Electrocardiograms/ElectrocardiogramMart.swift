@@ -89,9 +89,7 @@ public final class ElectrocardiogramMart: Mart {
       case .samples: sampleWriters.append(try writer(ElectrocardiogramTables.samples))
       }
     }
-    let companions =
-      context.input.map(ExportInput.companions(of:))
-      ?? .unavailable(reason: "the run was not told where the export is")
+    let companions = context.exportCompanions
     var failure: OutputError?
     do {
       try ExportInput.forEachFileInSubfolders(of: companions, where: Self.isCandidate) { stream in
@@ -103,6 +101,7 @@ public final class ElectrocardiogramMart: Mart {
         }
       }
     } catch {
+      if let machine = MartContext.machineFailure(error) { throw machine }
       addProblem(file: "electrocardiograms", error.description)
     }
     if let failure { throw failure }

@@ -204,6 +204,22 @@ public struct MartContext {
 }
 
 extension MartContext {
+  /// Where the export's files beside its main XML are, the run's own output folder left out
+  /// (Pipelines/README.md, "What was not read").
+  public var exportCompanions: ExportInput.Companions {
+    input.map { ExportInput.companions(of: $0, outputFolder: transaction.outputDirectory) }
+      ?? .unavailable(reason: "the run was not told where the export is")
+  }
+
+  /// Reading the export's files beside its main XML (`exportCompanions`) stopped for want of a
+  /// file descriptor: the machine's fault, which fails the run (`OutputError.tooManyOpenFiles`,
+  /// exit 73) so that a night retries it, rather than a problem of one file that leaves the rest
+  /// out of the outputs in silence. Nil for any other error.
+  public static func machineFailure(_ error: ExtractError) -> OutputError? {
+    guard case .tooManyOpenFiles(let path, let limit) = error else { return nil }
+    return .tooManyOpenFiles(path: path, limit: limit)
+  }
+
   /// A writer of `table` to `file` among the run's outputs, with the run's zone for its instants,
   /// the run's CSV settings and its table sinks: how every mart opens a table.
   /// - Parameter encodeOnThread: encode on a lane of the run's pool (long tables).

@@ -121,7 +121,7 @@ public enum ExportRun {
     let meter = transaction.meter
     let parse = try parse(
       options.input, into: normalizer, allowTruncated: options.allowTruncated, recover: options.recover,
-      quiet: options.quiet, hashingInput: hasher, executor: executor
+      quiet: options.quiet, hashingInput: hasher, executor: executor, outputFolder: transaction.outputDirectory
     ) { info in
       if knownSHA256 == nil, info.form == .zip { digest = InputDigest.start(path: info.path, on: executor) }
       if info.inputBytes != nil || info.xmlBytesExpected != nil {
@@ -387,11 +387,12 @@ public enum ExportRun {
     var seconds: Double
   }
 
-  /// One streaming parse of `source` into `normalizer`, libxml2 on a reader thread.
+  /// One streaming parse of `source` into `normalizer`, libxml2 on a reader thread; `outputFolder`,
+  /// the run's, is no file of the export.
   static func parse(
     _ source: InputSource, into normalizer: RecordNormalizer, allowTruncated: Bool, recover: Bool = false,
     quiet: Bool, hashingInput hasher: (@Sendable () -> any InputHasher)? = nil, executor: RunExecutor,
-    opened: (InputInfo) -> Void = { _ in }
+    outputFolder: String? = nil, opened: (InputInfo) -> Void = { _ in }
   ) throws(ETLError) -> Parse {
     let progress = ProgressReporter(quiet: quiet)
     let started = ContinuousClock.now
@@ -413,7 +414,10 @@ public enum ExportRun {
     }
     // Whatever the run's pipelines: what no kind of job could read (Pipelines/README.md, "What was
     // not read").
-    if let info { normalizer.countNotReadFiles(of: info, claims: JobKinds.all.flatMap(\.filesRead)) }
+    if let info {
+      normalizer.countNotReadFiles(
+        of: info, claims: JobKinds.all.flatMap(\.filesRead), outputFolder: outputFolder)
+    }
     progress.done()
     if let failure = normalizer.deduplicationFailure {
       throw .output(.writing(NSTemporaryDirectory(), reason: failure.reason, code: failure.code))

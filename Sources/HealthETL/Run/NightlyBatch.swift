@@ -249,14 +249,20 @@ public enum NightlyBatch {
   }
 
   /// Why an export is quarantined, short. A night never reads past damage; for XML broken in the
-  /// middle the reason keeps where and what, and names what keeps the rest by hand
-  /// (Pipelines/README.md, "Bad input").
+  /// middle, or an export cut short, the reason keeps where and what, and names what keeps the
+  /// rest by hand (Pipelines/README.md, "Bad input").
   static func quarantineReason(_ error: ETLError) -> String {
-    guard case .extract(.malformed(_, let line, let column, let message)) = error else {
+    switch error {
+    case .extract(.malformed(_, let line, let column, let message)):
+      return ConfigNode.excerpt("not well-formed XML at line \(line), column \(column): \(message)", limit: 200)
+        + "; `healthetl run --recover` on it keeps what is readable"
+    case .extract(.truncated(_, let line, let message)):
+      // The hint comes after the cut: it is what the operator can do about it.
+      return ConfigNode.excerpt("the export ends too early at line \(line): \(message)", limit: 200)
+        + "; `healthetl run --allow-truncated` on it keeps what comes before"
+    default:
       return ConfigNode.excerpt(error.description)
     }
-    return ConfigNode.excerpt("not well-formed XML at line \(line), column \(column): \(message)", limit: 200)
-      + "; `healthetl run --recover` on it keeps what is readable"
   }
 
   /// Counts one more night on which `export` failed with an unclear fault, in a commit of its

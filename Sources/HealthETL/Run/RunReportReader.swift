@@ -6,11 +6,12 @@ extension RunReport {
   /// delivery): nil when there is none. One that is not a JSON object HealthETL could have
   /// written — a key twice, text that is not UTF-8, a top level that is not an object — is an
   /// error naming the file and line, rather than being replaced silently by a report holding only
-  /// the new section.
+  /// the new section. Only a file that is not there (ENOENT) is none: one that cannot be read —
+  /// out of descriptors, a folder, no permission — is an error with its errno, never replaced.
   static func readForAmending(_ path: String) throws(OutputError) -> [String: Any]? {
-    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    guard let data = try readWhole(path) else { return nil }
     let value: JSONValue
-    do { value = try StrictJSON.parse(Array(data)) } catch {
+    do { value = try StrictJSON.parse(data) } catch {
       throw .ioError(
         path: path,
         reason:
@@ -23,6 +24,28 @@ extension RunReport {
         reason: "line \(value.line): is \(value.typeDescription), not an object; move it away and run again")
     }
     return object
+  }
+
+  /// The bytes of the file at `path`; nil when there is no such file.
+  private static func readWhole(_ path: String) throws(OutputError) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      let code = errno
+      if code == ENOENT { return nil }
+      throw .reading(path, code: code)
+    }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if got < 0 {
+        if errno == EINTR { continue }
+        throw .reading(path, code: errno)
+      }
+      if got == 0 { return bytes }
+      bytes += chunk[..<got]
+    }
   }
 
   /// What `JSONSerialization` would have read, so the amended file keeps every other value's text.

@@ -12,7 +12,10 @@ public enum SampleTables {
         "value", precision: .significantDigits(15),
         "quantities in the canonical unit; categories as short names (`asleepCore`)"),
       .text("unit", "the canonical unit of a quantity"),
-      .text("raw_value", "the value exactly as written"),
+      .text(
+        "raw_value",
+        "the `value` attribute as written; for an iOS 8–9 record without one, the attribute its value was read "
+          + "from: a day aggregate's `average`, Withings' `Sleep Stage`"),
       .text("raw_unit", "the unit exactly as written"),
       .instant("start", "`startDate`"),
       .instant("end", "`endDate`"),

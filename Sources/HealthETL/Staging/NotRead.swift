@@ -95,15 +95,18 @@ public struct ExportFileClaim: Sendable {
 
 extension NotRead {
   /// Counts the files of the export that neither the main XML nor any claim covers. A bare XML
-  /// file or standard input has no export folder around it: `files` stays nil.
-  mutating func countFiles(of input: InputInfo, claims: [ExportFileClaim]) {
+  /// file or standard input has no export folder around it: `files` stays nil. The run's own
+  /// output folder (`outputFolder`) is not the export's, nor are hidden entries.
+  mutating func countFiles(of input: InputInfo, claims: [ExportFileClaim], outputFolder: String?) {
     guard input.form == .zip || input.form == .directory else { return }
     let main = input.memberName.split(separator: "/").last.map(String.init) ?? input.memberName
     var tally = NotReadTally()
     do {
       // The main parse read this zip or folder a moment ago; one that cannot be listed now
       // leaves the count partial rather than failing a run that has read everything.
-      filesListedWhole = try ExportInput.forEachFilePath(of: ExportInput.companions(of: input)) { path in
+      filesListedWhole = try ExportInput.forEachFilePath(
+        of: ExportInput.companions(of: input, outputFolder: outputFolder)
+      ) { path in
         guard path != main, !claims.contains(where: { $0.matches(path) }) else { return }
         tally.add(Self.fileName(path))
       }

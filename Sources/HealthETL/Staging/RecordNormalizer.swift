@@ -148,8 +148,8 @@ public final class RecordNormalizer: ExportEventHandler {
   }
 
   /// Counts the files of the export no reader claims (see `NotRead.countFiles`).
-  func countNotReadFiles(of input: InputInfo, claims: [ExportFileClaim]) {
-    tallied.countFiles(of: input, claims: claims)
+  func countNotReadFiles(of input: InputInfo, claims: [ExportFileClaim], outputFolder: String?) {
+    tallied.countFiles(of: input, claims: claims, outputFolder: outputFolder)
   }
 
   public func didEnd(_ element: ExportElement) {

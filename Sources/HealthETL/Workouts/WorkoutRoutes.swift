@@ -237,6 +237,7 @@ final class WorkoutRouteReader {
         finishStretch()
       }
     } catch {
+      if let machine = MartContext.machineFailure(error) { throw machine }
       listingProblem = error.description
       report.problems.append(.init(file: "workout-routes", problem: error.description))
     }

@@ -92,9 +92,7 @@ final class WorkoutRoutesAndSplits {
       workouts: workouts, ids: workouts.map(WorkoutRowBuilder.id(of:)), wantsSteps: eligible, writers: writers,
       shapeFiles: Set(firstFiles.compactMap { $0 }), transaction: transaction)
     try reader.readInline(inline)
-    let companions =
-      context.input.map(ExportInput.companions(of:))
-      ?? .unavailable(reason: "the run was not told where the export is")
+    let companions = context.exportCompanions
     try reader.readFiles(companions)
     let written = try reader.close()
     report = reader.report

@@ -226,5 +226,9 @@ import Testing
     #expect(row["start"] as? String == "2015-05-31T17:19:00+02:00")
     let metadata = try #require(row["metadata"] as? [String: Any])
     #expect(metadata as? [String: String] == ["min": "1.1", "max": "1.25", "recordCount": "4"])
+    // The column's description (`pipelines describe`, Pipelines/README.md) says so, rather than
+    // "the value exactly as written", which the `value` attribute absent here is not.
+    let column = try #require(SampleTables.samples.columns.first { $0.name == "raw_value" })
+    #expect(column.meaning.contains("`average`") && column.meaning.contains("`Sleep Stage`"))
   }
 }

@@ -111,6 +111,15 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
     }
   }
 
+  /// Reading `path`, a file of the output folder a step amends, failed with `code`: out of
+  /// descriptors is the machine's (`tooManyOpenFiles`), anything else an I/O error with its errno.
+  static func reading(_ path: String, code: Int32) -> OutputError {
+    if ExtractError.isOutOfDescriptors(code) {
+      return .tooManyOpenFiles(path: path, limit: ExtractError.descriptorLimit(for: code))
+    }
+    return .ioError(path: path, reason: "cannot read it: " + String(cString: strerror(code)), code: code)
+  }
+
   /// The error for a read or write of `path` that failed with `code`.
   static func system(path: String, code: Int32) -> OutputError {
     .writing(path, reason: String(cString: strerror(code)), code: code)

@@ -77,4 +77,21 @@ import Testing
     try Data("[1]".utf8).write(to: URL(fileURLWithPath: path))
     #expect(throws: OutputError.self) { _ = try RunReport.readForAmending(path) }
   }
+
+  /// Only a run.json that is not there is none: one that cannot be read (here a folder: EISDIR;
+  /// under a descriptor limit EMFILE) is an error with its errno, so no night or delivery writes
+  /// a report holding only its own section over it.
+  @Test func anUnreadableRunJSONIsAnErrorNotMissing() throws {
+    let base = try scratch()
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let path = base + "/run.json"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    #expect {
+      _ = try RunReport.readForAmending(path)
+    } throws: { error in
+      guard case .ioError(let where_, let reason, let code) = error as? OutputError else { return false }
+      return where_ == path && code == EISDIR && reason.contains("Is a directory")
+    }
+    #expect(try RunReport.readForAmending(base + "/none/run.json") == nil)
+  }
 }
