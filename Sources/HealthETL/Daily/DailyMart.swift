@@ -121,6 +121,11 @@ public final class DailyMart: Mart {
   private let destinations: [Destination]
   /// The `MindfulSession` samples, for `mindful_min`.
   private var mindful = MindfulDays()
+  /// The blood-pressure samples, for `bp_readings`.
+  private var bloodPressure = BloodPressureReadings()
+  /// The sound-exposure samples, for the two audio columns.
+  private var headphone = SoundLevelDays(typeName: "HeadphoneAudioExposure")
+  private var environmental = SoundLevelDays(typeName: "EnvironmentalAudioExposure")
   private let collector = DailyCollector()
 
   /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
@@ -141,6 +146,9 @@ public final class DailyMart: Mart {
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     mindful.add(sample, catalog: catalog)
+    bloodPressure.add(sample, catalog: catalog)
+    headphone.add(sample, catalog: catalog)
+    environmental.add(sample, catalog: catalog)
   }
 
   public func consume(_ element: GenericElement) {
@@ -164,6 +172,17 @@ public final class DailyMart: Mart {
     }
     for (date, seconds) in mindful.secondsPerDate(rules) {
       collector.set(.mindfulMinutes, on: date, written: Double(seconds), precision: .asRecorded)
+    }
+    for (date, readings) in bloodPressure.perDate(rules) {
+      collector.set(.bloodPressureReadings, on: date, written: Double(readings), precision: .asRecorded)
+    }
+    // As a statistics file would write a dBASPL value (Pipelines/README.md, "Precision").
+    let decibels = UnitPrecision.precision(unit: "dBASPL")
+    for (date, level) in headphone.levels(rules) {
+      collector.set(.headphoneAudio, on: date, written: level, precision: decibels)
+    }
+    for (date, level) in environmental.levels(rules) {
+      collector.set(.environmentalAudio, on: date, written: level, precision: decibels)
     }
     days = collector.table()
     context.products.publish(DailyDays(days: days), by: self)
