@@ -15,7 +15,8 @@ public enum DailyTables {
   public static let all = [daily.schema]
 
   /// The workbook's Charts sheet, from the Daily sheet: steps per day; sleep per night by stage, or asleep
-  /// and in bed when no night has stages (sleep apps and older watches); resting heart rate, or
+  /// and in bed unless at least half the nights with sleep have stages (sleep apps and older
+  /// watches; an app's one awake value on a night does not make stages); resting heart rate, or
   /// the day's average heart rate when no resting heart rate was recorded (Garmin, iPhone only).
   /// Each entry's first chart with values is drawn, with only its series that have values; an
   /// entry without any draws no chart.
@@ -31,7 +32,8 @@ public enum DailyTables {
         series: [
           .init("deep_h", name: "Deep"), .init("core_h", name: "Core"), .init("rem_h", name: "REM"),
           .init("awake_h", name: "Awake"),
-        ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
+        ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours",
+        majority: .init("core_h", of: ["asleep_h", "in_bed_h"])),
       WorkbookChart(
         .column, title: "Sleep per night", categoryColumn: "date",
         series: [.init("asleep_h", name: "Asleep"), .init("in_bed_h", name: "In bed")],
