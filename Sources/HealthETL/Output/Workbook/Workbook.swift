@@ -263,7 +263,10 @@ public final class Workbook {
         throw .library(path: path, operation: "writing row \(row + 1) of '\(part.name)'", message: Self.message(status))
       }
       if sampling { table.widths.observe(cell, column: index, kind: column.kind) }
-      if !table.plottable[index], cell.isNonzeroNumber { table.plottable[index] = true }
+      if cell.isNonzeroNumber {
+        table.plottable[index] = true
+        if table.parts.count == 1 { table.lastPlottableRows[index] = part.dataRows + 1 }
+      }
       table.valueCounts[index] += 1
     }
     part.dataRows += 1
@@ -370,15 +373,20 @@ public final class Workbook {
       let first = table.parts[0]
       // An empty table still gets a (blank) one-row range: a chart needs a range to be valid.
       let lastRow = lxw_row_t(max(first.dataRows, 1))
-      // A long history: the last year only, with a 7-day line where bars do not stack.
-      let isLong = first.dataRows > WorkbookChart.longHistoryRows
-      let firstRow = isLong ? lastRow - lxw_row_t(WorkbookChart.recentRows) + 1 : 1
+      // A long history: the year up to the chart's last value only (an export whose steps stopped
+      // years ago still shows them), with a 7-day line where bars do not stack.
+      let lastValueRow = values.map { table.lastPlottableRows[$0] }.max() ?? 0
+      let isLong = lastValueRow > WorkbookChart.longHistoryRows
+      let windowEnd = isLong ? lxw_row_t(lastValueRow) : lastRow
+      let firstRow = isLong ? windowEnd - lxw_row_t(WorkbookChart.recentRows) + 1 : 1
+      let suffix =
+        !isLong ? "" : lastValueRow == first.dataRows ? ", last 365 days" : ", 365 days to its last value"
       for (series, column) in zip(chart.series, values) {
         guard let added = chart_add_series(drawn, nil, nil) else {
           return .library(path: path, operation: "adding a series to '\(chart.title)'", message: "out of memory")
         }
-        chart_series_set_categories(added, first.name, firstRow, lxw_col_t(category), lastRow, lxw_col_t(category))
-        chart_series_set_values(added, first.name, firstRow, lxw_col_t(column), lastRow, lxw_col_t(column))
+        chart_series_set_categories(added, first.name, firstRow, lxw_col_t(category), windowEnd, lxw_col_t(category))
+        chart_series_set_values(added, first.name, firstRow, lxw_col_t(column), windowEnd, lxw_col_t(column))
         if isLong, chart.kind != .stackedColumn {
           chart_series_set_trendline(
             added, UInt8(LXW_CHART_TRENDLINE_TYPE_AVERAGE.rawValue), UInt8(WorkbookChart.movingAverageDays))
@@ -395,7 +403,7 @@ public final class Workbook {
         if name.hasPrefix("=") { name = " " + name }
         chart_series_set_name(added, name)
       }
-      chart_title_set_name(drawn, isLong ? chart.title + ", last \(WorkbookChart.recentRows) days" : chart.title)
+      chart_title_set_name(drawn, chart.title + suffix)
       if let axis = chart_axis_get(drawn, LXW_CHART_AXIS_TYPE_X) {
         chart_axis_set_name(axis, chart.categoryAxisTitle)
         if let code = table.columns[category].numberFormat { chart_axis_set_num_format(axis, code) }
@@ -534,6 +542,9 @@ final class SheetTable {
   var plottable: [Bool]
   /// Per column: the cells written (not blank).
   var valueCounts: [Int]
+  /// Per column: the last row of the first sheet holding a number other than 0 (1 is the first
+  /// data row), 0 when none.
+  var lastPlottableRows: [Int]
 
   init(requestedName: String, columns: [WorkbookColumn], formats: [UnsafeMutablePointer<lxw_format>?]) {
     self.requestedName = requestedName
@@ -542,6 +553,7 @@ final class SheetTable {
     widths = ColumnWidthEstimate(columns: columns)
     plottable = Array(repeating: false, count: columns.count)
     valueCounts = Array(repeating: 0, count: columns.count)
+    lastPlottableRows = Array(repeating: 0, count: columns.count)
   }
 
   var current: SheetPart { parts[parts.count - 1] }

@@ -165,6 +165,20 @@ import Testing
     }
   }
 
+  /// Steps for 500 days that stop 100 days before the sheet ends (an iPhone replaced by a
+  /// Garmin without steps): the chart ends at the last step count, rows 137–501, not on a year of
+  /// blanks.
+  @Test func aLongHistoryIsChartedUpToItsLastValue() throws {
+    let (_, parts) = try Self.daily(rows: 600, columns: ["steps", "asleep_h"]) { n in
+      [n < 500 ? .number(Double(5000 + n)) : .missing, .number(7)]
+    }
+    let chart = try #require(parts["xl/charts/chart1.xml"])
+    #expect(chart.contains("<c:f>Daily!$B$137:$B$501</c:f>"))
+    #expect(chart.contains("Steps per day, 365 days to its last value"))
+    let sleep = try #require(parts["xl/charts/chart2.xml"])
+    #expect(sleep.contains("<c:f>Daily!$C$237:$C$601</c:f>") && sleep.contains("Sleep per night, last 365 days"))
+  }
+
   /// A column without a single value (no resting heart rate from a Garmin) is hidden; the others,
   /// and every column of a sheet without rows, stay visible.
   @Test func columnsWithoutAValueAreHidden() throws {
