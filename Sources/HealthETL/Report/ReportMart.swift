@@ -30,7 +30,7 @@ public final class ReportMart: Mart {
   /// activity columns the page charts besides.
   public static let cellColumns: [(name: String, measure: DailyMeasure)] = [
     ("distance_km", .distanceKm), ("cycling_km", .cyclingDistanceKm), ("flights", .flights),
-    ("exercise_min", .exerciseMin), ("mindful_min", .mindfulMinutes),
+    ("exercise_min", .exerciseMin),
     ("bp_systolic", .systolic), ("bp_diastolic", .diastolic), ("bp_readings", .bloodPressureReadings),
     ("glucose_mg_dl", .bloodGlucose), ("dietary_kcal", .dietaryEnergy), ("carbs_g", .carbohydrates),
     ("protein_g", .protein), ("fat_g", .fat), ("body_fat", .bodyFat), ("bmi", .bodyMassIndex),
@@ -68,6 +68,8 @@ public final class ReportMart: Mart {
     var sleep = SleepNights(nights: [], sessions: [])
     var workouts = WorkoutResults(rows: [])
     var days: [DailyValues] = []
+    /// The `daily.csv` columns other subjects add (`DailyDays.added`).
+    var addedDayColumns: [Column] = []
     /// The last `heartRateDays` local dates with a heart-rate minute.
     var heartRate: [RecentDays.Day] = []
     /// The latest ECG recordings' first seconds (none: the page has no ECG section).
@@ -168,6 +170,7 @@ public final class ReportMart: Mart {
       sleep: products.read(SleepNights.self) ?? inputs.sleep,
       workouts: products.read(WorkoutResults.self) ?? inputs.workouts,
       days: products.read(DailyDays.self)?.days ?? [],
+      addedDayColumns: products.read(DailyDays.self)?.added ?? [],
       heartRate: products.read(RecentDays.self)?.days(
         Self.heartRateStatistic.type, "1m", Self.heartRateStatistic.option) ?? [],
       previews: products.read(ElectrocardiogramPreviews.self)?.recordings ?? [])
@@ -261,6 +264,8 @@ public final class ReportMart: Mart {
     // Only when a list was cut, so that the page of an ordinary export stays as it was.
     if header.sourcesOmitted > 0 { fields.append(("sources_omitted", .integer(Int64(header.sourcesOmitted)))) }
     if header.devicesOmitted > 0 { fields.append(("devices_omitted", .integer(Int64(header.devicesOmitted)))) }
+    // Only for a recovered read, so that the page of an ordinary export stays as it was.
+    if let recovered = header.recovered { fields.append(("recovered", .string(recovered))) }
     return .object(fields)
   }
 
@@ -271,6 +276,7 @@ public final class ReportMart: Mart {
     let days = inputs.days.filter { day in
       Self.dayColumns.contains { day.written($0.measure) != nil }
         || Self.cellColumns.contains { day[$0.measure] != nil }
+        || inputs.addedDayColumns.indices.contains { day.contributed($0) != nil }
     }
     var columns: [(String, ReportJSON)] = [("date", .array(days.map { .string($0.date.description) }))]
     for column in Self.dayColumns {
@@ -288,6 +294,13 @@ public final class ReportMart: Mart {
       let places = column.measure.places
       columns.append(
         (column.name, .array(days.map { .rounded($0[column.measure], csv: .significantDigits(12), places: places) })))
+    }
+    // Each column another subject adds, under its `daily.csv` name and to its decimals.
+    for (index, column) in inputs.addedDayColumns.enumerated() {
+      let places = if case .decimals(let places) = column.precision { places } else { 2 }
+      columns.append(
+        (column.name, .array(days.map { .rounded($0.contributed(index), csv: .significantDigits(12), places: places) }))
+      )
     }
     return .object(columns)
   }
@@ -479,7 +492,7 @@ public final class ReportMart: Mart {
     var dailyColumns: [String: String] = [:]
     for measure in DailyMeasure.allCases {
       guard let key = measure.statistic, dailyColumns[key.type] == nil else { continue }
-      dailyColumns[key.type] = DailyTables.daily.schema.columns[measure.rawValue + 1].name
+      dailyColumns[key.type] = DailyTables.daily().schema.columns[measure.rawValue + 1].name
     }
     // The samples pipeline names its files from the set of all the run's type names.
     let files = ContentFileNames.paths(
