@@ -32,6 +32,10 @@ import Testing
         Self.quantity("DietaryCaffeine", "95", "mg", "2024-05-03 08:00:00 +0900", source: "Caffeine"),
         Self.quantity("DietaryWater", "250", "mL", "2024-05-03 08:00:00 +0900", source: "Caffeine"),
         Self.quantity("BasalEnergyBurned", "1500", "kcal", "2024-05-03 08:00:00 +0900", source: "iPhone"),
+        // Twelve and a half minutes of Breathe: a column the mindful subject adds to daily.csv.
+        "<Record type=\"HKCategoryTypeIdentifierMindfulSession\" sourceName=\"Watch\" "
+          + "creationDate=\"2024-05-02 12:00:00 +0900\" startDate=\"2024-05-02 12:00:00 +0900\" "
+          + "endDate=\"2024-05-02 12:12:30 +0900\" value=\"HKCategoryValueNotApplicable\"/>",
       ]
     let data = try ReportMartTests.report(records, zone: "Asia/Tokyo")
     let days = try #require(data["days"] as? [String: Any])
@@ -42,6 +46,8 @@ import Testing
     #expect(days["bp_diastolic"] as? [Double] == [86])
     #expect(days["bp_readings"] as? [Double] == [2])
     #expect((days["glucose_mg_dl"] as? [Any])?.first is NSNull)
+    // 750 s = 12.5 min, shown whole and halves away from zero: 13, under daily.csv's name.
+    #expect(days["mindful_min"] as? [Double] == [13])
     let also = try #require(data["also_in_export"] as? [[String: Any]])
     // Most samples first, then by name: caffeine (3), then basal energy and water (1 each).
     #expect(also.map { $0["type"] as? String } == ["DietaryCaffeine", "BasalEnergyBurned", "DietaryWater"])
