@@ -361,6 +361,10 @@ public final class Workbook {
   {
     // Charts of 960 × 432 px (twice and one and a half times the default), one under another.
     let rowsPerChart = 24
+    // Printed (or converted to PDF), a chart is wider than a portrait page and was cut in two:
+    // landscape, one page wide.
+    worksheet_set_landscape(sheet)
+    worksheet_fit_to_pages(sheet, 1, 0)
     if charts.isEmpty {
       let status = worksheet_write_string(sheet, 0, 0, "No chart: the charted columns hold no values.", nil)
       if status != LXW_NO_ERROR {

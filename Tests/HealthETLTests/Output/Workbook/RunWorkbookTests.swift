@@ -95,6 +95,10 @@ import Testing
       "\($0.1)\($0.3 == nil ? "" : " hidden")"
     }
     #expect(sheets == ["Charts", "Daily", "Swim laps hidden"])
+    // Printed, the Charts sheet is landscape and one page wide: a 960 px chart is not cut in two.
+    let charts = try #require(parts["xl/worksheets/sheet1.xml"])
+    #expect(charts.contains("<pageSetUpPr fitToPage=\"1\"/>"))
+    #expect(charts.contains("fitToHeight=\"0\"") && charts.contains("orientation=\"landscape\""))
     // Sleep: asleep alone (no night has stages, in_bed_h is not a column); heart: the average.
     let sleep = try #require(parts["xl/charts/chart2.xml"])
     #expect(sleep.contains("<c:v>Asleep</c:v>") && !sleep.contains("Deep"))
