@@ -245,7 +245,7 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     case .diastolic:
       return ("bp_diastolic_mmhg", "mmHg", "`avg` of BloodPressureDiastolic per day: the mean of the readings")
     case .bloodGlucose:
-      return ("glucose_mg_dl", "mg/dL", "`avg` of BloodGlucose per day (mmol/L × 18.0156 = mg/dL)")
+      return ("glucose_mg_dl", "mg/dL", "`avg` of BloodGlucose per day (mmol/L × 18.015588 = mg/dL)")
     case .dietaryEnergy:
       return ("dietary_energy_kcal", "kcal", "`sum` of DietaryEnergyConsumed per day (sources merged)")
     case .carbohydrates: return ("carbohydrates_g", "g", "`sum` of DietaryCarbohydrates per day (sources merged), in g")
