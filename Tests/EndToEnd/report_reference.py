@@ -30,6 +30,42 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import csv_rows  # noqa: E402
 
 HR_DAYS = 14
+# DATA.md, "days": report column -> (daily.csv column, places).
+CELL_COLUMNS = {
+    "distance_km": ("distance_km", 2), "cycling_km": ("cycling_distance_km", 2), "flights": ("flights", 0),
+    "exercise_min": ("exercise_min", 0), "mindful_min": ("mindful_min", 0), "bp_systolic": ("bp_systolic_mmhg", 0),
+    "bp_diastolic": ("bp_diastolic_mmhg", 0), "bp_readings": ("bp_readings", 0), "glucose_mg_dl": ("glucose_mg_dl", 0),
+    "dietary_kcal": ("dietary_energy_kcal", 0), "carbs_g": ("carbohydrates_g", 1), "protein_g": ("protein_g", 1),
+    "fat_g": ("fat_g", 1), "body_fat": ("body_fat_fraction", 3), "bmi": ("bmi", 1), "lean_mass_kg": ("lean_body_mass_kg", 1),
+    "walking_speed_kmh": ("walking_speed_kmh", 1), "step_length_cm": ("step_length_cm", 0),
+    "walking_asymmetry": ("walking_asymmetry_fraction", 3), "double_support": ("double_support_fraction", 3),
+    "headphone_db": ("headphone_audio_dba", 1), "environmental_db": ("environmental_audio_dba", 1),
+}
+# DATA.md, "also_in_export": the types some chart draws.
+CHARTED_TYPES = {
+    "StepCount", "ActiveEnergyBurned", "DistanceWalkingRunning", "DistanceCycling", "FlightsClimbed", "AppleExerciseTime",
+    "MindfulSession", "SleepAnalysis", "HeartRate", "RestingHeartRate", "HeartRateVariabilitySDNN", "WalkingHeartRateAverage",
+    "BodyMass", "VO2Max", "BloodPressureSystolic", "BloodPressureDiastolic", "BloodGlucose", "DietaryEnergyConsumed",
+    "DietaryCarbohydrates", "DietaryProtein", "DietaryFatTotal", "BodyFatPercentage", "BodyMassIndex", "LeanBodyMass",
+    "WalkingSpeed", "WalkingStepLength", "WalkingAsymmetryPercentage", "WalkingDoubleSupportPercentage",
+    "HeadphoneAudioExposure", "EnvironmentalAudioExposure",
+}
+# The daily.csv columns that repeat a statistic of a type, in column order (Pipelines/README.md, "Daily").
+DAILY_STATISTIC_COLUMNS = [
+    ("StepCount", "steps"), ("DistanceWalkingRunning", "distance_km"), ("ActiveEnergyBurned", "active_energy_kcal"),
+    ("BasalEnergyBurned", "basal_energy_kcal"), ("FlightsClimbed", "flights"), ("AppleExerciseTime", "exercise_min"),
+    ("RestingHeartRate", "resting_hr_bpm"), ("WalkingHeartRateAverage", "walking_hr_avg_bpm"),
+    ("HeartRateVariabilitySDNN", "hrv_sdnn_ms"), ("HeartRate", "hr_min_bpm"), ("RespiratoryRate", "respiratory_rate_per_min"),
+    ("VO2Max", "vo2max_ml_kg_min"), ("BodyMass", "body_mass_kg"), ("DistanceSwimming", "swim_distance_m"),
+    ("SwimmingStrokeCount", "swim_strokes"), ("DistanceCycling", "cycling_distance_km"),
+    ("BloodPressureSystolic", "bp_systolic_mmhg"), ("BloodPressureDiastolic", "bp_diastolic_mmhg"),
+    ("BloodGlucose", "glucose_mg_dl"), ("DietaryEnergyConsumed", "dietary_energy_kcal"),
+    ("DietaryCarbohydrates", "carbohydrates_g"), ("DietaryProtein", "protein_g"), ("DietaryFatTotal", "fat_g"),
+    ("BodyFatPercentage", "body_fat_fraction"), ("BodyMassIndex", "bmi"), ("LeanBodyMass", "lean_body_mass_kg"),
+    ("WalkingSpeed", "walking_speed_kmh"), ("WalkingStepLength", "step_length_cm"),
+    ("WalkingAsymmetryPercentage", "walking_asymmetry_fraction"),
+    ("WalkingDoubleSupportPercentage", "double_support_fraction"),
+]
 SOURCES_PER_TYPE = 20  # DATA.md, "quality": the rest in one row
 ROUTE_POINTS = 300
 # Types whose values add up (Apple's cumulative aggregation style): the priority merge applies.
@@ -234,7 +270,11 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
             "stand_h": rnd(row.get("appleStandHours"), 0),
             "stand_goal_h": rnd(row.get("appleStandHoursGoal"), 0),
         }
-    dates = sorted(set(steps) | set(kcal) | set(rhr) | set(hrv) | set(walk) | set(rings) | set(heart["avg"]) | set(mass) | set(vo2))
+    # DATA.md, "days": these are the daily.csv cells themselves.
+    daily = {row["date"]: row for row in csv_rows(out / "daily.csv", missing_ok=True)}
+    cells = {name: {d: row[column] for d, row in daily.items() if row[column] != ""} for name, (column, _) in CELL_COLUMNS.items()}
+    dates = sorted(set(steps) | set(kcal) | set(rhr) | set(hrv) | set(walk) | set(rings) | set(heart["avg"]) | set(mass) | set(vo2)
+                   | {d for values in cells.values() for d in values})
     days = {"date": dates}
     days["steps"] = [rnd(steps.get(d), 0) for d in dates]
     days["active_kcal"] = [rnd(kcal.get(d), 1) for d in dates]
@@ -247,6 +287,8 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         days[f"hr_{option}"] = [rnd(heart[option].get(d), 1) for d in dates]
     days["body_mass_kg"] = [rnd(mass.get(d), 2) for d in dates]
     days["vo2max"] = [rnd(vo2.get(d), 1) for d in dates]
+    for name, (_, places) in CELL_COLUMNS.items():
+        days[name] = [rnd(cells[name].get(d), places) for d in dates]
 
     # Bedtime and wake-up are the main sleep's: the date's session with the most time asleep
     # (the first of equals), so a nap does not stretch the night into the afternoon.
@@ -319,6 +361,17 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         {"reason": reason, "count": count, "examples": run["rejectedExamples"].get(reason, [])[:5]}
         for reason, count in sorted(run["rejected"].items(), key=lambda kv: (-kv[1], kv[0]))
     ]
+    # DATA.md, "also_in_export": a type is a file of the samples pipeline by its plain name (the
+    # types of these exports all have one).
+    daily_columns = {}
+    for type_name, column in DAILY_STATISTIC_COLUMNS:
+        daily_columns.setdefault(type_name, column)
+    also = [
+        {"type": name, "samples": count, "daily_column": daily_columns.get(name), "pipeline": "samples",
+         "file": f"samples/{name}.csv"}
+        for name, count in sorted(run["types"].items(), key=lambda kv: (-kv[1], kv[0].encode()))
+        if count > 0 and name not in CHARTED_TYPES
+    ]
     # DATA.md, "worth_a_look": run.json's flags by key; the dates the averages leave out are those
     # of the sleep rules' items and of the step days of `oneSourceOverlaps` (every item of those is
     # listed in run.json while a rule flags at most 20, as in the exports these tests read).
@@ -367,6 +420,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
         "heart_rate": {"days_limit": HR_DAYS, "days": hr},
         "workouts": dict(workouts),
         "quality": {"types": types, "rejected": rejected},
+        "also_in_export": also,
         "worth_a_look": worth,
     }
 

@@ -98,6 +98,30 @@ def mindful_seconds(export: Path, zone: ZoneInfo) -> dict[str, int]:
     return seconds
 
 
+def blood_pressure(export: Path, zone: ZoneInfo) -> dict[str, dict[str, str]]:
+    """Per local date: the mean systolic and diastolic of the distinct samples (a correlation's
+    members repeat at top level: one sample), whole mmHg, and the readings — distinct (source,
+    start, end) of either type."""
+    distinct = {}
+    for r in ET.parse(export).getroot().iter("Record"):
+        kind = r.get("type", "").removeprefix("HKQuantityTypeIdentifierBloodPressure")
+        if kind in ("Systolic", "Diastolic"):
+            distinct[(kind, r.get("sourceName"), r.get("startDate"), r.get("endDate"), r.get("value"), r.get("unit"))] = r
+    values: dict[str, dict[str, list[Decimal]]] = defaultdict(lambda: defaultdict(list))
+    readings: dict[str, set] = defaultdict(set)
+    for (kind, source, start, end, value, _), _ in distinct.items():
+        day = datetime.strptime(start, "%Y-%m-%d %H:%M:%S %z").astimezone(zone).date().isoformat()
+        values[day][kind].append(Decimal(value))
+        readings[day].add((source, start, end))
+    cells: dict[str, dict[str, str]] = defaultdict(dict)
+    for day, kinds in values.items():
+        for kind, column in (("Systolic", "bp_systolic_mmhg"), ("Diastolic", "bp_diastolic_mmhg")):
+            if kinds[kind]:
+                cells[day][column] = shown(str(sum(kinds[kind]) / len(kinds[kind])), 1, 0)
+        cells[day]["bp_readings"] = str(len(readings[day]))
+    return cells
+
+
 class DailyTableTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -144,6 +168,8 @@ class DailyTableTests(unittest.TestCase):
                 cells[day]["workout_kcal"] = shown(str(sum(energies)), 1, 0)
         for day, seconds in mindful_seconds(self.export, run_zone(self.out)).items():
             cells[day]["mindful_min"] = shown(str(seconds), 1 / Decimal(60), 0)
+        for day, values in blood_pressure(self.export, run_zone(self.out)).items():
+            cells[day].update(values)
         for element in ET.parse(self.export).getroot().iter("ActivitySummary"):
             day = element.get("dateComponents")
             kilojoules = element.get("activeEnergyBurnedUnit") == "kJ"
@@ -186,8 +212,8 @@ class DailyTableTests(unittest.TestCase):
     def test_columns_carry_their_units_and_values_are_in_shortest_form(self):
         columns = list(self.daily[0].keys())
         for column in columns:
-            if column not in ("date", "steps", "flights", "workouts", "bedtime", "wake_up", "swim_strokes"):
-                self.assertRegex(column, r"_(km|kcal|min|h|bpm|ms|kg|m|per_min|ml_kg_min)$")
+            if column not in ("date", "steps", "flights", "workouts", "bedtime", "wake_up", "swim_strokes", "bp_readings", "bmi"):
+                self.assertRegex(column, r"_(km|kcal|min|h|bpm|ms|kg|m|per_min|ml_kg_min|mmhg|mg_dl|g|fraction|kmh|cm|dba)$")
         for row in self.daily:
             for column in columns[1:]:
                 value = row[column]

@@ -72,8 +72,8 @@ class PipelineWorkbookTests(unittest.TestCase):
     def test_sheets_in_order_and_run_json_says_what_is_left_to_csv(self):
         names = list(self.tables)
         self.assertEqual(names[:7], [
-            "Charts", "Daily", "Sleep", "Workouts", "Workout records", "Swim laps", "steps-per-day"])
-        self.assertNotIn("heart-rate-per-minute", names)
+            "Charts", "Daily", "Sleep", "Workouts", "Workout records", "Swim laps", "Steps per day"])
+        self.assertNotIn("Heart rate per minute", names)
         workbook = self.report["workbook"]
         self.assertEqual(workbook["leftToCSV"][0]["file"], "stats/heart-rate-per-minute.csv")
         self.assertEqual(workbook["sheets"][0], {"table": "Daily", "rows": len(self.daily) - 1, "hidden": None,
@@ -281,7 +281,7 @@ class RealExportWorkbookTests(unittest.TestCase):
         report, tables = self.check("bwassim")
         self.assertEqual(report["workbook"]["charts"],
                          ["Steps per day", "Sleep per night", "Average heart rate per day"])
-        self.assertIn("walking-running-distance-per", tables)
+        self.assertIn("Walking running distance per", tables)
 
 
 if __name__ == "__main__":

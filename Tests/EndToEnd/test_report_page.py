@@ -362,7 +362,10 @@ class ReportPageChecks:
 
 
 class ExampleReportTests(ReportPageChecks, unittest.TestCase):
-    expected_charts = 14  # no rejected records nor VO2 max in the sample: the rejected chart says so instead
+    # No rejected records nor VO2 max in the sample: the rejected chart says so instead. Of the
+    # families beyond activity, sleep and heart it holds blood pressure (and distance, flights,
+    # exercise and mindful minutes); the others have no figure at all.
+    expected_charts = 18
 
     @classmethod
     def setUpClass(cls):
@@ -474,7 +477,8 @@ class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
     day, night, workout and per-minute series of the example. Chart.js's own tick formatter threw
     "minimumFractionDigits value is out of range" on such an axis and the page drew nothing."""
 
-    expected_charts = 14
+    # Every `days` column gets extreme values, so every family's chart is drawn.
+    expected_charts = 26
     EXTREMES = [1e308, -1e308, 1.7976931348623157e308, 5e-324, -5e-324]
 
     @classmethod
@@ -890,13 +894,14 @@ class EmptyRangeReportTests(unittest.TestCase):
         empty = self.page.evaluate("[...document.querySelectorAll('p[data-empty-range]')].map(p => [p.dataset.emptyRange, p.textContent])")
         ids = sorted(i for i, _ in empty)
         self.assertEqual(ids, sorted(["sleep-stages", "sleep-window", "steps", "energy", "rings", "rings-day",
-                                      "heart-trends", "heart-daily", "body"]))
+                                      "heart-trends", "heart-daily", "body", "distance", "flights", "minutes",
+                                      "blood-pressure"]))
         self.assertEqual(dict(empty)["steps"], "No data of this kind from 2024-08-04 to 2024-11-01. Choose a longer range to see it.")
         hidden = self.page.evaluate("[...document.querySelectorAll('canvas[data-empty-range=\"1\"]')].every(c => c.parentElement.hidden)")
         self.assertTrue(hidden)
         drawn, empty_count, canvases = self.page.evaluate("""[+document.documentElement.dataset.chartsDrawn,
             +document.documentElement.dataset.chartsEmptyInRange, document.querySelectorAll('canvas[data-chart]').length]""")
-        self.assertEqual((empty_count, drawn + empty_count), (9, canvases))
+        self.assertEqual((empty_count, drawn + empty_count), (13, canvases))
         summary = self.page.evaluate("document.querySelector('[data-summary=\"steps\"] .over').textContent")
         self.assertEqual(summary, "nothing recorded in this range")
         # All: every chart is drawn again and the notes are gone.

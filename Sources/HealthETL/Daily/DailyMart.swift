@@ -141,6 +141,11 @@ public final class DailyMart: Mart {
   /// The products whose columns the table adds after daily's own, and the table with them.
   private let contributions: [any DayColumnsProduct.Type]
   private let table: RowTable<DailyValues>
+  /// The blood-pressure samples, for `bp_readings`.
+  private var bloodPressure = BloodPressureReadings()
+  /// The sound-exposure samples, for the two audio columns.
+  private var headphone = SoundLevelDays(typeName: "HeadphoneAudioExposure")
+  private var environmental = SoundLevelDays(typeName: "EnvironmentalAudioExposure")
   private let collector = DailyCollector()
   /// One source's overlapping samples, seen as the statistics merge their streams.
   private let overlaps = OverlapWatch()
@@ -173,6 +178,12 @@ public final class DailyMart: Mart {
     ] + contributions.map { ProductNeed($0) }
   }
 
+  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
+    bloodPressure.add(sample, catalog: catalog)
+    headphone.add(sample, catalog: catalog)
+    environmental.add(sample, catalog: catalog)
+  }
+
   public func consume(_ element: GenericElement) {
     if element.name == "ActivitySummary" { collector.activitySummary(element) }
   }
@@ -202,12 +213,26 @@ public final class DailyMart: Mart {
         column += 1
       }
     }
+    for (date, readings) in bloodPressure.perDate(rules) {
+      collector.set(.bloodPressureReadings, on: date, written: Double(readings), precision: .asRecorded)
+    }
+    // As a statistics file would write a dBASPL value (Pipelines/README.md, "Precision").
+    let decibels = UnitPrecision.precision(unit: "dBASPL")
+    for (date, level) in headphone.levels(rules) {
+      collector.set(.headphoneAudio, on: date, written: level, precision: decibels)
+    }
+    for (date, level) in environmental.levels(rules) {
+      collector.set(.environmentalAudio, on: date, written: level, precision: decibels)
+    }
     days = collector.table()
+    var added: [Column] = []
+    for contribution in contributions { added += contribution.columns }
     var found = Oddities()
     let stepDays = DailyOddities.flag(
       statistics: context.products.read(DayStatistics.self), overlaps: overlaps, rules: rules, into: &found)
     oddities = found
-    context.products.publish(DailyDays(days: days, oddities: found, overlappingSteps: stepDays), by: self)
+    context.products.publish(
+      DailyDays(days: days, added: added, oddities: found, overlappingSteps: stepDays), by: self)
     var written: [OutputSummary] = []
     for destination in destinations {
       var writer = try context.writer(table, file: destination.file, format: destination.format)
@@ -221,13 +246,19 @@ public final class DailyMart: Mart {
 /// The rows of `daily.csv`, every date from the first to the last with data, in date order.
 public struct DailyDays: MartProduct {
   public let days: [DailyValues]
+  /// The columns other subjects add, in order: `added[i]` is `DailyValues.contributed(i)`.
+  public let added: [Column]
   /// The days worth a look (Pipelines/README.md, "Worth a look").
   public let oddities: Oddities
   /// The dates whose steps one source's overlapping samples made: left out of step averages.
   public let overlappingSteps: Set<CivilDate>
 
-  public init(days: [DailyValues], oddities: Oddities = Oddities(), overlappingSteps: Set<CivilDate> = []) {
+  public init(
+    days: [DailyValues], added: [Column] = [], oddities: Oddities = Oddities(),
+    overlappingSteps: Set<CivilDate> = []
+  ) {
     self.days = days
+    self.added = added
     self.oddities = oddities
     self.overlappingSteps = overlappingSteps
   }

@@ -29,7 +29,8 @@ public enum DailyTables {
   }
 
   /// The workbook's Charts sheet, from the Daily sheet: steps per day; sleep per night by stage, or asleep
-  /// and in bed when no night has stages (sleep apps and older watches); resting heart rate, or
+  /// and in bed unless at least half the nights with sleep have stages (sleep apps and older
+  /// watches; an app's one awake value on a night does not make stages); resting heart rate, or
   /// the day's average heart rate when no resting heart rate was recorded (Garmin, iPhone only).
   /// Each entry's first chart with values is drawn, with only its series that have values; an
   /// entry without any draws no chart.
@@ -45,7 +46,8 @@ public enum DailyTables {
         series: [
           .init("deep_h", name: "Deep"), .init("core_h", name: "Core"), .init("rem_h", name: "REM"),
           .init("awake_h", name: "Awake"),
-        ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
+        ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours",
+        majority: .init("core_h", of: ["asleep_h", "in_bed_h"])),
       WorkbookChart(
         .column, title: "Sleep per night", categoryColumn: "date",
         series: [.init("asleep_h", name: "Asleep"), .init("in_bed_h", name: "In bed")],
@@ -74,6 +76,12 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   case respiratoryRate, vo2Max, bodyMass
   case asleepHours, inBedHours, coreHours, deepHours, remHours, awakeHours, bedtime, wakeUp
   case workouts, workoutMinutes, workoutKilocalories, swimDistance, swimStrokes
+  case cyclingDistanceKm
+  case systolic, diastolic, bloodPressureReadings, bloodGlucose
+  case dietaryEnergy, carbohydrates, protein, fat
+  case bodyFat, bodyMassIndex, leanBodyMass
+  case walkingSpeed, stepLength, walkingAsymmetry, doubleSupport
+  case headphoneAudio, environmentalAudio
 
   /// The statistic behind the column, for those computed from samples: a statistics job over
   /// one-day buckets of that type and option; the column equals that job's `stats/*.csv` value
@@ -98,6 +106,21 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     case .bodyMass: return of("BodyMass", .mostRecent)
     case .swimDistance: return of("DistanceSwimming")
     case .swimStrokes: return of("SwimmingStrokeCount")
+    case .cyclingDistanceKm: return of("DistanceCycling")
+    case .systolic: return of("BloodPressureSystolic", .avg)
+    case .diastolic: return of("BloodPressureDiastolic", .avg)
+    case .bloodGlucose: return of("BloodGlucose", .avg)
+    case .dietaryEnergy: return of("DietaryEnergyConsumed")
+    case .carbohydrates: return of("DietaryCarbohydrates")
+    case .protein: return of("DietaryProtein")
+    case .fat: return of("DietaryFatTotal")
+    case .bodyFat: return of("BodyFatPercentage", .mostRecent)
+    case .bodyMassIndex: return of("BodyMassIndex", .mostRecent)
+    case .leanBodyMass: return of("LeanBodyMass", .mostRecent)
+    case .walkingSpeed: return of("WalkingSpeed", .avg)
+    case .stepLength: return of("WalkingStepLength", .avg)
+    case .walkingAsymmetry: return of("WalkingAsymmetryPercentage", .avg)
+    case .doubleSupport: return of("WalkingDoubleSupportPercentage", .avg)
     default: return nil
     }
   }
@@ -106,7 +129,10 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   /// the column keeps the source's unit.
   var conversion: UnitConversion? {
     switch self {
-    case .distanceKm: return Self.kilometres
+    case .distanceKm, .cyclingDistanceKm: return Self.kilometres
+    case .carbohydrates, .protein, .fat: return Self.grams
+    case .walkingSpeed: return Self.kilometresPerHour
+    case .stepLength: return Self.centimetres
     case .exerciseMin, .workoutMinutes: return Self.minutes
     case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return Self.hours
     default: return nil
@@ -115,6 +141,9 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   private static let kilometres = UnitConversion.forUnit("km")
   private static let minutes = UnitConversion.forUnit("min")
   private static let hours = UnitConversion.forUnit("h")
+  private static let grams = UnitConversion.forUnit("g")
+  private static let kilometresPerHour = UnitConversion.forUnit("km/hr")
+  private static let centimetres = UnitConversion.forUnit("cm")
 
   /// The cell of `written` (the value as its own output writes it): in the column's unit, rounded
   /// to the column's places exactly on the decimal text of the converted value, so that 0.005 h
@@ -128,10 +157,15 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   /// Decimal places of the column (what the Health app shows).
   var places: Int {
     switch self {
-    case .distanceKm: return 2
+    case .distanceKm, .cyclingDistanceKm: return 2
     case .restingHeartRate, .walkingHeartRate, .hrvSDNN, .heartRateMin, .heartRateAvg, .heartRateMax,
       .respiratoryRate, .vo2Max, .bodyMass:
       return 1
+    case .carbohydrates, .protein, .fat, .bodyMassIndex, .leanBodyMass, .walkingSpeed, .headphoneAudio,
+      .environmentalAudio:
+      return 1
+    // Fractions 0–1 to 0.001: a tenth of a percentage point, as the Health app shows 16.1 %.
+    case .bodyFat, .walkingAsymmetry, .doubleSupport: return 3
     case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return 2
     default: return 0
     }
@@ -149,10 +183,18 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
       }
     case .workouts:
       return .integer("workouts", "rows of `workouts.csv` that start on the date") { $0[.workouts].map { Int64($0) } }
+    case .bloodPressureReadings:
+      return .integer(
+        "bp_readings",
+        "blood-pressure readings starting on the date: one per source and start–end of its systolic and "
+          + "diastolic samples (a correlation's pair, or a lone systolic or diastolic)"
+      ) { $0[.bloodPressureReadings].map { Int64($0) } }
     default:
       let (name, unit, meaning) = description
       let places = places
-      return .number(name, unit: unit, precision: .decimals(places), display: .decimals(places), meaning) {
+      // Fractions 0–1 show as percentages in the workbook (0.161 as 16.1%), like every `%` column.
+      let display: SheetDisplay = unit == "%" ? .percent : .decimals(places)
+      return .number(name, unit: unit, precision: .decimals(places), display: display, meaning) {
         $0[self]
       }
     }
@@ -196,7 +238,38 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     case .workoutKilocalories: return ("workout_kcal", "kcal", "`energy_kcal` of those workouts summed")
     case .swimDistance: return ("swim_distance_m", "m", "`sum` of `stats/swimming-distance-per-day.csv`")
     case .swimStrokes: return ("swim_strokes", "count", "`sum` of `stats/swimming-strokes-per-day.csv`")
-    case .bedtime, .wakeUp, .workouts: return ("", "", "")
+    case .cyclingDistanceKm:
+      return ("cycling_distance_km", "km", "`sum` of DistanceCycling per day (sources merged), in km")
+    case .systolic:
+      return ("bp_systolic_mmhg", "mmHg", "`avg` of BloodPressureSystolic per day: the mean of the readings")
+    case .diastolic:
+      return ("bp_diastolic_mmhg", "mmHg", "`avg` of BloodPressureDiastolic per day: the mean of the readings")
+    case .bloodGlucose:
+      return ("glucose_mg_dl", "mg/dL", "`avg` of BloodGlucose per day (mmol/L × 18.015588 = mg/dL)")
+    case .dietaryEnergy:
+      return ("dietary_energy_kcal", "kcal", "`sum` of DietaryEnergyConsumed per day (sources merged)")
+    case .carbohydrates: return ("carbohydrates_g", "g", "`sum` of DietaryCarbohydrates per day (sources merged), in g")
+    case .protein: return ("protein_g", "g", "`sum` of DietaryProtein per day (sources merged), in g")
+    case .fat: return ("fat_g", "g", "`sum` of DietaryFatTotal per day (sources merged), in g")
+    case .bodyFat:
+      return ("body_fat_fraction", "%", "`mostRecent` of BodyFatPercentage per day, a fraction 0–1 (0.161 = 16.1 %)")
+    case .bodyMassIndex: return ("bmi", "count", "`mostRecent` of BodyMassIndex per day")
+    case .leanBodyMass: return ("lean_body_mass_kg", "kg", "`mostRecent` of LeanBodyMass per day")
+    case .walkingSpeed: return ("walking_speed_kmh", "km/hr", "`avg` of WalkingSpeed per day, in km/h")
+    case .stepLength: return ("step_length_cm", "cm", "`avg` of WalkingStepLength per day, in cm")
+    case .walkingAsymmetry:
+      return ("walking_asymmetry_fraction", "%", "`avg` of WalkingAsymmetryPercentage per day, a fraction 0–1")
+    case .doubleSupport:
+      return ("double_support_fraction", "%", "`avg` of WalkingDoubleSupportPercentage per day, a fraction 0–1")
+    case .headphoneAudio:
+      return (
+        "headphone_audio_dba", "dBASPL",
+        "HeadphoneAudioExposure of the date as HealthKit averages sound: the equivalent continuous level "
+          + "10·log10(Σ t·10^(L/10) ÷ Σ t), t the seconds of each sample on the date (all sources)"
+      )
+    case .environmentalAudio:
+      return ("environmental_audio_dba", "dBASPL", "EnvironmentalAudioExposure of the date, the same equivalent level")
+    case .bedtime, .wakeUp, .workouts, .bloodPressureReadings: return ("", "", "")
     }
   }
 }

@@ -111,7 +111,7 @@ extension JobWork {
   public func columns(of table: TableSchema) -> [Column] { table.columns }
   public func columnNames(of table: TableSchema) -> [String] { columns(of: table).map(\.name) }
   public func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice {
-    .sheet(name: job, columns: columns(of: table))
+    .sheet(name: JobName.words(job), columns: columns(of: table))
   }
   public func databaseKeys(of table: TableSchema) -> TableKeys? { table.keys }
   public func shows(type shortName: String) -> Bool { false }

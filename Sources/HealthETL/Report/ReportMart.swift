@@ -25,6 +25,30 @@ public final class ReportMart: Mart {
     ("hr_min", .heartRateMin, 1), ("hr_avg", .heartRateAvg, 1), ("hr_max", .heartRateMax, 1),
     ("body_mass_kg", .bodyMass, 2), ("vo2max", .vo2Max, 1),
   ]
+  /// More `days` columns (DATA.md, "days"), each exactly the `daily.csv` cell of its column (in
+  /// that column's unit and places): the families beyond activity, sleep and heart, and the
+  /// activity columns the page charts besides.
+  public static let cellColumns: [(name: String, measure: DailyMeasure)] = [
+    ("distance_km", .distanceKm), ("cycling_km", .cyclingDistanceKm), ("flights", .flights),
+    ("exercise_min", .exerciseMin),
+    ("bp_systolic", .systolic), ("bp_diastolic", .diastolic), ("bp_readings", .bloodPressureReadings),
+    ("glucose_mg_dl", .bloodGlucose), ("dietary_kcal", .dietaryEnergy), ("carbs_g", .carbohydrates),
+    ("protein_g", .protein), ("fat_g", .fat), ("body_fat", .bodyFat), ("bmi", .bodyMassIndex),
+    ("lean_mass_kg", .leanBodyMass), ("walking_speed_kmh", .walkingSpeed), ("step_length_cm", .stepLength),
+    ("walking_asymmetry", .walkingAsymmetry), ("double_support", .doubleSupport),
+    ("headphone_db", .headphoneAudio), ("environmental_db", .environmentalAudio),
+  ]
+  /// The sample types some chart of the page draws (through `days`, `nights` or the heart rate per
+  /// minute); every other type with samples is listed in `also_in_export`.
+  public static let chartedTypes: Set<String> = [
+    "StepCount", "ActiveEnergyBurned", "DistanceWalkingRunning", "DistanceCycling", "FlightsClimbed",
+    "AppleExerciseTime", "MindfulSession", "SleepAnalysis", "HeartRate", "RestingHeartRate",
+    "HeartRateVariabilitySDNN", "WalkingHeartRateAverage", "BodyMass", "VO2Max", "BloodPressureSystolic",
+    "BloodPressureDiastolic", "BloodGlucose", "DietaryEnergyConsumed", "DietaryCarbohydrates", "DietaryProtein",
+    "DietaryFatTotal", "BodyFatPercentage", "BodyMassIndex", "LeanBodyMass", "WalkingSpeed", "WalkingStepLength",
+    "WalkingAsymmetryPercentage", "WalkingDoubleSupportPercentage", "HeadphoneAudioExposure",
+    "EnvironmentalAudioExposure",
+  ]
   /// Heart rate per minute: its `max`.
   public static let heartRateStatistic = (type: "HeartRate", option: StatisticsOption.max)
   public static let heartRateDays = 14
@@ -44,6 +68,8 @@ public final class ReportMart: Mart {
     var sleep = SleepNights(nights: [], sessions: [])
     var workouts = WorkoutResults(rows: [])
     var days: [DailyValues] = []
+    /// The `daily.csv` columns other subjects add (`DailyDays.added`).
+    var addedDayColumns: [Column] = []
     /// What the daily mart flagged, and the dates whose steps one source's overlaps made.
     var dayOddities = Oddities()
     var overlappingSteps: Set<CivilDate> = []
@@ -147,8 +173,8 @@ public final class ReportMart: Mart {
     inputs = Inputs(
       sleep: products.read(SleepNights.self) ?? inputs.sleep,
       workouts: products.read(WorkoutResults.self) ?? inputs.workouts,
-      days: daily?.days ?? [], dayOddities: daily?.oddities ?? Oddities(),
-      overlappingSteps: daily?.overlappingSteps ?? [],
+      days: daily?.days ?? [], addedDayColumns: daily?.added ?? [],
+      dayOddities: daily?.oddities ?? Oddities(), overlappingSteps: daily?.overlappingSteps ?? [],
       heartRate: products.read(RecentDays.self)?.days(
         Self.heartRateStatistic.type, "1m", Self.heartRateStatistic.option) ?? [],
       previews: products.read(ElectrocardiogramPreviews.self)?.recordings ?? [])
@@ -174,6 +200,7 @@ public final class ReportMart: Mart {
       ("heart_rate", heartRateSection(rules)),
       ("workouts", workoutsSection(rules)),
       ("quality", qualitySection(context.catalog)),
+      ("also_in_export", alsoInExportSection(context.catalog)),
       ("worth_a_look", worthALookSection()),
     ]
     // Only with recordings: a page of an export without ECGs stays as it was.
@@ -284,7 +311,11 @@ public final class ReportMart: Mart {
   /// output writes (Pipelines/README.md, "Precision"), so the page never differs from that file by a
   /// double rounding.
   private func daysSection() -> ReportJSON {
-    let days = inputs.days.filter { day in Self.dayColumns.contains { day.written($0.measure) != nil } }
+    let days = inputs.days.filter { day in
+      Self.dayColumns.contains { day.written($0.measure) != nil }
+        || Self.cellColumns.contains { day[$0.measure] != nil }
+        || inputs.addedDayColumns.indices.contains { day.contributed($0) != nil }
+    }
     var columns: [(String, ReportJSON)] = [("date", .array(days.map { .string($0.date.description) }))]
     for column in Self.dayColumns {
       // A ring is read from the export's decimal text, converted from kJ when written so:
@@ -296,6 +327,18 @@ public final class ReportMart: Mart {
           column.name,
           .array(days.map { .rounded($0.written(column.measure), csv: precision, places: column.places) })
         ))
+    }
+    for column in Self.cellColumns {
+      let places = column.measure.places
+      columns.append(
+        (column.name, .array(days.map { .rounded($0[column.measure], csv: .significantDigits(12), places: places) })))
+    }
+    // Each column another subject adds, under its `daily.csv` name and to its decimals.
+    for (index, column) in inputs.addedDayColumns.enumerated() {
+      let places = if case .decimals(let places) = column.precision { places } else { 2 }
+      columns.append(
+        (column.name, .array(days.map { .rounded($0.contributed(index), csv: .significantDigits(12), places: places) }))
+      )
     }
     return .object(columns)
   }
@@ -470,6 +513,39 @@ public final class ReportMart: Mart {
       ])
     }
     return .object([("types", .array(types)), ("rejected", .array(rejected))])
+  }
+
+  /// DATA.md, `also_in_export`: every type with samples that no chart draws, most samples first
+  /// (then by name), with the `daily.csv` column that holds it, if any, and the file of the
+  /// `samples` pipeline that has every one of its samples.
+  private func alsoInExportSection(_ catalog: SampleCatalog) -> ReportJSON {
+    var counts: [String: Int] = [:]
+    if let header {
+      for (name, type) in header.types where type.distinct > 0 { counts[name] = type.distinct }
+    } else {
+      for pair in 0..<samplePairs.count {
+        counts[catalog.typeInfo(samplePairs.pair(pair).0).shortName, default: 0] += sampleCounts[pair]
+      }
+    }
+    var dailyColumns: [String: String] = [:]
+    for measure in DailyMeasure.allCases {
+      guard let key = measure.statistic, dailyColumns[key.type] == nil else { continue }
+      dailyColumns[key.type] = DailyTables.daily().schema.columns[measure.rawValue + 1].name
+    }
+    // The samples pipeline names its files from the set of all the run's type names.
+    let files = ContentFileNames.paths(
+      for: counts.keys, in: SampleMart.Destination.perTypeCSV.file, placeholder: "{type}")
+    let names = counts.keys.filter { !Self.chartedTypes.contains($0) }.sorted {
+      counts[$0]! != counts[$1]! ? counts[$0]! > counts[$1]! : $0.utf8.lexicographicallyPrecedes($1.utf8)
+    }
+    return .array(
+      names.map { name in
+        .object([
+          ("type", .string(name)), ("samples", .integer(Int64(counts[name]!))),
+          ("daily_column", .string(dailyColumns[name])), ("pipeline", .string("samples")),
+          ("file", .string(files[name])),
+        ])
+      })
   }
 
   /// One type's `sources` (DATA.md, "quality"): the `sourcesPerType` with the most samples (then

@@ -18,7 +18,7 @@ public struct SleepJobKind: JobKind {
     var destinations: [SleepMart.Destination]
 
     func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice {
-      .sheet(name: table == SleepTables.daily.schema ? "Sleep" : job, columns: table.columns)
+      .sheet(name: table == SleepTables.daily.schema ? "Sleep" : JobName.words(job), columns: table.columns)
     }
 
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? { SleepMart(destinations: destinations) }

@@ -67,7 +67,7 @@ public struct StatisticsJobKind: JobKind {
       guard StatisticsTables.rowsAreDays(query.interval) else {
         return .leftToFile(reason: "rows are parts of a day; years of them fill several sheets")
       }
-      return .sheet(name: job, columns: columns(of: table))
+      return .sheet(name: JobName.words(job), columns: columns(of: table))
     }
 
     func databaseKeys(of table: TableSchema) -> TableKeys? { StatisticsTables.keys(of: query) }

@@ -42,7 +42,7 @@ public struct WorkoutsJobKind: JobKind {
     ]
 
     func sheet(of table: TableSchema, job: String) -> WorkbookSheetChoice {
-      .sheet(name: Self.sheetNames[table.name] ?? job, columns: table.columns)
+      .sheet(name: Self.sheetNames[table.name] ?? JobName.words(job), columns: table.columns)
     }
 
     func mart(for job: PlannedJob, build: MartBuild) -> (any Mart)? {

@@ -162,9 +162,18 @@ public final class Workbook {
     hideSheets(of: hidden)
     for table in tables {
       let widths = table.widths.widths
+      // A column without a single value in a table with rows is hidden: a sheet of a Watch-less
+      // export is not 20 empty heart-rate columns wide. Excel and LibreOffice unhide it from the
+      // column headers; the header stays for the autofilter and the CSV's order.
+      var hiddenColumn = lxw_row_col_options()
+      hiddenColumn.hidden = 1
       for part in table.parts {
         for (column, width) in widths.enumerated() {
-          worksheet_set_column(part.sheet, lxw_col_t(column), lxw_col_t(column), width, nil)
+          if table.dataRows > 0, table.valueCounts[column] == 0 {
+            worksheet_set_column_opt(part.sheet, lxw_col_t(column), lxw_col_t(column), width, nil, &hiddenColumn)
+          } else {
+            worksheet_set_column(part.sheet, lxw_col_t(column), lxw_col_t(column), width, nil)
+          }
         }
         let lastRow = lxw_row_t(part.dataRows)
         let lastColumn = lxw_col_t(table.columns.count - 1)
@@ -259,7 +268,11 @@ public final class Workbook {
           code: Self.systemCode(status))
       }
       if sampling { table.widths.observe(cell, column: index, kind: column.kind) }
-      if !table.plottable[index], cell.isNonzeroNumber { table.plottable[index] = true }
+      if cell.isNonzeroNumber {
+        table.plottable[index] = true
+        if table.parts.count == 1 { table.lastPlottableRows[index] = part.dataRows + 1 }
+      }
+      table.valueCounts[index] += 1
     }
     part.dataRows += 1
     if sampling { table.sampledRows += 1 }
@@ -348,6 +361,10 @@ public final class Workbook {
   {
     // Charts of 960 × 432 px (twice and one and a half times the default), one under another.
     let rowsPerChart = 24
+    // Printed (or converted to PDF), a chart is wider than a portrait page and was cut in two:
+    // landscape, one page wide.
+    worksheet_set_landscape(sheet)
+    worksheet_fit_to_pages(sheet, 1, 0)
     if charts.isEmpty {
       let status = worksheet_write_string(sheet, 0, 0, "No chart: the charted columns hold no values.", nil)
       if status != LXW_NO_ERROR {
@@ -368,12 +385,25 @@ public final class Workbook {
       let first = table.parts[0]
       // An empty table still gets a (blank) one-row range: a chart needs a range to be valid.
       let lastRow = lxw_row_t(max(first.dataRows, 1))
+      // A long history: the year up to the chart's last value only (an export whose steps stopped
+      // years ago still shows them), with a 7-day line where bars do not stack.
+      let lastValueRow = values.map { table.lastPlottableRows[$0] }.max() ?? 0
+      let isLong = lastValueRow > WorkbookChart.longHistoryRows
+      let windowEnd = isLong ? lxw_row_t(lastValueRow) : lastRow
+      let firstRow = isLong ? windowEnd - lxw_row_t(WorkbookChart.recentRows) + 1 : 1
+      let suffix =
+        !isLong ? "" : lastValueRow == first.dataRows ? ", last 365 days" : ", 365 days to its last value"
       for (series, column) in zip(chart.series, values) {
         guard let added = chart_add_series(drawn, nil, nil) else {
           return .library(path: path, operation: "adding a series to '\(chart.title)'", message: "out of memory")
         }
-        chart_series_set_categories(added, first.name, 1, lxw_col_t(category), lastRow, lxw_col_t(category))
-        chart_series_set_values(added, first.name, 1, lxw_col_t(column), lastRow, lxw_col_t(column))
+        chart_series_set_categories(added, first.name, firstRow, lxw_col_t(category), windowEnd, lxw_col_t(category))
+        chart_series_set_values(added, first.name, firstRow, lxw_col_t(column), windowEnd, lxw_col_t(column))
+        if isLong, chart.kind != .stackedColumn {
+          chart_series_set_trendline(
+            added, UInt8(LXW_CHART_TRENDLINE_TYPE_AVERAGE.rawValue), UInt8(WorkbookChart.movingAverageDays))
+          chart_series_set_trendline_name(added, "\(series.name ?? table.columns[column].name), 7-day average")
+        }
         if chart.kind == .line {
           // A line joins neighbouring days only, so a day measured alone (a heart rate every few
           // days) would draw nothing: a small marker on each value shows it.
@@ -385,7 +415,7 @@ public final class Workbook {
         if name.hasPrefix("=") { name = " " + name }
         chart_series_set_name(added, name)
       }
-      chart_title_set_name(drawn, chart.title)
+      chart_title_set_name(drawn, chart.title + suffix)
       if let axis = chart_axis_get(drawn, LXW_CHART_AXIS_TYPE_X) {
         chart_axis_set_name(axis, chart.categoryAxisTitle)
         if let code = table.columns[category].numberFormat { chart_axis_set_num_format(axis, code) }
@@ -493,6 +523,11 @@ public final class WorkbookSheet {
     table.columns.firstIndex { $0.name == name }.map { table.plottable[$0] } ?? false
   }
 
+  /// How many cells of column `name` hold a value so far (blank cells not counted).
+  public func valueCount(inColumn name: String) -> Int {
+    table.columns.firstIndex { $0.name == name }.map { table.valueCounts[$0] } ?? 0
+  }
+
   /// Writes the next row: one cell per column, `.blank` for missing values.
   /// - Throws: `.sheetFull` when `remainingRows` is 0 (nothing is written; the caller continues on
   ///   a new sheet or stops), `.invalidRow` for a cell that does not fit its column.
@@ -510,10 +545,15 @@ public final class WorkbookSheet {
 
 extension WorkbookChart {
   /// What to draw of `choices` (a chart, then what to draw instead when it has nothing to show)
-  /// from `sheet` as it stands: the first choice with a series holding a number other than 0,
-  /// keeping only such series; nil when none has one, so no chart is drawn empty.
+  /// from `sheet` as it stands: the first choice with a series holding a number other than 0 (and
+  /// whose `majority` rule holds), keeping only such series; nil when none has one, so no chart is
+  /// drawn empty.
   public static func firstPlottable(of choices: [WorkbookChart], in sheet: WorkbookSheet) -> WorkbookChart? {
     for choice in choices {
+      if let majority = choice.majority {
+        let rows = majority.of.map { sheet.valueCount(inColumn: $0) }.max() ?? 0
+        guard sheet.valueCount(inColumn: majority.column) * 2 >= rows else { continue }
+      }
       var chart = choice
       chart.series = choice.series.filter { sheet.hasPlottableValues(inColumn: $0.column) }
       if !chart.series.isEmpty { return chart }
@@ -533,6 +573,11 @@ final class SheetTable {
   var truncatedTexts = 0
   /// Per column: a number other than 0 was written.
   var plottable: [Bool]
+  /// Per column: the cells written (not blank).
+  var valueCounts: [Int]
+  /// Per column: the last row of the first sheet holding a number other than 0 (1 is the first
+  /// data row), 0 when none.
+  var lastPlottableRows: [Int]
 
   init(requestedName: String, columns: [WorkbookColumn], formats: [UnsafeMutablePointer<lxw_format>?]) {
     self.requestedName = requestedName
@@ -540,6 +585,8 @@ final class SheetTable {
     self.formats = formats
     widths = ColumnWidthEstimate(columns: columns)
     plottable = Array(repeating: false, count: columns.count)
+    valueCounts = Array(repeating: 0, count: columns.count)
+    lastPlottableRows = Array(repeating: 0, count: columns.count)
   }
 
   var current: SheetPart { parts[parts.count - 1] }

@@ -191,8 +191,22 @@ public struct WorkbookChart: Hashable, Sendable {
     }
   }
 
+  /// A chart drawn only where `column` has a value in at least half the rows where any of `of`
+  /// has one: sleep stages are charted when most nights have them, not when one night does.
+  public struct Majority: Hashable, Sendable {
+    public var column: String
+    public var of: [String]
+
+    public init(_ column: String, of columns: [String]) {
+      self.column = column
+      self.of = columns
+    }
+  }
+
   public var kind: Kind
   public var title: String
+  /// When set, the chart is drawn only where the rule holds (`Workbook.firstPlottable`).
+  public var majority: Majority?
   /// The column along the horizontal axis (usually a date).
   public var categoryColumn: String
   public var series: [Series]
@@ -200,12 +214,20 @@ public struct WorkbookChart: Hashable, Sendable {
   public var categoryAxisTitle: String
   public var valueAxisTitle: String
 
+  /// A sheet longer than this many rows is charted over its last `recentRows` only, with a
+  /// 7-day moving average (a trendline) on each series of a chart that does not stack: 1,100 daily
+  /// bars in a chart are hair-thin and unreadable (Pipelines/README.md, "`health.xlsx`").
+  public static let longHistoryRows = 400
+  public static let recentRows = 365
+  public static let movingAverageDays = 7
+
   public init(
     _ kind: Kind, title: String, categoryColumn: String, series: [Series], categoryAxisTitle: String,
-    valueAxisTitle: String
+    valueAxisTitle: String, majority: Majority? = nil
   ) {
     self.kind = kind
     self.title = title
+    self.majority = majority
     self.categoryColumn = categoryColumn
     self.series = series
     self.categoryAxisTitle = categoryAxisTitle

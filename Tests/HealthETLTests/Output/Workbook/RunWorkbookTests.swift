@@ -95,6 +95,10 @@ import Testing
       "\($0.1)\($0.3 == nil ? "" : " hidden")"
     }
     #expect(sheets == ["Charts", "Daily", "Swim laps hidden"])
+    // Printed, the Charts sheet is landscape and one page wide: a 960 px chart is not cut in two.
+    let charts = try #require(parts["xl/worksheets/sheet1.xml"])
+    #expect(charts.contains("<pageSetUpPr fitToPage=\"1\"/>"))
+    #expect(charts.contains("fitToHeight=\"0\"") && charts.contains("orientation=\"landscape\""))
     // Sleep: asleep alone (no night has stages, in_bed_h is not a column); heart: the average.
     let sleep = try #require(parts["xl/charts/chart2.xml"])
     #expect(sleep.contains("<c:v>Asleep</c:v>") && !sleep.contains("Deep"))
@@ -102,6 +106,92 @@ import Testing
     let heart = try #require(parts["xl/charts/chart3.xml"])
     #expect(heart.contains("<c:f>Daily!$F$2:$F$3</c:f>"))
     #expect(parts["xl/charts/chart4.xml"] == nil)
+  }
+
+  /// A Daily sheet of `rows` dates from 2021-01-01 with the columns the charts read; `row(n)` the
+  /// cells of date n after the date.
+  static func daily(
+    rows: Int, columns: [String], row: (Int) -> [Field]
+  ) throws -> (summary: WorkbookSummary, parts: [String: String]) {
+    let folder = Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    defer { transaction.abandon() }
+    let plan = [
+      RunWorkbook.SheetPlan(
+        file: "daily.csv", name: "Daily",
+        columns: [.date("date", "")] + columns.map { Column($0, .number, precision: .asRecorded, "") })
+    ]
+    let workbook = try RunWorkbook.start(
+      on: testExecutor, transaction: transaction, plan: plan, leftToCSV: [], zone: .utc, created: nil,
+      charts: DailyTables.charts, chartsFrom: "daily.csv")
+    let sheet = try #require(workbook.claim(file: "daily.csv"))
+    for n in 0..<rows {
+      sheet.append(
+        [.date(CivilDate(daysSinceEpoch: CivilDate(year: 2021, month: 1, day: 1).daysSinceEpoch + Int64(n)))] + row(n))
+    }
+    workbook.startClosing()
+    let summary = try workbook.closed()
+    return (summary, try WorkbookTests.members(transaction.stagedPath(RunWorkbook.file)))
+  }
+
+  /// 63 nights from a sleep app (asleep and in bed, no stages), one of which also has an awake
+  /// value: the stage chart drew a lone 2 h Awake bar. Stages are charted when at least half the
+  /// nights with sleep have them: 1 of 63 has a stage column (awake), 0 have core → asleep and in
+  /// bed. With core on 32 of 63 nights (32 × 2 ≥ 63) the stages are charted.
+  @Test(arguments: [0, 31, 32]) func sleepStagesAreChartedWhenMostNightsHaveThem(stagedNights: Int) throws {
+    let columns = ["core_h", "awake_h", "asleep_h", "in_bed_h"]
+    let (summary, parts) = try Self.daily(rows: 63, columns: columns) { n in
+      [
+        n < stagedNights ? .number(4) : .missing, n == 40 || n < stagedNights ? .number(2) : .missing,
+        .number(7), .number(7.5),
+      ]
+    }
+    let staged = stagedNights * 2 >= 63
+    #expect(summary.charts == [staged ? "Sleep per night by stage" : "Sleep per night"])
+    let chart = try #require(parts["xl/charts/chart1.xml"])
+    #expect(chart.contains("<c:v>Asleep</c:v>") == !staged)
+    #expect(chart.contains("<c:v>Awake</c:v>") == staged)
+  }
+
+  /// 500 days of steps: the chart shows the last 365 (rows 137–501 of the sheet) with a 7-day
+  /// moving average, not 500 hair-thin bars; 400 days or fewer are charted whole, without it.
+  @Test(arguments: [400, 500]) func aLongHistoryIsChartedOverItsLastYearWithASevenDayLine(days: Int) throws {
+    let (_, parts) = try Self.daily(rows: days, columns: ["steps"]) { n in [.number(Double(5000 + n))] }
+    let chart = try #require(parts["xl/charts/chart1.xml"])
+    if days > 400 {
+      #expect(chart.contains("<c:f>Daily!$B$137:$B$501</c:f>"))
+      #expect(chart.contains("<c:trendline>") && chart.contains("<c:period val=\"7\"/>"))
+      #expect(chart.contains("Steps per day, last 365 days"))
+    } else {
+      #expect(chart.contains("<c:f>Daily!$B$2:$B$401</c:f>"))
+      #expect(!chart.contains("<c:trendline>"))
+    }
+  }
+
+  /// Steps for 500 days that stop 100 days before the sheet ends (an iPhone replaced by a
+  /// Garmin without steps): the chart ends at the last step count, rows 137–501, not on a year of
+  /// blanks.
+  @Test func aLongHistoryIsChartedUpToItsLastValue() throws {
+    let (_, parts) = try Self.daily(rows: 600, columns: ["steps", "asleep_h"]) { n in
+      [n < 500 ? .number(Double(5000 + n)) : .missing, .number(7)]
+    }
+    let chart = try #require(parts["xl/charts/chart1.xml"])
+    #expect(chart.contains("<c:f>Daily!$B$137:$B$501</c:f>"))
+    #expect(chart.contains("Steps per day, 365 days to its last value"))
+    let sleep = try #require(parts["xl/charts/chart2.xml"])
+    #expect(sleep.contains("<c:f>Daily!$C$237:$C$601</c:f>") && sleep.contains("Sleep per night, last 365 days"))
+  }
+
+  /// A column without a single value (no resting heart rate from a Garmin) is hidden; the others,
+  /// and every column of a sheet without rows, stay visible.
+  @Test func columnsWithoutAValueAreHidden() throws {
+    let (_, parts) = try Self.daily(rows: 3, columns: ["steps", "resting_hr_bpm", "hr_avg_bpm"]) { n in
+      [.number(8000), .missing, n == 1 ? .number(61) : .missing]
+    }
+    let sheet = try #require(parts["xl/worksheets/sheet2.xml"])
+    let hidden = sheet.matches(of: #/<col min="(\d+)" max="\d+"[^>]*hidden="1"/#).map { Int($0.1)! }
+    #expect(hidden == [3])
   }
 
   /// No value to chart: no chart at all, the Charts sheet says so.
