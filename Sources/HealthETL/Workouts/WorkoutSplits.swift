@@ -205,21 +205,12 @@ struct WorkoutDistanceSamples {
       var request: Int
       var merge = PrioritySumSweep()
     }
-    // The winning samples of one piece are handed out together: one after the other, the second
-    // would add its metres at the piece's end.
+    // The winning samples of one piece come together, as one share.
     func advance(_ entry: inout Open, to limit: Int64) {
       let request = entry.request
-      var piece: (from: Int64, to: Int64, meters: Double)?
-      entry.merge.advance(to: limit) { from, to, sample in
-        let meters = sample.value * Double(to - from) / Double(sample.end - sample.start)
-        if let open = piece, open.from == from, open.to == to {
-          piece!.meters += meters
-          return
-        }
-        if let done = piece { visit(request, Double(done.from), Double(done.to), done.meters) }
-        piece = (from, to, meters)
+      entry.merge.advance(to: limit) { from, to, winner in
+        visit(request, Double(from), Double(to), winner.share(from: from, to: to))
       }
-      if let done = piece { visit(request, Double(done.from), Double(done.to), done.meters) }
     }
     var open: [Open] = []
     var next = 0
