@@ -298,18 +298,7 @@ enum WatchSplits {
     }
     guard !segments.isEmpty else { return [] }
     segments.sort { $0.start != $1.start ? $0.start < $1.start : $0.end < $1.end }
-    var chains: [[(start: Double, end: Double)]] = []
-    for segment in segments {
-      var best: (chain: Int, gap: Double)?
-      for (index, chain) in chains.enumerated() {
-        let end = chain.last!.end
-        var gap = abs(segment.start - end)
-        // A pause between two segments of a chain (the Watch leaves it out of the segment).
-        if segment.start > end { gap -= pauses.pausedSeconds(from: end, to: segment.start) }
-        if gap <= 2, best == nil || gap < best!.gap { best = (index, gap) }
-      }
-      if let best { chains[best.chain].append(segment) } else { chains.append([segment]) }
-    }
+    let chains = WatchSplitChains.chains(of: segments, pauses: pauses).chains
     func fits(_ count: Int, _ unit: SplitUnit) -> Bool {
       guard let distanceMeters, distanceMeters > 0 else { return false }
       let units = distanceMeters / unit.meters
