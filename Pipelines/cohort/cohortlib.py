@@ -13,6 +13,7 @@ import os
 import re
 import stat
 import tempfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,14 +36,21 @@ class CohortError(Exception):
 
 def participant_id_from_name(name: str) -> str:
     """A participant id from an export's file name: the name without `.zip`/`.xml`, every run of
-    characters outside `A-Z a-z 0-9 . _ -` replaced by one `_`, trimmed of `._-` at both ends."""
-    stem = name
+    characters outside `A-Z a-z 0-9 . _ -` replaced by one `_`, trimmed of `._-` at both ends.
+    The name is taken in Unicode NFC first: a copy from macOS may spell `é` as `e` and an accent.
+
+    A name with no ASCII letter or digit (`日本.zip`, `é.xml`, `__.zip`) would leave nothing, so
+    its id is `id-` and the first 12 hex digits of the SHA-256 of its stem as UTF-8 (a name that
+    is not UTF-8: its own bytes). The same name gives the same id on every run and machine."""
+    stem = unicodedata.normalize("NFC", name)
     for suffix in EXPORT_SUFFIXES:
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
             break
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._-")
-    return cleaned[:100]
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._-")[:100]
+    if cleaned:
+        return cleaned
+    return "id-" + hashlib.sha256(_bytes(stem)).hexdigest()[:12]
 
 
 def discover(cohort: str | os.PathLike) -> dict[str, str]:

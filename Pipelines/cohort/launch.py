@@ -82,13 +82,18 @@ def main(argv: list[str] | None = None) -> int:
         # A job stopped from outside is submitted again; batch.py counts the participant's tries.
         "--retries", str(int(settings["retries"]) + 1),
         "--config", *args.config, f"cohort={cohort}", f"healthetl={os.path.abspath(args.healthetl)}",
-        f"parallel={parallel}",
+        f"parallel={parallel}", f"executor={args.executor}",
     ]  # fmt: skip
-    if args.jobs > 0:
-        command += ["--cores" if args.executor == "local" else "--jobs", str(args.jobs)]
     prefix = None
     if args.executor == "slurm":
         prefix = f"healthetl-cohort-{uuid.uuid4().hex[:8]}"
+        # The Snakefile starts a small night's jobs with srun itself: under the same name prefix,
+        # account and partition as the plugin's.
+        command.append(f"slurm_job_prefix={prefix}")
+        command += [f"slurm_{key}={value}" for key, value in (("account", args.slurm_account), ("partition", args.slurm_partition)) if value]
+    if args.jobs > 0:
+        command += ["--cores" if args.executor == "local" else "--jobs", str(args.jobs)]
+    if prefix:
         command += slurm_arguments(args.slurm_account, args.slurm_partition, prefix)
     command += extra
     sys.stdout.flush()
@@ -147,6 +152,9 @@ def supervise(command: list[str], prefix: str | None, pending_timeout_s: float, 
             signum = stop_requested[0]
             print(f"cohort: {signal.Signals(signum).name}: stopping Snakemake and its jobs", file=sys.stderr, flush=True)
             snakemake.send_signal(signal.SIGTERM if signum == signal.SIGHUP else signum)
+            if prefix:
+                # Snakemake waits for its local jobs, an `srun` among them (a small night's), to end.
+                cancel_jobs(prefix)
             stop_deadline = now + grace_s
             verdict = 128 + signum
         if stop_deadline is not None and now > stop_deadline:
@@ -158,6 +166,7 @@ def supervise(command: list[str], prefix: str | None, pending_timeout_s: float, 
             if stuck:
                 print(stuck, file=sys.stderr, flush=True)
                 snakemake.send_signal(signal.SIGTERM)
+                cancel_jobs(prefix)
                 stop_deadline = now + grace_s
                 verdict = EX_TEMPFAIL
     if prefix:

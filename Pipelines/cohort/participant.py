@@ -22,6 +22,9 @@ import cohortlib  # noqa: E402
 
 BAD_INPUT_CODES = {65: "bad input data", 66: "input not found"}
 ME_FILE = "elements/Me.csv"
+# What the participants' runs write besides the pipelines' files, part of every participant's run
+# key: outputs of a run without the database (an earlier workflow) cannot be typed by the merge.
+OUTPUTS = "outputs=files+database"
 STOP_GRACE_SECONDS = 10  # between SIGTERM (healthetl removes its staging folder and lock) and SIGKILL
 
 
@@ -58,8 +61,8 @@ def run(
     command = [healthetl, "run"]
     for pipeline in pipelines:
         command += ["--pipeline", pipeline]
-    # The merge reads the CSV files; a database per participant would only cost time and disk.
-    command += ["--out", out, "--tz", tz, "--quiet", "--no-database", export]
+    # health.sqlite is written: its `columns` table is where the merge takes the columns' types from.
+    command += ["--out", out, "--tz", tz, "--quiet", export]
     os.makedirs("participants", exist_ok=True)
     started = time.monotonic()
     returncode, stdout, stderr = run_with_time_limit(command, time_limit_s)

@@ -28,4 +28,7 @@ static inline CURLcode healthetl_curl_set_callback(
 static inline CURLcode healthetl_curl_response_code(CURL *handle, long *code) {
   return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }
+static inline CURLcode healthetl_curl_connect_code(CURL *handle, long *code) {
+  return curl_easy_getinfo(handle, CURLINFO_HTTP_CONNECTCODE, code);
+}
 #endif

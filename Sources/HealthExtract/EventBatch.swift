@@ -92,6 +92,86 @@ public struct EventBatch: Sendable {
     events.append(event)
   }
 
+  /// An end tag.
+  @inline(__always) mutating func appendEnd(element: Int8) {
+    events.append(
+      Event(
+        element: element, isStart: false, line: 0, firstAttribute: 0, attributeCount: 0, nameOffset: 0, nameLength: 0))
+  }
+
+  /// A place in the batch to take the events after it back from (`truncate(to:)`) or move them
+  /// on to the next batch (`moveTail(from:to:)`): the recovering read's hold on an element it
+  /// may still drop.
+  struct Mark: Sendable, Equatable {
+    var events = 0
+    var attributes = 0
+    var bytes = 0
+  }
+
+  var mark: Mark { Mark(events: events.count, attributes: attributes.count, bytes: used) }
+
+  /// The start tags after `mark`: `ExportElement` raw value and line.
+  func forEachStart(after mark: Mark, _ body: (_ element: Int8, _ line: Int) -> Void) {
+    for event in events[mark.events...] where event.isStart { body(event.element, Int(event.line)) }
+  }
+
+  mutating func truncate(to mark: Mark) {
+    events.removeSubrange(mark.events...)
+    attributes.removeSubrange(mark.attributes...)
+    used = mark.bytes
+  }
+
+  /// The events after a mark with their attributes and bytes, offsets counted from the mark:
+  /// what a recovering read carries over to the next batch (`takeTail`, `append`).
+  struct Tail {
+    var events: [Event]
+    var attributes: [Attribute]
+    var bytes: [UInt8]
+  }
+
+  /// Removes the events after `mark`, with their attributes and bytes, and returns them.
+  mutating func takeTail(from mark: Mark) -> Tail {
+    let byteShift = Int32(mark.bytes)
+    let attributeShift = Int32(mark.attributes)
+    let tail = Tail(
+      events: events[mark.events...].map { event in
+        var event = event
+        if event.isStart {
+          event.firstAttribute -= attributeShift
+          if event.nameLength > 0 { event.nameOffset -= byteShift }
+        }
+        return event
+      },
+      attributes: attributes[mark.attributes...].map { attribute in
+        var attribute = attribute
+        if attribute.nameLength > 0 { attribute.nameOffset -= byteShift }
+        attribute.valueOffset -= byteShift
+        return attribute
+      },
+      bytes: Array(bytes[mark.bytes..<used]))
+    truncate(to: mark)
+    return tail
+  }
+
+  /// Appends a tail taken from another batch.
+  mutating func append(_ tail: Tail) {
+    let byteShift = Int32(used)
+    let attributeShift = Int32(attributes.count)
+    tail.bytes.withUnsafeBytes { if let base = $0.baseAddress { _ = appendBytes(base, $0.count) } }
+    for var attribute in tail.attributes {
+      if attribute.nameLength > 0 { attribute.nameOffset += byteShift }
+      attribute.valueOffset += byteShift
+      attributes.append(attribute)
+    }
+    for var event in tail.events {
+      if event.isStart {
+        event.firstAttribute += attributeShift
+        if event.nameLength > 0 { event.nameOffset += byteShift }
+      }
+      events.append(event)
+    }
+  }
+
   @inline(__always) mutating func appendBytes(_ start: UnsafeRawPointer, _ count: Int) -> Int32 {
     let offset = used
     if offset + count > bytes.count {

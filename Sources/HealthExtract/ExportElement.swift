@@ -32,6 +32,61 @@ public enum ExportAttribute: Int, CaseIterable, Sendable {
   case course, speed, horizontalAccuracy, verticalAccuracy
   /// What iOS 8–9 exports wrote where later ones write `sourceName`.
   case source
+  /// A discrete quantity written as a day aggregate by iOS 8–9 exports (`min`, `max`, `average`,
+  /// `recordCount` and no `value`); `recordCount` also on cumulative ones.
+  case min, max, recordCount
+  /// Also of iOS 8–9 records.
+  case sessionId
+  /// Withings' `Sleep Stage` attribute of iOS 8–9 sleep records, as it arrives once the byte
+  /// filter has rewritten the space in its name (`AttributeNameRepair`).
+  case sleepStage
 
-  public var xmlName: String { String(describing: self) }
+  public var xmlName: String {
+    switch self {
+    case .sleepStage: return "Sleep_Stage"
+    default: return String(describing: self)
+    }
+  }
+}
+
+extension ExportElement {
+  /// Whether an export ever holds `child` directly inside `self`: the v14 DTD, with what exports
+  /// write that it leaves out (a `WorkoutActivity` and its events and statistics since iOS 16,
+  /// the inline route `Location` of old exports). An element HealthETL does not know may hold
+  /// and be held by anything. The recovering read takes a known element inside a known one that
+  /// never holds it as the sign of a missing end tag (Pipelines/README.md, "Bad input").
+  @inline(__always) func holds(_ child: ExportElement) -> Bool {
+    Self.children[rawValue] & (1 << UInt32(child.rawValue)) != 0
+  }
+
+  /// Per element, the bit set of the elements it holds (bit = raw value).
+  private static let children: [UInt32] = {
+    func bits(_ elements: [ExportElement]) -> UInt32 { elements.reduce(0) { $0 | 1 << UInt32($1.rawValue) } }
+    let all = bits(ExportElement.allCases)
+    return ExportElement.allCases.map { parent -> UInt32 in
+      let other = bits([.other])
+      switch parent {
+      case .other: return all
+      case .healthData:
+        return other
+          | bits([
+            .exportDate, .me, .record, .correlation, .workout, .activitySummary, .clinicalRecord, .audiogram,
+            .visionPrescription,
+          ])
+      case .record: return other | bits([.metadataEntry, .heartRateVariabilityMetadataList])
+      case .heartRateVariabilityMetadataList: return other | bits([.instantaneousBeatsPerMinute])
+      case .correlation: return other | bits([.metadataEntry, .record])
+      case .workout:
+        return other | bits([.metadataEntry, .workoutActivity, .workoutEvent, .workoutRoute, .workoutStatistics])
+      case .workoutActivity: return other | bits([.metadataEntry, .workoutEvent, .workoutStatistics])
+      case .workoutEvent: return other | bits([.metadataEntry])
+      case .workoutRoute: return other | bits([.metadataEntry, .fileReference, .location])
+      case .audiogram: return other | bits([.metadataEntry, .sensitivityPoint])
+      case .visionPrescription: return other | bits([.rightEye, .leftEye, .attachment, .metadataEntry])
+      case .exportDate, .me, .metadataEntry, .instantaneousBeatsPerMinute, .workoutStatistics, .fileReference,
+        .location, .activitySummary, .clinicalRecord, .sensitivityPoint, .rightEye, .leftEye, .attachment:
+        return other
+      }
+    }
+  }()
 }

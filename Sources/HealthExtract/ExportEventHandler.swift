@@ -17,7 +17,8 @@ public struct ReadSummary: Sendable, Equatable {
   public var replacedControlCharacters = 0
   /// Attribute names whose spaces became `_` (some iOS 8 exports wrote such names).
   public var repairedAttributeNames = 0
-  /// Whether the document ended before its root element closed (only with `allowTruncated`).
+  /// Whether the document ended before its root element closed (only with `allowTruncated` or
+  /// `recover`).
   public var truncated = false
   /// The line where a truncated input ended.
   public var truncatedAtLine: Int?
@@ -25,6 +26,9 @@ public struct ReadSummary: Sendable, Equatable {
   public var truncationMessage: String?
   /// The `HealthKit Export Version` written in the (blanked) DTD.
   public var exportVersion: Int?
+  /// What a recovering read (`recover`) read past and left out; nil when the read did not
+  /// recover.
+  public var recovery: Recovery?
   /// SHA-256 of the file as given, when it was hashed as it was read (`ExportStream`'s
   /// `hashingInput`): an export XML on disk, read to its end.
   public var inputSHA256: String?

@@ -19,6 +19,24 @@ enum ExportFolderEntry {
     /// A FIFO, a socket or a device: what it is.
     case notAFile(String)
     case failed(String)
+    /// No file descriptor was left (`EMFILE`, `ENFILE`): the machine's limit, which stops the
+    /// read rather than pass a file over.
+    case outOfDescriptors(Int32)
+
+    /// The refusal for an open that failed with `code`.
+    init(code: Int32) {
+      if ExtractError.isOutOfDescriptors(code) {
+        self = .outOfDescriptors(code)
+      } else {
+        self = code == ENOENT ? .missing : .failed(String(cString: strerror(code)))
+      }
+    }
+
+    /// The error for `path`, relative to the export, that this refusal stops the read with.
+    func stop(_ path: String) -> ExtractError? {
+      guard case .outOfDescriptors(let code) = self else { return nil }
+      return .openFailure(path: path, code: code)
+    }
 
     /// One clause for a message: `a symbolic link (links inside an export folder are not followed)`.
     var description: String {
@@ -28,6 +46,7 @@ enum ExportFolderEntry {
       case .symbolicLink: return "a symbolic link (links inside an export folder are not followed)"
       case .notAFile(let kind): return "\(kind), not a file (never opened)"
       case .failed(let reason): return reason
+      case .outOfDescriptors(let code): return String(cString: strerror(code))
       }
     }
   }
@@ -48,9 +67,7 @@ enum ExportFolderEntry {
   /// Opens the folder the user named (following links in its own path: it is theirs).
   static func openRoot(_ path: String) -> Result<Int32, Refusal> {
     let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else {
-      return .failure(errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))))
-    }
+    guard fd >= 0 else { return .failure(Refusal(code: errno)) }
     return .success(fd)
   }
 
@@ -59,12 +76,13 @@ enum ExportFolderEntry {
     let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       let code = errno
+      if ExtractError.isOutOfDescriptors(code) { return .failure(.outOfDescriptors(code)) }
       var info = stat()
       if fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
         if (info.st_mode & S_IFMT) == S_IFLNK { return .failure(.symbolicLink) }
         if (info.st_mode & S_IFMT) != S_IFDIR { return .failure(.notAFile(kind(info.st_mode))) }
       }
-      return .failure(code == ENOENT ? .missing : .failed(String(cString: strerror(code))))
+      return .failure(Refusal(code: code))
     }
     return .success(fd)
   }
@@ -73,9 +91,7 @@ enum ExportFolderEntry {
   /// link and without opening anything else.
   static func openFile(_ name: String, in parent: Int32) -> Result<Int32, Refusal> {
     var info = stat()
-    guard fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-      return .failure(errno == ENOENT ? .missing : .failed(String(cString: strerror(errno))))
-    }
+    guard fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return .failure(Refusal(code: errno)) }
     switch info.st_mode & S_IFMT {
     case S_IFREG: break
     case S_IFDIR: return .failure(.folder)
@@ -83,9 +99,7 @@ enum ExportFolderEntry {
     default: return .failure(.notAFile(kind(info.st_mode)))
     }
     let fd = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-    guard fd >= 0 else {
-      return .failure(errno == ELOOP ? .symbolicLink : .failed(String(cString: strerror(errno))))
-    }
+    guard fd >= 0 else { return .failure(errno == ELOOP ? .symbolicLink : Refusal(code: errno)) }
     // It may have been swapped since it was looked at.
     guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
       let mode = info.st_mode
@@ -96,12 +110,14 @@ enum ExportFolderEntry {
     return .success(fd)
   }
 
-  /// The names in the folder `fd` (not `.` and `..`), in byte order.
-  static func names(in fd: Int32) -> [String] {
+  /// The names in the folder `fd` (not `.` and `..`), in byte order; none when it cannot be
+  /// listed, except for want of a descriptor, which is the failure.
+  static func names(in fd: Int32) -> Result<[String], Refusal> {
     let copy = dup(fd)
     guard copy >= 0, let directory = fdopendir(copy) else {
+      let code = errno
       if copy >= 0 { Glibc.close(copy) }
-      return []
+      return ExtractError.isOutOfDescriptors(code) ? .failure(.outOfDescriptors(code)) : .success([])
     }
     defer { closedir(directory) }
     var names: [String] = []
@@ -111,6 +127,6 @@ enum ExportFolderEntry {
       }
       if name != "." && name != ".." { names.append(name) }
     }
-    return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    return .success(names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
   }
 }

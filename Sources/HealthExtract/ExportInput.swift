@@ -89,7 +89,7 @@ public final class ExportInput {
     // (an inbox is written by others) cannot make the open hang.
     let isRegular = (info.st_mode & S_IFMT) == S_IFREG
     let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | (isRegular ? O_NONBLOCK : 0))
-    guard fd >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+    guard fd >= 0 else { throw .openFailure(path: path, code: errno) }
     if isRegular {
       guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
         Glibc.close(fd)
@@ -251,6 +251,7 @@ public final class ExportInput {
   /// archive's bytes; nil for anything else.
   static func systemFailure(_ archive: OpaquePointer, path: String) -> ExtractError? {
     let code = archive_errno(archive)
+    if ExtractError.isOutOfDescriptors(code) { return .openFailure(path: path, code: code) }
     guard [EIO, ENXIO, ESTALE, ETIMEDOUT, EREMOTEIO].contains(code) else { return nil }
     return .readFailed(path: path, reason: String(cString: strerror(code)))
   }
@@ -287,7 +288,7 @@ public final class ExportInput {
     let root: Int32
     switch ExportFolderEntry.openRoot(path) {
     case .success(let fd): root = fd
-    case .failure(let refusal): throw .unreadable(path: path, reason: refusal.description)
+    case .failure(let refusal): throw refusal.stop(path) ?? .unreadable(path: path, reason: refusal.description)
     }
     var folders = [(path: path, fd: root)]
     /// Entries passed over that might have been the export, for the message when none is found.
@@ -295,18 +296,30 @@ public final class ExportInput {
     switch ExportFolderEntry.openFolder("apple_health_export", in: root) {
     case .success(let fd): folders.append((path + "/apple_health_export", fd))
     case .failure(.symbolicLink): notOpened.append("apple_health_export/, \(ExportFolderEntry.Refusal.symbolicLink)")
+    case .failure(.outOfDescriptors(let code)):
+      Glibc.close(root)
+      throw .openFailure(path: path + "/apple_health_export", code: code)
     case .failure: break
     }
     defer { for folder in folders { Glibc.close(folder.fd) } }
     var found: (path: String, fd: Int32, size: Int64, isZip: Bool)?
     for folder in folders {
-      for name in ExportFolderEntry.names(in: folder.fd)
-      where name.lowercased().hasSuffix(".xml") && name != "export_cda.xml" {
+      let names: [String]
+      switch ExportFolderEntry.names(in: folder.fd) {
+      case .success(let listed): names = listed
+      case .failure(let refusal):
+        if let first = found { Glibc.close(first.fd) }
+        throw refusal.stop(folder.path) ?? .unreadable(path: folder.path, reason: "\(refusal)")
+      }
+      for name in names where name.lowercased().hasSuffix(".xml") && name != "export_cda.xml" {
         let candidate = folder.path + "/" + name
         let fd: Int32
         switch ExportFolderEntry.openFile(name, in: folder.fd) {
         case .success(let opened): fd = opened
         case .failure(.folder), .failure(.missing): continue
+        case .failure(.outOfDescriptors(let code)):
+          if let first = found { Glibc.close(first.fd) }
+          throw .openFailure(path: candidate, code: code)
         case .failure(let refusal):
           notOpened.append("\(printable(name)), \(refusal)")
           continue
@@ -625,11 +638,27 @@ extension ExportInput {
         body(name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : name)
       }
     case .folder(let base):
-      guard case .success(let root) = ExportFolderEntry.openRoot(base) else { return true }
+      let root: Int32
+      switch ExportFolderEntry.openRoot(base) {
+      case .success(let opened): root = opened
+      case .failure(let refusal):
+        if let stop = refusal.stop(base) { throw stop }
+        return true
+      }
       defer { Glibc.close(root) }
       var whole = true
+      var stopped: ExtractError?
       func walk(_ folder: Int32, _ prefix: String, depth: Int) {
-        for name in ExportFolderEntry.names(in: folder) where !name.hasPrefix("._") && name != "__MACOSX" {
+        guard stopped == nil else { return }
+        let names: [String]
+        switch ExportFolderEntry.names(in: folder) {
+        case .success(let listed): names = listed
+        case .failure(let refusal):
+          stopped = refusal.stop(prefix.isEmpty ? base : prefix)
+          return
+        }
+        for name in names where !name.hasPrefix("._") && name != "__MACOSX" {
+          guard stopped == nil else { return }
           guard listed < filesListed else {
             whole = false
             return
@@ -645,7 +674,13 @@ extension ExportInput {
               whole = false
               continue
             }
-            guard case .success(let inner) = ExportFolderEntry.openFolder(name, in: folder) else { continue }
+            let inner: Int32
+            switch ExportFolderEntry.openFolder(name, in: folder) {
+            case .success(let opened): inner = opened
+            case .failure(let refusal):
+              stopped = refusal.stop(prefix + name)
+              continue
+            }
             walk(inner, prefix + name + "/", depth: depth + 1)
             Glibc.close(inner)
           default:
@@ -654,6 +689,7 @@ extension ExportInput {
         }
       }
       walk(root, "", depth: 0)
+      if let stopped { throw stopped }
       return whole
     }
   }
@@ -762,7 +798,13 @@ extension ExportInput {
     case .unavailable:
       return
     case .folder(let base):
-      guard case .success(let root) = ExportFolderEntry.openRoot(base) else { return }
+      let root: Int32
+      switch ExportFolderEntry.openRoot(base) {
+      case .success(let opened): root = opened
+      case .failure(let refusal):
+        if let stop = refusal.stop(base) { throw stop }
+        return
+      }
       defer { Glibc.close(root) }
       var directory = root
       defer { if directory != root { Glibc.close(directory) } }
@@ -775,11 +817,12 @@ extension ExportInput {
           directory = next
         case .failure(.symbolicLink):
           throw .unreadable(path: walked, reason: ExportFolderEntry.Refusal.symbolicLink.description)
-        case .failure:
+        case .failure(let refusal):
+          if let stop = refusal.stop(walked) { throw stop }
           return
         }
       }
-      forEachFile(in: directory, relativeFolder: folder, where: { _ in true }, body)
+      try forEachFile(in: directory, relativeFolder: folder, where: { _ in true }, body)
     case .zip(let path, let prefix):
       // Direct members only, as in a folder.
       try forEachMember(
@@ -803,12 +846,29 @@ extension ExportInput {
     case .unavailable:
       return
     case .folder(let base):
-      guard case .success(let root) = ExportFolderEntry.openRoot(base) else { return }
+      let root: Int32
+      switch ExportFolderEntry.openRoot(base) {
+      case .success(let opened): root = opened
+      case .failure(let refusal):
+        if let stop = refusal.stop(base) { throw stop }
+        return
+      }
       defer { Glibc.close(root) }
-      for name in ExportFolderEntry.names(in: root) where !name.hasPrefix("._") && name != "__MACOSX" {
-        guard case .success(let directory) = ExportFolderEntry.openFolder(name, in: root) else { continue }
-        forEachFile(in: directory, relativeFolder: name, where: include, body)
-        Glibc.close(directory)
+      let names: [String]
+      switch ExportFolderEntry.names(in: root) {
+      case .success(let listed): names = listed
+      case .failure(let refusal): throw refusal.stop(base) ?? .unreadable(path: base, reason: "\(refusal)")
+      }
+      for name in names where !name.hasPrefix("._") && name != "__MACOSX" {
+        let directory: Int32
+        switch ExportFolderEntry.openFolder(name, in: root) {
+        case .success(let opened): directory = opened
+        case .failure(let refusal):
+          if let stop = refusal.stop(name) { throw stop }
+          continue
+        }
+        defer { Glibc.close(directory) }
+        try forEachFile(in: directory, relativeFolder: name, where: include, body)
       }
     case .zip(let path, let prefix):
       try forEachMember(
@@ -821,11 +881,18 @@ extension ExportInput {
   }
 
   /// The regular files of the open folder `directory` (named `relativeFolder` from the main XML's
-  /// folder) that `include` accepts, in name order.
+  /// folder) that `include` accepts, in name order. Running out of descriptors stops it: a file
+  /// passed over for that would be missing from the outputs without a word.
   private static func forEachFile(
     in directory: Int32, relativeFolder: String, where include: (String) -> Bool, _ body: (ExportFileStream) -> Void
-  ) {
-    for name in ExportFolderEntry.names(in: directory) where !name.hasPrefix("._") {
+  ) throws(ExtractError) {
+    let names: [String]
+    switch ExportFolderEntry.names(in: directory) {
+    case .success(let listed): names = listed
+    case .failure(let refusal):
+      throw refusal.stop(relativeFolder) ?? .unreadable(path: relativeFolder, reason: "\(refusal)")
+    }
+    for name in names where !name.hasPrefix("._") {
       let relative = relativeFolder + "/" + name
       guard include(relative) else { continue }
       switch ExportFolderEntry.openFile(name, in: directory) {
@@ -834,6 +901,8 @@ extension ExportInput {
         Glibc.close(fd)
       case .failure(.folder), .failure(.missing):
         continue
+      case .failure(.outOfDescriptors(let code)):
+        throw .openFailure(path: relative, code: code)
       case .failure(let refusal):
         // Handed on all the same: the stream reports why on its first read.
         body(ExportFileStream(relativePath: relative, failure: refusal.description))
@@ -851,6 +920,7 @@ extension ExportInput {
     defer { archive_read_free(archive) }
     archive_read_support_format_zip(archive)
     guard archive_read_open_filename(archive, path, 1 << 20) == ARCHIVE_OK else {
+      if let failure = systemFailure(archive, path: path) { throw failure }
       let message = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
       throw .unreadable(path: path, reason: message)
     }

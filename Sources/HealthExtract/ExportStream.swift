@@ -50,24 +50,29 @@ public struct InputInfo: Sendable {
 public final class ExportStream {
   private let source: InputSource
   private let allowTruncated: Bool
+  private let recover: Bool
   private let hasher: (@Sendable () -> any InputHasher)?
   private let executor: RunExecutor
 
   /// Batches in flight between the threads: enough to absorb jitter, few enough to keep memory flat.
   static let depth = 4
 
-  /// - Parameter hashingInput: makes a digest of the file as given, fed as it is read; its
-  ///   result is `ReadSummary.inputSHA256` when the input is an export XML on disk read to its
-  ///   end (a zip, a pipe or a stopped parse leave it nil).
-  /// - Parameter executor: the run's threads: the parse and the read-ahead each take a dedicated
-  ///   one for the read.
+  /// - Parameters:
+  ///   - recover: read past XML that is not well-formed, leaving out what cannot be trusted
+  ///     (`ReadSummary.recovery`); implies `allowTruncated`.
+  ///   - hashingInput: makes a digest of the file as given, fed as it is read; its result is
+  ///     `ReadSummary.inputSHA256` when the input is an export XML on disk read to its end (a
+  ///     zip, a pipe or a stopped parse leave it nil).
+  ///   - executor: the run's threads: the parse and the read-ahead each take a dedicated one for
+  ///     the read.
   public init(
-    source: InputSource, allowTruncated: Bool = false, hashingInput hasher: (@Sendable () -> any InputHasher)? = nil,
-    executor: RunExecutor
+    source: InputSource, allowTruncated: Bool = false, recover: Bool = false,
+    hashingInput hasher: (@Sendable () -> any InputHasher)? = nil, executor: RunExecutor
   ) {
     self.executor = executor
     self.source = source
     self.allowTruncated = allowTruncated
+    self.recover = recover
     self.hasher = hasher
   }
 
@@ -80,6 +85,7 @@ public final class ExportStream {
     let channel = BatchChannel(depth: Self.depth)
     let source = self.source
     let allowTruncated = self.allowTruncated
+    let recover = self.recover
     let hasher = self.hasher
     let executor = self.executor
     // libxml2 on a thread of its own: it must never wait behind the pool's jobs.
@@ -87,7 +93,7 @@ public final class ExportStream {
       do throws(ExtractError) {
         let input = try source.chunks(hasher: hasher, on: executor)
         channel.send(.opened(input.info))
-        let summary = try LibXML2Parser().parse(input, allowTruncated: allowTruncated) { batch in
+        let summary = try LibXML2Parser().parse(input, allowTruncated: allowTruncated, recover: recover) { batch in
           channel.send(.batch(batch))
           return channel.spare()
         }

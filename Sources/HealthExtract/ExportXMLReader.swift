@@ -2,13 +2,16 @@
 public final class ExportXMLReader {
   private let handler: any ExportEventHandler
   private let allowTruncated: Bool
+  private let recover: Bool
   private let progress: ((ReadProgress) -> Void)?
 
   public init(
-    handler: any ExportEventHandler, allowTruncated: Bool = false, progress: ((ReadProgress) -> Void)? = nil
+    handler: any ExportEventHandler, allowTruncated: Bool = false, recover: Bool = false,
+    progress: ((ReadProgress) -> Void)? = nil
   ) {
     self.handler = handler
     self.allowTruncated = allowTruncated
+    self.recover = recover
     self.progress = progress
   }
 
@@ -16,10 +19,11 @@ public final class ExportXMLReader {
   ///
   /// - Throws: `ExtractError.notAnExport` when the root element is not `HealthData`,
   ///   `.malformed` at the first well-formedness error, `.truncated` when the input ends inside
-  ///   the document (unless `allowTruncated`), `.unreadable` on I/O errors.
+  ///   the document (unless `allowTruncated`), `.unreadable` on I/O errors. With `recover`,
+  ///   neither of the first two: what was read past is in `ReadSummary.recovery`.
   public func read(_ input: ExportInput) throws(ExtractError) -> ReadSummary {
     let replayer = EventReplayer(handler: handler)
-    return try LibXML2Parser().parse(DirectChunks(input), allowTruncated: allowTruncated) { batch in
+    return try LibXML2Parser().parse(DirectChunks(input), allowTruncated: allowTruncated, recover: recover) { batch in
       replayer.replay(batch)
       progress?(batch.progress)
       var reused = batch

@@ -1,3 +1,5 @@
+import Glibc
+
 /// What can go wrong while reading an export, each with the sentence a user sees.
 public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The path does not exist.
@@ -9,7 +11,7 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
   case readFailed(path: String, reason: String)
   /// The input is not an Apple Health export at all.
   case notAnExport(path: String, reason: String)
-  /// The XML is malformed at a place other than its end.
+  /// The XML is malformed at a place other than its end; `message` says how, in words.
   case malformed(path: String, line: Int, column: Int, message: String)
   /// The input ended before the document did (a download cut short).
   case truncated(path: String, line: Int, message: String)
@@ -22,6 +24,26 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
   case unsupportedEncoding(path: String, encoding: String)
   /// The zip or folder holds more than one export document.
   case severalExports(path: String, first: String, second: String)
+  /// Opening `path` found no file descriptor left: this process's limit (`EMFILE`; `limit` is
+  /// the limit) or the system's (`ENFILE`). The machine's fault, never the export's.
+  case tooManyOpenFiles(path: String, limit: Int?)
+
+  /// Whether the system's error number `code` says no descriptor was left to open a file with.
+  public static func isOutOfDescriptors(_ code: Int32) -> Bool { code == EMFILE || code == ENFILE }
+
+  /// This process's limit of open files (`ulimit -n`) when `code` is `EMFILE`, else nil.
+  public static func descriptorLimit(for code: Int32) -> Int? {
+    var limit = rlimit()
+    guard code == EMFILE, getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+    return Int(limit.rlim_cur)
+  }
+
+  /// The error for an open of `path` that failed with `code`: running out of descriptors is said
+  /// as such, never as a file that cannot be read.
+  public static func openFailure(path: String, code: Int32) -> ExtractError {
+    if isOutOfDescriptors(code) { return .tooManyOpenFiles(path: path, limit: descriptorLimit(for: code)) }
+    return .unreadable(path: path, reason: String(cString: strerror(code)))
+  }
 
   public var description: String {
     switch self {
@@ -38,7 +60,7 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
         "\(path) is not an Apple Health export: \(reason). Export it from the Health app (profile picture → Export All Health Data) and pass export.zip or its export.xml."
     case .malformed(let path, let line, let column, let message):
       return
-        "\(path):\(line):\(column): the export is not well-formed XML: \(message). Re-export from the Health app; if it persists, report the line above."
+        "\(path):\(line):\(column): the export is not well-formed XML: \(message). `healthetl run --recover` (or inspect, validate --recover) reads past the damage and keeps everything else, listing what it left out; or export again from the Health app."
     case .truncated(let path, let line, let message):
       return
         "\(path):\(line): the export ends too early (\(message)): the file looks cut short, e.g. an interrupted download or copy. Re-export or copy it again, or pass --allow-truncated to process everything before line \(line)."
@@ -61,6 +83,9 @@ public enum ExtractError: Error, Equatable, Sendable, CustomStringConvertible {
     case .severalExports(let path, let first, let second):
       return
         "\(path) holds more than one export (\(first) and \(second)); HealthETL will not guess which one you mean. Pass the one you mean as EXPORT itself (unzip a zip first), or export again from the Health app."
+    case .tooManyOpenFiles(let path, let limit):
+      return
+        "too many open files (opening \(path))\(limit.map { ": this process may open \($0)" } ?? ": the system's table of open files is full"); the export was not at fault. Raise the limit (ulimit -n) and run again."
     }
   }
 }

@@ -86,7 +86,15 @@ struct XMLByteFilter {
 
   /// Index of the `<` that opens the root element, skipping the XML declaration, processing
   /// instructions, comments and the DOCTYPE (with its quoted strings and internal subset).
-  static func rootElementStart(in bytes: [UInt8]) -> Int? {
+  static func rootElementStart(in bytes: [UInt8]) -> Int? { walkProlog(bytes) { _ in } }
+
+  /// Walks the prolog's markup from the start as a parser does — processing instructions to
+  /// their `?>`, comments to their `-->`, declarations to their end — calling `doctype` with the
+  /// range of each `<!DOCTYPE` declaration (to the end of `bytes` when it does not end there).
+  /// What a comment or an instruction holds is never taken for markup: a comment that mentions
+  /// `<!DOCTYPE [` is a comment. Returns the index of the `<` that opens the root element, nil
+  /// when `bytes` end first.
+  static func walkProlog(_ bytes: [UInt8], doctype: (Range<Int>) -> Void) -> Int? {
     var i = 0
     let n = bytes.count
     while i < n {
@@ -103,8 +111,14 @@ struct XMLByteFilter {
         if starts(bytes, "<!--", at: i) {
           guard let end = find(bytes, "-->", from: i + 4) else { return nil }
           i = end + 3
+        } else if starts(bytes, "<![CDATA[", at: i) {
+          // Not allowed before the root element (the parser refuses it), but never read as markup.
+          guard let end = find(bytes, "]]>", from: i + 9) else { return nil }
+          i = end + 3
         } else {
-          guard let end = doctypeEnd(bytes, from: i) else { return nil }
+          let end = doctypeEnd(bytes, from: i)
+          if starts(bytes, "<!DOCTYPE", at: i) { doctype(i..<(end ?? n)) }
+          guard let end else { return nil }
           i = end
         }
       } else {
@@ -115,7 +129,8 @@ struct XMLByteFilter {
   }
 
   /// One past the `>` that closes the declaration starting at `start`. The internal subset ends at
-  /// the first `]` outside quotes and comments that is followed (after white space) by `>`; a stray
+  /// the first `]` outside quotes, comments and processing instructions that is followed (after
+  /// white space) by `>`; a stray
   /// `>` inside it (the iOS 16 bug) is therefore harmless.
   static func doctypeEnd(_ bytes: [UInt8], from start: Int) -> Int? {
     var i = start + 2
@@ -132,6 +147,12 @@ struct XMLByteFilter {
       if inSubset && starts(bytes, "<!--", at: i) {
         guard let end = find(bytes, "-->", from: i + 4) else { return nil }
         i = end + 3
+        continue
+      }
+      if inSubset && starts(bytes, "<?", at: i) {
+        // An instruction of the subset may hold a quote or `]>` of its own.
+        guard let end = find(bytes, "?>", from: i + 2) else { return nil }
+        i = end + 2
         continue
       }
       switch c {
@@ -166,13 +187,13 @@ struct XMLByteFilter {
       }
       if digits > 0 { exportVersion = version }
     }
-    var i = 0
-    while i < limit {
-      guard let open = Self.find(prolog, "<!DOCTYPE", from: i, before: limit) else { return }
-      let end = min(Self.doctypeEnd(prolog, from: open) ?? limit, limit)
-      for k in open..<end where prolog[k] != 0x0A && prolog[k] != 0x0D { prolog[k] = 0x20 }
+    // Only declarations the walk meets as markup: not the words `<!DOCTYPE` in a comment.
+    // The walk stops at the root element, where `limit` is unless the prolog never ended.
+    var doctypes: [Range<Int>] = []
+    _ = Self.walkProlog(prolog) { doctypes.append($0.clamped(to: 0..<limit)) }
+    for range in doctypes where !range.isEmpty {
+      for k in range where prolog[k] != 0x0A && prolog[k] != 0x0D { prolog[k] = 0x20 }
       blankedDoctype = true
-      i = end
     }
   }
 

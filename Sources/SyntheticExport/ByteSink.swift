@@ -26,8 +26,11 @@ struct ByteSink: ~Copyable {
   /// The first `errno` a write failed with; nothing more is written after it.
   private(set) var failure: Int32 = 0
 
-  /// Offset applied to every export date (`+0200` → 7200).
-  private let offsetSeconds: Int64
+  /// Offset applied to every export date (`+0200` → 7200); with `zone`, the last date's.
+  private var offsetSeconds: Int64
+  /// When set, each date carries this zone's offset at its own instant, as iOS 8–9 wrote them
+  /// (`+0100` in winter, `+0200` in summer), instead of one offset for all.
+  private let zone: ZoneRules?
   /// 16 bytes: `yyyy-MM-dd` of the last local day formatted (consecutive dates mostly share it),
   /// then the offset text ` +0200`.
   private let scratch: UnsafeMutablePointer<UInt8>
@@ -38,16 +41,22 @@ struct ByteSink: ~Copyable {
   /// Whether dates are written as iOS 8–9 did, `20240319071209+0200`.
   private let compactDates: Bool
 
-  init(target: Target, offsetSeconds: Int32 = 0, compactDates: Bool = false) {
+  init(target: Target, offsetSeconds: Int32 = 0, compactDates: Bool = false, zone: ZoneRules? = nil) {
     self.target = target
     self.compactDates = compactDates
+    self.zone = zone
     // Room for one flush threshold plus the largest single append (a few KB) without checks failing.
     capacity = ByteSink.flushThreshold + 64 * 1024
     base = .allocate(capacity: capacity)
     self.offsetSeconds = Int64(offsetSeconds)
     scratch = .allocate(capacity: 16)
-    let magnitude = Int(offsetSeconds.magnitude)
     scratch[10] = 0x20
+    ByteSink.writeOffset(Int64(offsetSeconds), to: scratch)
+  }
+
+  /// The offset text `±hhmm` at `scratch[11...15]`.
+  private static func writeOffset(_ offsetSeconds: Int64, to scratch: UnsafeMutablePointer<UInt8>) {
+    let magnitude = Int(offsetSeconds.magnitude)
     scratch[11] = offsetSeconds < 0 ? 0x2D : 0x2B
     scratch[12] = UInt8(48 + magnitude / 36_000)
     scratch[13] = UInt8(48 + magnitude / 3600 % 10)
@@ -243,13 +252,20 @@ struct ByteSink: ~Copyable {
   // MARK: - Dates
 
   /// An export date, `2024-03-19 07:12:09 +0200`: the instant's wall clock at the export's single
-  /// offset.
+  /// offset, or with `zone` at the zone's offset at that instant.
   @inline(__always) mutating func date(_ instant: Int64) {
     if compactDates { compactDate(instant) } else { fullDate(instant) }
   }
 
   @inline(__always) private mutating func fullDate(_ instant: Int64) {
     reserve(25)
+    if let zone {
+      let offset = Int64(zone.offset(at: Instant(seconds: instant)))
+      if offset != offsetSeconds {
+        offsetSeconds = offset
+        ByteSink.writeOffset(offset, to: scratch)
+      }
+    }
     let local = instant + offsetSeconds
     var day = local / 86_400
     if local % 86_400 < 0 { day -= 1 }

@@ -127,7 +127,8 @@ struct ExportWriter: ~Copyable {
     count(.record)
     let childIndent: StaticString = nested ? "   " : "  "
     switch sample.metadata {
-    case .none:
+    case .none, .dayAggregate, .recordCount, .sessionId:
+      // The last three are attributes of the iOS 8–9 format (`legacyRecord`).
       out.put("\"/>\n")
       return
     case .motionContext:
@@ -178,7 +179,10 @@ struct ExportWriter: ~Copyable {
   }
 
   /// The rest of an iOS 8–9 `Record` after its type: `source` (no version, device or creation
-  /// date), compact dates, and metadata as attributes — Health Mate's with spaces in their names.
+  /// date), compact dates each at its own offset, category values as HealthKit's raw numbers
+  /// (none for Jawbone's in-bed and Withings' stages), discrete quantities as day aggregates,
+  /// and metadata as attributes — Health Mate's with spaces in their names, Withings' `Sleep
+  /// Stage` among them.
   private mutating func legacyRecord(_ type: RecordType, _ sample: Sample) {
     out.put("\" source=\"")
     out.put(sample.source.name)
@@ -187,15 +191,50 @@ struct ExportWriter: ~Copyable {
     out.date(sample.start)
     out.put("\" endDate=\"")
     out.date(sample.end)
-    valueAttribute(sample)
-    if sample.metadata == .userEntered { out.put("\" HKWasUserEntered=\"1") }
+    switch sample.metadata {
+    case .dayAggregate:
+      let digits = Int(sample.decimals)
+      out.put("\" min=\"")
+      out.decimal(sample.aggregate.min, digits: digits)
+      out.put("\" max=\"")
+      out.decimal(sample.aggregate.max, digits: digits)
+      out.put("\" average=\"")
+      out.decimal(sample.value, digits: digits)
+      out.put("\" recordCount=\"")
+      out.int(Int(sample.metadataValue))
+    case .recordCount:
+      valueAttribute(sample)
+      out.put("\" recordCount=\"")
+      out.int(Int(sample.metadataValue))
+    case .sessionId:
+      legacyValueAttribute(sample)
+      out.put("\" sessionId=\"")
+      out.int(Int(sample.pointer))
+    case .userEntered:
+      legacyValueAttribute(sample)
+      out.put("\" HKWasUserEntered=\"1")
+    case .none, .motionContext, .timeZone, .strokeStyle, .beats:
+      legacyValueAttribute(sample)
+    }
     if sample.source == .healthMate {
       out.put("\" Health Mate App Version=\"")
       out.put(sample.source.version)
       out.put("\" Withings User Identifier=\"4711")
     }
+    if sample.unit.isWithingsStage {
+      out.put("\" Sleep Stage=\"")
+      out.put(sample.unit.text)
+    }
     out.put("\"/>\n")
     count(.record)
+  }
+
+  /// `value` as iOS 8–9 wrote it: numbers for quantities and for category values alike.
+  private mutating func legacyValueAttribute(_ sample: Sample) {
+    guard sample.unit.isCategory else { return valueAttribute(sample) }
+    guard let text = sample.unit.legacyText else { return }
+    out.put("\" value=\"")
+    out.put(text)
   }
 
   /// The rest of a `device` text after `0x`: a nine-digit object pointer that differs per record.

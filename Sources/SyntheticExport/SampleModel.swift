@@ -19,7 +19,7 @@ struct Sample {
   var created: Int64
   var value: Double
   /// The device object pointer printed in `device` (it differs per record in real exports), also
-  /// the seed of an HRV beat list.
+  /// the seed of an HRV beat list and the `sessionId` of an iOS 8–9 record.
   var pointer: UInt32
   var source: SampleSource
   var unit: SampleUnit
@@ -27,6 +27,8 @@ struct Sample {
   var metadata: SampleMetadata
   var metadataValue: UInt8
   var hasDevice: Bool
+  /// The least and greatest value of a day aggregate (`SampleMetadata.dayAggregate`).
+  var aggregate: (min: Double, max: Double) = (0, 0)
 
   init(
     start: Int64, end: Int64, created: Int64, value: Double, source: SampleSource, unit: SampleUnit,

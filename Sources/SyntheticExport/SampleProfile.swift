@@ -20,9 +20,13 @@ public enum SampleProfile: String, CaseIterable, Sendable {
   /// body mass typed in, runs from Runtastic with overlapping distance samples; from 2017.
   case ios10
   /// The same iPhone two years earlier, on iOS 8–9, in that era's format: no DTD, `source=` where
-  /// later exports write `sourceName=`, compact dates (`20150302071500+0100`), metadata as
-  /// attributes; body mass from Withings' Health Mate, whose metadata attribute names hold spaces
-  /// (`Health Mate App Version="2.6.2"`), as in some real iOS 8 exports: not well-formed XML.
+  /// later exports write `sourceName=`, compact dates each at its own offset (`+0100` in winter,
+  /// `+0200` in summer) and no `HKTimeZone`, metadata as attributes; body mass from Withings'
+  /// Health Mate, whose metadata attribute names hold spaces (`Health Mate App Version="2.6.2"`),
+  /// as in some real iOS 8 exports: not well-formed XML; sleep as numbers (`value="1"` asleep,
+  /// `value="0"` in bed), as Jawbone UP's in-bed records without a value and as Withings' `Sleep
+  /// Stage` without a value; heart rate as Sleep Cycle's day aggregates in count/s (`min`, `max`,
+  /// `average`, `recordCount`, no value); `recordCount` and `sessionId` attributes.
   case ios8
 
   /// The Watch user training for a triathlon: the `watch` export, except that the Saturday rides
@@ -84,8 +88,17 @@ extension SampleModel {
   func profileSamples(_ type: RecordType, _ plan: DayPlan, into out: inout [Sample]) {
     let first = out.count
     switch type {
-    case .stepCount, .distanceWalkingRunning: onFoot(type, plan, &out)
+    case .stepCount, .distanceWalkingRunning:
+      onFoot(type, plan, &out)
+      if profile == .ios8 && type == .stepCount {
+        // The phone's own counts carry how many samples they sum, as iOS 8–9 wrote them.
+        for index in out.indices[first...] where out[index].metadata == .none {
+          out[index].metadata = .recordCount
+          out[index].metadataValue = 1
+        }
+      }
     case .heartRate where profile == .garmin: heartRateEveryTwoMinutes(plan, &out)
+    case .heartRate where profile == .ios8: heartRateDayAggregate(plan, &out)
     case .sleepAnalysis: sleepWithoutStages(plan, &out)
     case .bodyMass:
       watchSamples(.bodyMass, plan, into: &out)
@@ -178,6 +191,34 @@ extension SampleModel {
     }
   }
 
+  /// Sleep Cycle's heart rate as iOS 8–9 exports hold it: one day aggregate from an afternoon to
+  /// the next, in beats per second, with `min`, `max`, `average` and `recordCount` and no
+  /// `value` (export-shapes.md: `min="1.11667" max="1.11667" average="1.11667" recordCount="1"`,
+  /// 67 bpm). Three days in four; one measurement a day, two or three every fourth day.
+  private func heartRateDayAggregate(_ plan: DayPlan, _ out: inout [Sample]) {
+    var r = rng(.heartRate, plan.index)
+    guard r.chance(0.75) else { return }
+    let day = date(plan.index)
+    let second = 16 * 3600 + r.seconds(0...7200)
+    let start = instant(day, second)
+    let end = instant(day.adding(days: 1), second)
+    let measurements = plan.index % 4 == 0 ? r.int(2...3) : 1
+    var low = Double.infinity
+    var high = 0.0
+    var sum = 0.0
+    for _ in 0..<measurements {
+      let bpm = (63 + r.gaussian() * 4).rounded()
+      low = min(low, bpm)
+      high = max(high, bpm)
+      sum += bpm
+    }
+    var sample = Sample(
+      start: start, end: end, created: end, value: sum / Double(measurements) / 60, source: .sleepCycle,
+      unit: .countPerSecond, decimals: 5, pointer: 0, metadata: .dayAggregate, metadataValue: UInt8(measurements))
+    sample.aggregate = (low / 60, high / 60)
+    out.append(sample)
+  }
+
   /// Sleep as apps without stages write it: in bed and asleep, several apps for one night.
   private func sleepWithoutStages(_ plan: DayPlan, _ out: inout [Sample]) {
     var r = rng(.sleepApps, plan.index)
@@ -222,8 +263,33 @@ extension SampleModel {
       // was worn.
       add(night.inBed, night.outOfBed, .iPhone, .sleepInBed, metadata: .timeZone)
       if plan.index % 6 != 3 { asleep(.garminConnect, .sleepAsleep, pieces: r.int(2...4)) }
-    case .ios10, .ios8:
+    case .ios10:
       asleep(.miFit, .sleepAsleep, pieces: 2)
+      if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, metadata: .userEntered) }
+    case .ios8:
+      // Mi Fit's band (asleep, one session id a night), except every fourth night, when a Withings
+      // tracker recorded light and deep sleep; Jawbone UP's in-bed record (no value) on another
+      // night in four; in bed typed in by hand every third night (the writer makes the values
+      // the numbers of that era: asleep 1, in bed 0).
+      if plan.index % 4 == 2 {
+        var start = night.asleep
+        var deep = false
+        while start < night.wake {
+          var end = min(start + (deep ? r.seconds(1200...3000) : r.seconds(1800...4800)), night.wake)
+          // No sliver of a stage at the end: the last one runs to waking.
+          if night.wake - end < 600 { end = night.wake }
+          add(start, end, .healthMate, deep ? .withingsDeep : .withingsLight)
+          start = end
+          deep.toggle()
+        }
+      } else {
+        asleep(.miFit, .sleepAsleep, pieces: 2)
+        for index in out.indices.suffix(2) {
+          out[index].metadata = .sessionId
+          out[index].pointer = UInt32(40_000 + plan.index)
+        }
+      }
+      if plan.index % 4 == 1 { add(night.inBed - r.seconds(0...600), night.outOfBed, .jawboneUP, .noValue) }
       if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, metadata: .userEntered) }
     case .watch, .multisport:
       return

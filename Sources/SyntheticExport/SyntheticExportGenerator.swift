@@ -119,7 +119,10 @@ public enum SyntheticExportGenerator {
       var model = SampleModel(seed: options.seed, start: options.start, days: days, zone: zone)
       model.profile = options.profile
       var writer = ExportWriter(
-        out: ByteSink(target: .discard, compactDates: model.profile.writesIOS8Format), model: model, exportInstant: 0)
+        out: ByteSink(
+          target: .discard, compactDates: model.profile.writesIOS8Format,
+          zone: model.profile.writesIOS8Format ? zone : nil),
+        model: model, exportInstant: 0)
       writer.writeDocument()
       return Double(writer.out.totalBytes)
     }
@@ -140,7 +143,10 @@ public enum SyntheticExportGenerator {
     guard fd >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
     let offset = model.zone.offset(at: Instant(seconds: exportInstant))
     var writer = ExportWriter(
-      out: ByteSink(target: .file(fd), offsetSeconds: offset, compactDates: model.profile.writesIOS8Format),
+      out: ByteSink(
+        target: .file(fd), offsetSeconds: offset, compactDates: model.profile.writesIOS8Format,
+        // iOS 8–9 wrote each date with its own offset; later exports the export day's on all.
+        zone: model.profile.writesIOS8Format ? model.zone : nil),
       model: model,
       exportInstant: exportInstant)
     writer.writeDocument()

@@ -6,7 +6,7 @@
 enum SampleSource: UInt8 {
   case watch, iPhone, autoSleep, withings
   // The other profiles' sources (`SampleProfile`).
-  case garminConnect, sleepCycle, pillow, oldIPhone, miFit, runtastic, healthMate
+  case garminConnect, sleepCycle, pillow, oldIPhone, miFit, runtastic, healthMate, jawboneUP
 
   var name: StaticString {
     switch self {
@@ -21,6 +21,7 @@ enum SampleSource: UInt8 {
     case .miFit: return "Mi Fit"
     case .runtastic: return "Runtastic"
     case .healthMate: return "Health Mate"
+    case .jawboneUP: return "Jawbone UP"
     }
   }
 
@@ -37,6 +38,7 @@ enum SampleSource: UInt8 {
     case .miFit: return "2.2.3"
     case .runtastic: return "7.2"
     case .healthMate: return "2.6.2"
+    case .jawboneUP: return "4.6"
     }
   }
 
@@ -51,7 +53,7 @@ enum SampleSource: UInt8 {
       return "&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,3, software:17.2&gt;"
     case .oldIPhone:
       return "&gt;, name:iPhone, manufacturer:Apple, model:iPhone, hardware:iPhone8,4, software:10.2&gt;"
-    case .autoSleep, .withings, .garminConnect, .sleepCycle, .pillow, .miFit, .runtastic, .healthMate:
+    case .autoSleep, .withings, .garminConnect, .sleepCycle, .pillow, .miFit, .runtastic, .healthMate, .jawboneUP:
       return nil
     }
   }
@@ -101,12 +103,16 @@ enum RecordType: Int, CaseIterable {
 enum SampleUnit: UInt8 {
   case count, countPerMinute, meter, kilometer, kilocalorie, largeCalorie, pound, millimeterOfMercury
   case millisecond
+  /// Beats per second, as iOS 8–9 exports wrote heart rate.
+  case countPerSecond
   case standStood, standIdle
   case sleepInBed, sleepCore, sleepDeep, sleepREM, sleepAwake, sleepUnspecified
   /// A category sample without a `value` attribute (old-style MindfulSession).
   case noValue
   /// Asleep as iOS 10–15 wrote it, before `AsleepUnspecified`.
   case sleepAsleep
+  /// Withings' stages in iOS 8–9 exports: a `Sleep Stage` attribute and no value.
+  case withingsLight, withingsDeep
 
   var isCategory: Bool { rawValue >= SampleUnit.standStood.rawValue }
 
@@ -121,6 +127,7 @@ enum SampleUnit: UInt8 {
     case .pound: return "lb"
     case .millimeterOfMercury: return "mmHg"
     case .millisecond: return "ms"
+    case .countPerSecond: return "count/s"
     case .standStood: return "HKCategoryValueAppleStandHourStood"
     case .standIdle: return "HKCategoryValueAppleStandHourIdle"
     case .sleepInBed: return "HKCategoryValueSleepAnalysisInBed"
@@ -131,8 +138,24 @@ enum SampleUnit: UInt8 {
     case .sleepUnspecified: return "HKCategoryValueSleepAnalysisAsleepUnspecified"
     case .noValue: return ""
     case .sleepAsleep: return "HKCategoryValueSleepAnalysisAsleep"
+    case .withingsLight: return "Light"
+    case .withingsDeep: return "Deep"
     }
   }
+
+  /// The value as iOS 8–9 wrote it: HealthKit's raw value for sleep (`0` in bed, `1` asleep),
+  /// nil for a record with no `value` (Jawbone's in-bed, Withings' stages).
+  var legacyText: StaticString? {
+    switch self {
+    case .sleepInBed: return "0"
+    case .sleepAsleep, .sleepUnspecified: return "1"
+    case .noValue, .withingsLight, .withingsDeep: return nil
+    default: return text
+    }
+  }
+
+  /// Withings' stage, written as a `Sleep Stage` attribute.
+  var isWithingsStage: Bool { self == .withingsLight || self == .withingsDeep }
 }
 
 /// The one metadata entry (or beat list) a record carries, if any.
@@ -148,6 +171,14 @@ enum SampleMetadata: UInt8 {
   case strokeStyle
   /// A `HeartRateVariabilityMetadataList` regenerated from the sample's `detail` seed.
   case beats
+  // Written as attributes, in the iOS 8–9 format only:
+  /// A discrete quantity as a day aggregate: `min`, `max` (`Sample.aggregate`), `average` (the
+  /// value), `recordCount` (`metadataValue`), and no `value`.
+  case dayAggregate
+  /// `recordCount` = `metadataValue` beside the value.
+  case recordCount
+  /// `sessionId` = `pointer`.
+  case sessionId
 }
 
 /// The workouts Alex does.

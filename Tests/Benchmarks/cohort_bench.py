@@ -162,6 +162,7 @@ def big(args) -> None:
             }
         )  # fmt: skip
         for threads in (1, 2):
+            (out / "cohort").unlink()  # no previous version: the merge reads every participant
             wall, cpu, rss = timed(
                 [sys.executable, str(MERGE), "--participants", ".cohort/participants.txt", "--tables", tables,
                  "--marker", ".cohort/merged.json", "--threads", str(threads), "--memory-mb", "4096"],
@@ -302,8 +303,9 @@ def merge_alone(out: Path) -> None:
     """A full merge of every participant (nothing reused), and a night's merge, with peak memory."""
     config = json.loads(json.dumps(__import__("yaml").safe_load((REPO / "Pipelines/cohort/config.yaml").read_text())))
     tables = json.dumps(config["tables"], sort_keys=True)
+    kinds = json.dumps(config.get("kinds_outside_database") or {}, sort_keys=True)
     command = [sys.executable, str(MERGE), "--participants", ".cohort/participants.txt", "--tables", tables,
-               "--marker", ".cohort/bench-merged.json", "--threads", "2", "--memory-mb", "4096"]  # fmt: skip
+               "--kinds", kinds, "--marker", ".cohort/bench-merged.json", "--threads", "2", "--memory-mb", "4096"]  # fmt: skip
     wall, cpu, rss = timed(command, cwd=out)
     print(f"merge alone, nothing changed (every file linked): wall {wall:.2f} s, CPU {cpu:.2f} s, peak RSS {rss} MB")
     (out / "cohort").unlink()  # the next merge finds no previous version: it reads every participant

@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,7 @@ except ImportError:  # pragma: no cover - reported as a skip with the way to run
 try:
     import pyarrow
     import pyarrow.dataset
+    import pyarrow.parquet
 except ImportError:  # pragma: no cover - reported as a skip with the way to run it
     pyarrow = None
 
@@ -94,6 +96,12 @@ def setUpModule():
         subprocess.run(args + (["--zip"] if zipped else []), check=True, capture_output=True, timeout=60)
         produced.rename(target)  # without the workout-routes/ folder an .xml sample writes beside it
         shutil.rmtree(scratch)
+    scratch = GENERATED / "gen-d2"
+    scratch.mkdir()
+    args = [str(BINARY), "sample", "--days", "2", "--seed", "21", "--out", str(scratch / "d2.xml")]
+    subprocess.run(args, check=True, capture_output=True, timeout=60)
+    (scratch / "d2.xml").rename(GENERATED / "d2.xml")  # a two-day export: no swims, for the 200-participant test
+    shutil.rmtree(scratch)
     whole = (GENERATED / "p03.xml").read_bytes()
     (GENERATED / f"{BAD}.xml").write_bytes(whole[: len(whole) // 3])
     shutil.copy(SAMPLE, GENERATED / "sample.zip")
@@ -207,18 +215,60 @@ class CohortCase(unittest.TestCase):
                     )
         con.close()
 
-    def participant(self, out, pid, files):
-        """A participant folder and status written by hand, for merge.py alone."""
+    def participant(self, out, pid, files, kinds=None, token=None):
+        """A participant folder and status written by hand, for merge.py alone. `kinds`: file →
+        {column: declared kind}, written as a run does: health.sqlite's `columns` table (a table
+        per file, with the `_unix` column that follows an instant) and metadata.json's `source`.
+        Without `kinds` every column of a CSV is declared text."""
         folder = out / "participants" / pid
+        shutil.rmtree(folder, ignore_errors=True)
         for name, text in files.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text(text)
+        if kinds is None:
+            kinds = {name: {c: "text" for c in text.splitlines()[0].split(",")} for name, text in files.items()}
         outputs = [{"path": name} for name in files]
         (folder / "run.json").write_text(json.dumps({"outputs": outputs}))
+        database = sqlite3.connect(folder / "health.sqlite")
+        database.execute(
+            'CREATE TABLE "columns" ("table" TEXT NOT NULL, "column" TEXT NOT NULL, "position" INTEGER NOT NULL, '
+            '"type" TEXT NOT NULL, "kind" TEXT NOT NULL, "unit" TEXT, "precision" TEXT, "meaning" TEXT NOT NULL, '
+            'PRIMARY KEY ("table", "column"))'
+        )
+        tables = {}
+        for file, declared in kinds.items():
+            table = Path(file).stem.replace("-", "_")
+            tables[table] = {"source": file}
+            position = 0
+            for column, kind in declared.items():
+                for name, stored in ((column, kind), (column + "_unix", "unix seconds")):
+                    position += 1
+                    database.execute(
+                        'INSERT INTO "columns" VALUES (?, ?, ?, ?, ?, NULL, NULL, ?)', (table, name, position, "TEXT", stored, "m")
+                    )
+                    if kind != "instant":
+                        break
+        database.commit()
+        database.close()
+        (folder / "metadata.json").write_text(json.dumps({"databases": {"health": {"tables": tables}}}))
+        self.ok_status(out, pid, token or pid + "-token")
+
+    def ok_status(self, out, pid, token):
+        """The status file a job writes for a participant whose run succeeded; a new token is a change."""
         status = {"participant": pid, "status": "ok", "exit_code": 0, "message": None, "sha256": "0" * 64,
-                  "finished": "2025-01-01T00:00:00+00:00", "seconds": 1.0, "token": pid + "-token"}  # fmt: skip
+                  "finished": "2025-01-01T00:00:00+00:00", "seconds": 1.0, "token": token}  # fmt: skip
         (out / ".cohort" / "status").mkdir(parents=True, exist_ok=True)
         (out / ".cohort" / "status" / f"{pid}.json").write_text(json.dumps(status))
+
+    def merge(self, out, tables, *, check=True, kinds_outside_database=None):
+        """merge.py as the workflow's merge rule runs it, in OUT, over .cohort/participants.txt."""
+        command = [str(COHORT_PYTHON), str(REPO / "Pipelines/cohort/merge.py"), "--participants", ".cohort/participants.txt",
+                   "--tables", json.dumps(tables), "--kinds", json.dumps(kinds_outside_database or {}),
+                   "--marker", ".cohort/merged.json"]  # fmt: skip
+        result = subprocess.run(command, cwd=out, capture_output=True, text=True, timeout=600)
+        if check and result.returncode != 0:
+            self.fail(f"merge.py exited {result.returncode}: {result.stderr[-3000:]}")
+        return result
 
     def partition_files(self, out) -> dict:
         """(table, participant) -> the inode of its Parquet file in the published version."""
@@ -240,7 +290,31 @@ def dataset(out, table, file_row_number=False) -> str:
     """DuckDB's reader of one partitioned table, `participant` (text) taken from the folder names."""
     folder = str(Path(out) / "cohort" / table).replace("'", "''")
     extra = ", file_row_number = true" if file_row_number else ""
-    return f"read_parquet('{folder}/*/*.parquet', hive_partitioning = true, hive_types = {{'participant': VARCHAR}}{extra})"
+    return (
+        f"read_parquet('{folder}/*/*.parquet', hive_partitioning = true, hive_types = {{'participant': VARCHAR}}, "
+        f"union_by_name = true{extra})"
+    )
+
+
+# The README's mapping of declared kinds to Parquet types ("Types").
+KIND_TYPES = {"text": "VARCHAR", "integer": "BIGINT", "number": "DOUBLE", "boolean": "BOOLEAN", "date": "DATE",
+              "instant": "VARCHAR", "local time": "TIMESTAMP", "local minute": "TIMESTAMP"}  # fmt: skip
+
+
+def declared_types(folder: Path, file: str) -> list[tuple[str, str]]:
+    """[(column, type)] of one output file of a participant's run: its kinds from health.sqlite's
+    `columns` table (its table found by metadata.json's `source`), in the file's column order."""
+    tables = json.loads((folder / "metadata.json").read_text())["databases"]["health"]["tables"]
+    (table,) = [name for name, entry in tables.items() if entry.get("source") == file]
+    database = sqlite3.connect(f"file:{folder / 'health.sqlite'}?mode=ro", uri=True)
+    kinds = dict(database.execute('SELECT "column", kind FROM "columns" WHERE "table" = ?', (table,)).fetchall())
+    database.close()
+    if file.endswith(".json"):
+        names = list(json.loads((folder / file).read_text())[0])
+    else:
+        with open(folder / file, newline="", encoding="utf-8") as handle:
+            names = next(csv.reader(handle))
+    return [(name, KIND_TYPES[kinds[name]]) for name in names]
 
 
 def same_value(value, text: str) -> bool:
@@ -298,6 +372,22 @@ class LocalExecutorTests(CohortCase):
         self.assertEqual((types["date"], types["asleep_s"], types["sleep_start"]), ("DATE", "BIGINT", "VARCHAR"))
         records = self.query(f"DESCRIBE SELECT * FROM {dataset(out, 'workout_records')}")
         self.assertEqual([kind for _, kind, *_ in records], ["VARCHAR"] * 8)  # seven strings + participant
+        # Every table's columns have the types of their declarations, as each participant's run
+        # wrote them into health.sqlite, by the README's mapping — with values or without: none
+        # of these exports holds exercise minutes, respiratory rates or VO2 max.
+        for table, info in summary["tables"].items():
+            if not info["rows"]:
+                continue
+            described = [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {dataset(out, table)}")]
+            self.assertEqual(described[-1], ("participant", "VARCHAR"))
+            for pid in included:
+                file = dict(EXPECTED_TABLES, daily="daily.csv").get(table, table + ".csv")
+                self.assertEqual(described[:-1], declared_types(out / "participants" / pid, file), f"{table} of {pid}")
+        empty = ["exercise_min", "respiratory_rate_per_min", "vo2max_ml_kg_min"]
+        daily = dataset(out, "daily")
+        self.assertEqual(self.query(f"SELECT {', '.join(f'count({c})' for c in empty)} FROM {daily}"), [(0, 0, 0)])
+        types = {n: k for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {daily}")}
+        self.assertEqual([types[c] for c in empty], ["DOUBLE"] * 3)
 
         # The Me element is neither extracted nor merged by default.
         self.assertFalse((out / "cohort" / "me").exists())
@@ -440,9 +530,13 @@ class LocalExecutorTests(CohortCase):
         )
         for pid, born in me:
             row = csv_rows(out / "participants" / pid / "elements/Me.csv")[0]
-            self.assertEqual(born.isoformat(), row["HKCharacteristicTypeIdentifierDateOfBirth"])
+            self.assertEqual(born, row["HKCharacteristicTypeIdentifierDateOfBirth"])
         self.assertEqual([pid for pid, _ in me], ["p01", "sample"])
-        self.assertEqual(me[1][1], datetime.date(1990, 7, 14))
+        # An element's attributes are declared text, as written; `child_elements` an integer.
+        self.assertEqual(me[1][1], "1990-07-14")
+        types = {n: k for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {dataset(out, 'me')}")}
+        self.assertEqual(set(types.values()), {"VARCHAR", "BIGINT"})
+        self.assertEqual([n for n, k in types.items() if k == "BIGINT"], ["child_elements"])
 
         # Switched off again: every participant reruns, the table and the extracted files go.
         self.run_cohort(cohort, out)
@@ -468,6 +562,34 @@ class LocalExecutorTests(CohortCase):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("participant 'subject-A' is listed twice", result.stdout + result.stderr)
         self.assertTrue(exports.exists())
+
+    def test_a_name_without_ascii_letters_or_digits_is_one_participant_with_a_stable_id(self):
+        # Issue 31, item 8: `日本.zip` or `é.xml` left an empty id, which stopped the whole cohort
+        # before any participant ran. Such a name's id is `id-` and the first 12 hex digits of the
+        # SHA-256 of its stem in Unicode NFC as UTF-8, worked out here independently: the same
+        # name gives the same id on every run and machine, whichever normalization it arrives in.
+        cohort = self.work / "exports"
+        cohort.mkdir()
+        shutil.copy(GENERATED / "p01.zip", cohort / "日本.zip")
+        shutil.copy(GENERATED / "p03.xml", cohort / "e\u0301.xml")  # é decomposed (NFD), as macOS may write it
+        shutil.copy(GENERATED / "p01.zip", cohort / "p02.zip")
+        nihon = "id-" + hashlib.sha256("日本".encode()).hexdigest()[:12]
+        e_acute = "id-" + hashlib.sha256("\u00e9".encode()).hexdigest()[:12]
+        self.assertEqual(e_acute, "id-" + hashlib.sha256(b"\xc3\xa9").hexdigest()[:12])
+        out = self.work / "out"
+        self.run_cohort(cohort, out)
+        summary = self.cohort_json(out)
+        self.assertEqual(
+            {p["participant"]: p["status"] for p in summary["participants"]},
+            {nihon: "ok", e_acute: "ok", "p02": "ok"},
+        )
+        self.assertEqual(
+            self.query(f"SELECT participant, count(*) FROM {dataset(out, 'sleep_daily')} GROUP BY 1 ORDER BY 1"),
+            sorted([(nihon, 20), (e_acute, 23), ("p02", 20)]),
+        )
+        # Stable: the next run finds the same participants, unchanged.
+        result = self.run_cohort(cohort, out)
+        self.assertIn("Nothing to be done", result.stdout + result.stderr)
 
     def test_a_job_that_cannot_write_fails_the_run_and_is_retried(self):
         cohort = self.make_cohort(ids=("p01", "p03"))
@@ -687,73 +809,202 @@ class ContentKeyTests(unittest.TestCase):
 
 
 class MergeTypeTests(CohortCase):
-    """merge.py alone, on participant folders written here, for the type rules of the README."""
+    """merge.py alone, on participant folders written here with their declarations (health.sqlite's
+    `columns` table and metadata.json, as a run writes them), for the type rules of the README."""
 
-    def test_types_are_united_across_participants_and_whole_files(self):
+    def test_types_are_the_declared_ones_whatever_the_values(self):
         out = self.work / "out"
-        # a: 30,000 whole numbers, then one with decimals (past DuckDB's 20,480-row sample);
-        # b: its `extra` column is empty everywhere, c has it as whole numbers.
-        late = "date,value,extra\n" + "".join(f"2024-01-01,{n}," + "\n" for n in range(30000)) + "2024-01-02,0.5,\n"
-        self.participant(out, "a", {"t.csv": late, "leftover.csv": "x\n1\n"})
-        self.participant(out, "b", {"t.csv": "date,value,extra\n2024-02-01,7,\n"})
-        self.participant(out, "c", {"t.csv": "date,value,extra,only_c\n2024-03-01,8,42,true\n"})
-        (out / "participants" / "b" / "stale.csv").write_text("x\n2\n")  # not in b's run.json
+        kinds = {
+            "t.csv": {"date": "date", "n": "integer", "x": "number", "flag": "boolean", "at": "instant",
+                      "local_time": "local time", "bedtime": "local minute", "code": "text", "later": "a later kind"},
+            "r.json": {"recordDate": "text", "execRuntime": "text"},
+        }  # fmt: skip
+        header = "date,n,x,flag,at,local_time,bedtime,code,later\n"
+        # a: `x` holds whole numbers only, `code` digits with a leading zero: text would make them
+        # BIGINT; b: every column but the date empty, which text would make VARCHAR.
+        a = header + "2024-01-01,3,60,true,2024-01-01T06:55:01+01:00,2024-01-01 06:55:01,2024-01-01 06:55,00017,z\n"
+        b = header + "2024-02-01,,,,,,,,\n"
+        records = [{"recordDate": "2024-01-01", "execRuntime": "60"}]
+        self.participant(out, "a", {"t.csv": a, "r.json": json.dumps(records)}, kinds)
+        self.participant(out, "b", {"t.csv": b, "r.json": "[]"}, kinds)
+        self.participant(out, "c", {"t.csv": header}, {"t.csv": kinds["t.csv"]})  # a header, no rows: no partition
         (out / ".cohort" / "participants.txt").write_text("a\nb\nc\n")
-        tables = json.dumps({"t": "t.csv", "stale": "stale.csv", "leftover": "leftover.csv"})
-        merge = [str(COHORT_PYTHON), str(REPO / "Pipelines/cohort/merge.py"), "--participants", ".cohort/participants.txt",
-                 "--tables", tables, "--marker", ".cohort/merged.json"]  # fmt: skip
-        subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
+        self.merge(out, {"t": "t.csv", "r": "r.json"})
+        expected = [("date", "DATE"), ("n", "BIGINT"), ("x", "DOUBLE"), ("flag", "BOOLEAN"), ("at", "VARCHAR"),
+                    ("local_time", "TIMESTAMP"), ("bedtime", "TIMESTAMP"), ("code", "VARCHAR"), ("later", "VARCHAR")]  # fmt: skip
         t = dataset(out, "t")
-        types = [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")]
+        self.assertEqual([(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")], expected + [("participant", "VARCHAR")])
+        files = sorted((out / "cohort" / "t").glob("*/*.parquet"))
+        self.assertEqual([f.parent.name for f in files], ["participant=a", "participant=b"])
+        for file in [*files, out / "cohort" / "t" / "_common_metadata"]:  # each file alone, not united by a reader
+            self.assertEqual(
+                [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM read_parquet('{file}', hive_partitioning = false)")],
+                expected,
+                file,
+            )
         self.assertEqual(
-            types,
-            [("date", "DATE"), ("value", "DOUBLE"), ("extra", "BIGINT"), ("only_c", "BOOLEAN"), ("participant", "VARCHAR")],
-        )
+            self.query(f"SELECT * EXCLUDE (participant) FROM {t} ORDER BY participant"),
+            [(datetime.date(2024, 1, 1), 3, 60.0, True, "2024-01-01T06:55:01+01:00", datetime.datetime(2024, 1, 1, 6, 55, 1),
+              datetime.datetime(2024, 1, 1, 6, 55), "00017", "z"),
+             (datetime.date(2024, 2, 1), None, None, None, None, None, None, None, None)],
+        )  # fmt: skip
+        r = dataset(out, "r")
         self.assertEqual(
-            self.query(f"SELECT participant, count(*), sum(value) FROM {t} GROUP BY 1 ORDER BY 1"),
-            [("a", 30001, sum(range(30000)) + 0.5), ("b", 1, 7.0), ("c", 1, 8.0)],
+            [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {r}")],
+            [("recordDate", "VARCHAR"), ("execRuntime", "VARCHAR"), ("participant", "VARCHAR")],
         )
-        self.assertEqual(
-            self.query(f"SELECT extra, only_c FROM {t} WHERE participant <> 'a' ORDER BY 1"),
-            [(42, True), (None, None)],
-        )
+        self.assertEqual(self.query(f"SELECT * FROM {r}"), [("2024-01-01", "60", "a")])
         summary = self.cohort_json(out)
-        self.assertEqual(sorted(summary["tables"]), ["leftover", "t"])  # b's stale.csv is not b's output
+        self.assertEqual(summary["tables"]["t"]["columns"], [list(c) for c in expected])
+        self.assertEqual(summary["tables"]["t"]["schemas"], [[list(c) for c in expected]])
+        self.assertEqual((summary["tables"]["t"]["rows"], summary["tables"]["t"]["participants"]), (2, 2))
         self.assertTrue((out / "cohort").is_symlink())
 
-    def test_a_later_night_widens_a_column_in_every_partition(self):
+    def test_a_column_only_one_participant_has_changes_no_other_file(self):
         out = self.work / "out"
-        self.participant(out, "a", {"t.csv": "date,value,extra\n2024-01-01,1,\n2024-01-02,2,\n"})
-        self.participant(out, "b", {"t.csv": "date,value,extra\n2024-02-01,7,\n"})
+        declared = {"t.csv": {"date": "date", "value": "number"}}
+        self.participant(out, "a", {"t.csv": "date,value\n2024-01-01,1\n2024-01-02,2\n"}, declared)
+        self.participant(out, "b", {"t.csv": "date,value\n2024-02-01,7\n"}, declared)
         (out / ".cohort" / "participants.txt").write_text("a\nb\n")
-        merge = [str(COHORT_PYTHON), str(REPO / "Pipelines/cohort/merge.py"), "--participants", ".cohort/participants.txt",
-                 "--tables", json.dumps({"t": "t.csv"}), "--marker", ".cohort/merged.json"]  # fmt: skip
-        subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
+        self.merge(out, {"t": "t.csv"})
         t = dataset(out, "t")
         self.assertEqual(
             [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")],
-            [("date", "DATE"), ("value", "BIGINT"), ("extra", "VARCHAR"), ("participant", "VARCHAR")],
+            [("date", "DATE"), ("value", "DOUBLE"), ("participant", "VARCHAR")],
         )
-        a_inode = next((out / "cohort" / "t" / "participant=a").iterdir()).stat().st_ino
+        a_file = next((out / "cohort" / "t" / "participant=a").iterdir())
+        a_inode = a_file.stat().st_ino
 
-        # b changes: `value` gets a fraction and `extra` (empty so far) whole numbers. a's partition
-        # is rewritten to the wider types, so every file of the table has one schema.
-        self.participant(out, "b", {"t.csv": "date,value,extra\n2024-02-01,7.5,3\n"})
-        status = out / ".cohort" / "status" / "b.json"
-        status.write_text(json.dumps(dict(json.loads(status.read_text()), token="b-night-2")))
-        subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
-        expected = [("date", "DATE"), ("value", "DOUBLE"), ("extra", "BIGINT"), ("participant", "VARCHAR")]
-        self.assertEqual([(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")], expected)
-        for file in (out / "cohort" / "t").glob("*/*.parquet"):  # each file alone, not united by a reader
-            self.assertEqual(
-                [(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM read_parquet('{file}', hive_partitioning = false)")], expected[:-1]
-            )
+        # b's run is now a later HealthETL's: one column more, declared an integer; and fractions.
+        self.participant(
+            out, "b", {"t.csv": "date,value,extra\n2024-02-01,7.5,3\n"},
+            {"t.csv": {"date": "date", "value": "number", "extra": "integer"}}, token="b-night-2",
+        )  # fmt: skip
+        self.merge(out, {"t": "t.csv"})
+        expected = [("date", "DATE"), ("value", "DOUBLE"), ("extra", "BIGINT")]
+        self.assertEqual([(n, k) for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {t}")], expected + [("participant", "VARCHAR")])
         self.assertEqual(
             self.query(f"SELECT participant, date, value, extra FROM {t} ORDER BY 1, 2"),
             [("a", datetime.date(2024, 1, 1), 1.0, None), ("a", datetime.date(2024, 1, 2), 2.0, None),
              ("b", datetime.date(2024, 2, 1), 7.5, 3)],
         )  # fmt: skip
-        self.assertNotEqual(next((out / "cohort" / "t" / "participant=a").iterdir()).stat().st_ino, a_inode)
+        # a's partition is the same file, with its own two columns; only b's is new.
+        a_file = next((out / "cohort" / "t" / "participant=a").iterdir())
+        self.assertEqual(a_file.stat().st_ino, a_inode)
+        alone = "DESCRIBE SELECT * FROM read_parquet('{}', hive_partitioning = false)"
+        self.assertEqual([(n, k) for n, k, *_ in self.query(alone.format(a_file))], expected[:2])
+        # The table's united schema, for readers that take one (pyarrow): every column once.
+        schema_file = out / "cohort" / "t" / "_common_metadata"
+        self.assertEqual([(n, k) for n, k, *_ in self.query(alone.format(schema_file))], expected)
+        schema = pyarrow.parquet.read_schema(schema_file).append(pyarrow.field("participant", pyarrow.string()))
+        arrow = pyarrow.dataset.dataset(
+            out / "cohort" / "t", format="parquet", schema=schema,
+            partitioning=pyarrow.dataset.partitioning(pyarrow.schema([("participant", pyarrow.string())]), flavor="hive"),
+        ).to_table()  # fmt: skip
+        self.assertEqual(
+            sorted(arrow.to_pylist(), key=lambda row: (row["participant"], row["date"])),
+            [{"date": datetime.date(2024, 1, 1), "value": 1.0, "extra": None, "participant": "a"},
+             {"date": datetime.date(2024, 1, 2), "value": 2.0, "extra": None, "participant": "a"},
+             {"date": datetime.date(2024, 2, 1), "value": 7.5, "extra": 3, "participant": "b"}],
+        )  # fmt: skip
+        summary = self.cohort_json(out)
+        self.assertEqual(summary["tables"]["t"]["columns"], [list(c) for c in expected])
+        self.assertEqual(summary["tables"]["t"]["schemas"], [[list(c) for c in expected[:2]], [list(c) for c in expected]])
+        self.assertEqual({p["participant"]: p.get("schemas") for p in summary["participants"]}, {"a": None, "b": {"t": 1}})
+
+        # b leaves: the table is a's again, columns and schema file included; a's file stays.
+        (out / ".cohort" / "participants.txt").write_text("a\n")
+        self.merge(out, {"t": "t.csv"})
+        self.assertEqual(next((out / "cohort" / "t" / "participant=a").iterdir()).stat().st_ino, a_inode)
+        self.assertEqual([(n, k) for n, k, *_ in self.query(alone.format(schema_file))], expected[:2])
+        self.assertEqual(self.cohort_json(out)["tables"]["t"]["columns"], [list(c) for c in expected[:2]])
+
+    def test_outputs_without_declarations_stop_the_merge_with_one_line(self):
+        out = self.work / "out"
+        self.participant(out, "a", {"t.csv": "date,value\n2024-01-01,1\n"}, {"t.csv": {"date": "date", "value": "number"}})
+        self.participant(out, "b", {"t.csv": "date,value\n2024-02-01,7\n"}, {"t.csv": {"date": "date", "value": "integer"}})
+        self.participant(out, "c", {"t.csv": "date,value\n2024-03-01,8\n"})
+        (out / "participants" / "c" / "health.sqlite").unlink()  # as a run with --no-database leaves it
+        (out / ".cohort" / "participants.txt").write_text("a\nc\n")
+        result = self.merge(out, {"t": "t.csv"}, check=False)
+        self.assertEqual(result.returncode, 65)
+        self.assertEqual(
+            result.stderr,
+            "cohort: participant c: t.csv: no declaration of its columns: neither its health.sqlite (with "
+            "metadata.json) nor config.yaml's kinds_outside_database names this file. The cohort runs `healthetl "
+            "run` with the database; delete this participant's status file (OUT/.cohort/status/c.json) to rerun it\n",
+        )
+        self.assertFalse((out / "cohort").exists())
+        # Two declarations of one column (runs of two HealthETL versions) are not united either.
+        (out / ".cohort" / "participants.txt").write_text("a\nb\n")
+        result = self.merge(out, {"t": "t.csv"}, check=False)
+        self.assertEqual(result.returncode, 65)
+        self.assertIn("cohort: table t: column 'value' is declared DOUBLE by some participants and BIGINT by others", result.stderr)
+        self.assertFalse((out / "cohort").exists())
+        self.assertEqual(list((out / ".cohort" / "merged").iterdir()), [])  # no staging folder left behind
+        # An elements file takes the kinds config.yaml gives for files the database leaves out.
+        self.participant(out, "c", {"elements/Me.csv": "element,DateOfBirth,child_elements\nMe,1990-07-14,0\n"})
+        (out / "participants" / "c" / "health.sqlite").unlink()
+        (out / ".cohort" / "participants.txt").write_text("c\n")
+        self.merge(out, {"me": "elements/Me.csv"}, kinds_outside_database={"elements/*.csv": {"child_elements": "integer", "*": "text"}})
+        self.assertEqual(
+            self.query(f"SELECT * FROM {dataset(out, 'me')}"), [("Me", "1990-07-14", 0, "c")]
+        )
+
+    def test_one_change_among_200_participants_changes_only_its_own_files(self):
+        # 199 participants with the outputs of a two-day export (no swimming, no VO2 max, no
+        # exercise minutes: those columns empty), as `healthetl run` writes them for the
+        # cohort; then one changes to a 20-day export with swims. Only its files may change.
+        import yaml  # PyYAML, pinned in Tests/EndToEnd/requirements.txt (Datasette's)
+
+        config = yaml.safe_load((REPO / "Pipelines" / "cohort" / "config.yaml").read_text())
+        tables, kinds = config["tables"], config.get("kinds_outside_database", {})
+        runs = self.work / "runs"
+        for name, export in (("two-days", GENERATED / "d2.xml"), ("p01", GENERATED / "p01.zip")):
+            command = [str(BINARY), "run", "--pipeline", str(REPO / "Pipelines" / "default.json"), "--out", str(runs / name),
+                       "--tz", "auto", "--quiet", str(export)]  # fmt: skip
+            subprocess.run(command, check=True, capture_output=True, timeout=120)
+        out = self.work / "out"
+        ids = [f"p{n:03d}" for n in range(200)]
+        for pid in ids:  # the same outputs, linked: 200 participants at the cost of one
+            shutil.copytree(runs / "two-days", out / "participants" / pid, copy_function=os.link)
+            self.ok_status(out, pid, pid + "-1")
+        (out / ".cohort" / "participants.txt").write_text("".join(pid + "\n" for pid in ids))
+        self.merge(out, tables, kinds_outside_database=kinds)
+
+        def files():
+            root = Path(os.path.realpath(out / "cohort"))
+            return {str(p.relative_to(root)): p.stat().st_ino for p in root.rglob("*") if p.is_file() and p.name != "run.json"}
+
+        before = files()
+        daily = dataset(out, "daily")
+        empty = ["swim_distance_m", "swim_strokes", "vo2max_ml_kg_min", "exercise_min", "respiratory_rate_per_min"]
+        self.assertEqual(self.query(f"SELECT {', '.join(f'count({c})' for c in empty)} FROM {daily}"), [(0,) * len(empty)])
+        types = {n: k for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {daily}")}
+        self.assertEqual({c: types[c] for c in empty}, dict.fromkeys(empty, "DOUBLE"))
+
+        changed = "p100"
+        shutil.rmtree(out / "participants" / changed)
+        shutil.copytree(runs / "p01", out / "participants" / changed, copy_function=os.link)
+        self.ok_status(out, changed, changed + "-2")
+        self.merge(out, tables, kinds_outside_database=kinds)
+        after = files()
+        self.assertEqual(self.query(f"SELECT count(swim_distance_m) > 0 FROM {daily} WHERE participant = '{changed}'"), [(True,)])
+        self.assertEqual({n: k for n, k, *_ in self.query(f"DESCRIBE SELECT * FROM {daily}")}, types)
+        different = sorted(path for path in after if before.get(path) != after[path])
+        self.assertTrue(different)
+        # Besides its partitions, only the schema files of tables that had no rows before (the
+        # swims, which none of the others has) are new.
+        new_tables = {"swim_laps", "stats/swimming-distance-per-day", "stats/swimming-strokes-per-day"}
+        self.assertEqual(new_tables & {str(Path(p).parent) for p in before}, set())
+        self.assertEqual(
+            [p for p in different if f"/participant={changed}/" not in p],
+            sorted(f"{table}/_common_metadata" for table in new_tables),
+        )
+        self.assertEqual(sorted(p for p in before if p not in after), [])
+        unchanged = sum(1 for path in after if before.get(path) == after[path]) / len(after)
+        self.assertGreaterEqual(unchanged, 0.99)
+        self.assertEqual(self.cohort_json(out)["written"], {"participants_read": 1, "participants_linked": 199})
 
 
 class PublishTests(CohortCase):
@@ -769,7 +1020,8 @@ class PublishTests(CohortCase):
         def night(n):
             # Night n: a and b both have n rows whose value is n.
             for pid in ("a", "b"):
-                self.participant(out, pid, {"t.csv": "night,value\n" + f"{n},{n}\n" * n})
+                declared = {"t.csv": {"night": "integer", "value": "integer"}}
+                self.participant(out, pid, {"t.csv": "night,value\n" + f"{n},{n}\n" * n}, declared)
                 status = out / ".cohort" / "status" / f"{pid}.json"
                 status.write_text(json.dumps(dict(json.loads(status.read_text()), token=f"{pid}-{n}")))
             subprocess.run(merge, cwd=out, check=True, capture_output=True, timeout=120)
@@ -876,8 +1128,10 @@ class SlurmExecutorTests(CohortCase):
         cohort = self.make_cohort(ids=("p01", "p03", BAD, "sample"))
         out = self.work / "out"
         record = self.work / "runs.txt"
-        result = self.run_slurm(cohort, out, "--healthetl", self.recording_wrapper(record))
-        self.assertIn("has been submitted with SLURM jobid", result.stdout + result.stderr)
+        wrapper = self.recording_wrapper(record)
+        # Every merge to Slurm (merge_here_max_participants=0): two participant jobs, then the merge's.
+        result = self.run_slurm(cohort, out, "--healthetl", wrapper, "--config", "merge_here_max_participants=0")
+        self.assertEqual((result.stdout + result.stderr).count("has been submitted with SLURM jobid"), 3)
         self.assertIn("cohort: 4 of 4 participants to run, in 2 job(s)", result.stderr)
         summary = self.cohort_json(out)
         self.assertEqual(
@@ -897,6 +1151,24 @@ class SlurmExecutorTests(CohortCase):
         # Nothing changed: nothing is submitted.
         again = self.run_slurm(cohort, out)
         self.assertIn("Nothing to be done", again.stdout + again.stderr)
+        # A night with one change: its participant's job is started from the submitting process
+        # with srun (no sbatch, no status checks), and the merge, which reads one participant's
+        # outputs, runs there too: both local rules.
+        shutil.copy(GENERATED / "d2.xml", cohort / "p03.xml")
+        record.write_text("")
+        night = self.run_slurm(cohort, out, "--healthetl", wrapper)
+        messages = night.stdout + night.stderr
+        self.assertEqual(messages.count("has been submitted with SLURM jobid"), 0)
+        self.assertEqual((messages.count("localrule batch:"), messages.count("localrule merge:")), (1, 1))
+        events = [line.split() for line in record.read_text().splitlines()]
+        self.assertEqual([kind for kind, *_ in events], ["start", "end"])
+        self.assertRegex(events[0][2] if len(events[0]) > 2 else "", r"^\d+$", "healthetl ran outside a Slurm job")
+        summary = self.cohort_json(out)
+        self.assertEqual(
+            {p["participant"]: p["status"] for p in summary["participants"]},
+            {"p01": "unchanged", "p03": "ok", BAD: "bad_input", "sample": "unchanged"},
+        )
+        self.assert_merged_matches_participants(out, ["p01", "p03", "sample"])
 
     def test_a_participant_that_times_out_or_whose_job_is_cancelled_is_retried_then_reported(self):
         cohort = self.make_cohort(ids=("p01",))

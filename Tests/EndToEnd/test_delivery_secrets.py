@@ -85,11 +85,11 @@ def leaks(text):
 class Proxy:
     """fake_proxy.py in its own process, stopped by PID."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, *options: str):
         self.log = folder / "proxy.jsonl"
         port_file = folder / "proxy-port"
         self.process = subprocess.Popen(
-            [sys.executable, str(PROXY), "--port-file", str(port_file), "--log", str(self.log)],
+            [sys.executable, str(PROXY), "--port-file", str(port_file), "--log", str(self.log), *options],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 10
         while not port_file.exists():
@@ -152,8 +152,8 @@ class DeliverySecretTests(unittest.TestCase):
         self.addCleanup(server.stop)
         return server
 
-    def start_proxy(self):
-        proxy = Proxy(self.folder)
+    def start_proxy(self, *options):
+        proxy = Proxy(self.folder, *options)
         self.addCleanup(proxy.stop)
         return proxy
 
@@ -303,6 +303,32 @@ class DeliverySecretTests(unittest.TestCase):
         self.assertGreater(closed["tunnelled"], 1000)  # the TLS handshake and the request
         self.assertEqual(leaks(closed["clientBytes"]), [], "the proxy could read the token")
         self.assertNotIn("recordUuid", closed["clientBytes"], "the proxy could read the records")
+
+    def test_a_proxy_that_refuses_the_tunnel_is_a_refusal_not_a_retry(self):
+        # 407 (credentials wanted) and 403 (host forbidden) come back on every attempt until the
+        # setup changes: refused (64), the records left queued; a 502 may pass later (75). Was
+        # 75 with "CONNECT tunnel failed, response 407", retried every run for ever.
+        for status, code in ((407, 64), (403, 64), (502, 75)):
+            with self.subTest(status=status):
+                proxy = Proxy(self.folder, "--refuse-connect", str(status))
+                try:
+                    done = self.deliver("https://records.example.test:8443/records", "--attempts", 2,
+                                        "--backoff", 0.01, env={"HTTPS_PROXY": proxy.url})
+                    connects = [r for r in proxy.requests(at_least=1) if r["method"] == "CONNECT"]
+                finally:
+                    proxy.stop()
+                    proxy.log.unlink(missing_ok=True)
+                    (self.folder / "proxy-port").unlink(missing_ok=True)
+                self.assertEqual(done.returncode, code, done.stderr)
+                report = self.report()
+                self.assertEqual(report["exitCode"], code)
+                self.assertEqual((report["acknowledgedRecords"], report["pendingRecords"]), (0, len(self.starts)))
+                if code == 64:
+                    self.assertIn(f"the proxy refused the tunnel to the server (HTTP {status})", done.stderr)
+                    self.assertEqual(len(connects), 1, "a refusal is not tried again")
+                else:
+                    self.assertEqual(len(connects), 2)
+                self.assertEqual(leaks(done.stderr), [])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The gallery: what people see, on every shape of export we know.
 
 The default pipeline runs on each `healthetl sample --profile` (watch, iphone-sleep-apps, garmin,
-ios10, ios8: Pipelines/README.md, "Sample exports") and on every real export in
+ios10, ios8: SampleData/README.md, "Other shapes of export") and on every real export in
 ../shared/fixtures/real (skipped with a message when that folder is absent), and its outputs are
 checked for properties a person would notice, not for values:
 

@@ -110,6 +110,12 @@ def xml_seeds():
         "<HealthData>" + record.format(value="&x;") + "</HealthData>"
     )
     seeds["edge-wrong-root.xml"] = "<?xml version='1.0'?><gpx><trk/></gpx>"
+    # Markup words inside prolog comments and instructions are text (issue 31.7).
+    seeds["edge-doctype-in-prolog-comment.xml"] = document(
+        [record.format(value="4")],
+        prolog='<?xml version="1.0" encoding="UTF-8"?>\n<!-- notes: <!DOCTYPE [ -->\n<?notes <!DOCTYPE x> ?>\n'
+        "<!DOCTYPE HealthData [\n<?notes not the end: ]> ?>\n<!-- HealthKit Export Version: 13 -->\n]>\n",
+    )
     seeds["edge-truncated.xml"] = document([record.format(value="5")])[:-40]
     seeds["edge-dates-and-numbers.xml"] = document(
         [
@@ -129,6 +135,27 @@ def xml_seeds():
          '<WorkoutEvent type="HKWorkoutEventTypeLap" date="2024-03-18 07:01:00 +0100"/>'
          '<WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" average="150" unit="count/min"/>'
          "</WorkoutActivity><WorkoutRoute><FileReference path=\"/workout-routes/r.gpx\"/></WorkoutRoute></Workout>"]
+    )
+    # XML broken in the middle, for the recovering read (Pipelines/README.md, "Bad input"): an
+    # app's workout left unclosed among records; damaged attributes and end tags; a stray '<'.
+    workout = (
+        '<Workout workoutActivityType="HKWorkoutActivityTypeCycling" sourceName="App" '
+        'startDate="2024-03-18 07:00:00 +0100" endDate="2024-03-18 08:00:00 +0100">'
+    )
+    seeds["edge-broken-unclosed-workout.xml"] = document(
+        [record.format(value="1"), workout, ' <MetadataEntry key="HKIndoorWorkout" value="0"/>',
+         ' <WorkoutEvent type="HKWorkoutEventTypePause" date="2024-03-18 07:10:00 +0100"/>',
+         record.format(value="2"), workout, "</Workout>", record.format(value="3")]
+    )
+    seeds["edge-broken-attributes.xml"] = document(
+        [record.format(value="1").replace('sourceName="Phone"', 'sourceName="Ph & one"'),
+         record.format(value="2").replace('sourceName="Phone"', 'sourceName="Phone'),
+         record.format(value="3").replace('unit="count"', "unit=count"),
+         record.format(value="4").replace("/>", "></Recod>"),
+         " & " + record.format(value="5"), record.format(value="6")]
+    )
+    seeds["edge-broken-stray-lt.xml"] = document(
+        [record.format(value="1"), workout, " <3 " + record.format(value="2"), "</Workout>", record.format(value="3")]
     )
     # Inline route points no person could have recorded (Pipelines/README.md, "Routes"): out of range,
     # out of order, a jump half way round the Earth and back, a date far outside the workout.
@@ -191,7 +218,7 @@ def xml_seeds():
 
 
 def legacy_seeds():
-    """The iOS 8-9 format (Pipelines/README.md, "The iOS 8-9 format"): no DOCTYPE, `source=`,
+    """The iOS 8-9 format (Pipelines/README.md, "The iOS 8–9 format"): no DOCTYPE, `source=`,
     compact dates, and attribute names with spaces that the byte filter rewrites -- next to the
     same bytes inside a comment, a CDATA section and a value, which it must leave; then a run of
     spaces too long to be held back across reads."""
@@ -205,6 +232,8 @@ def legacy_seeds():
         "edge-ios8-format.xml": head + " " + weight + "\n <!-- <Record a b=\"1\"/> -->"
         + "<![CDATA[ <x a b=\"1\"> ]]>\n <Me note=\"a b c=d\"/>\n " + run + "\n</HealthData>\n",
         "edge-ios8-long-space-run.xml": head + ' <Record type="T" source="S" a' + " " * 300 + 'b="1"/>\n</HealthData>\n',
+        "edge-ios8-doctype-in-comment.xml": head.replace("<HealthData", "<!-- iOS 10 adds a <!DOCTYPE x> -->\n<HealthData")
+        + " " + weight + "\n</HealthData>\n",
     }
 
 

@@ -8,9 +8,10 @@ import Testing
 /// final delta repeats a record of an earlier final delta.
 @Suite(.serialized) struct DeliveryContractTests {
   /// The syscalls by which a night commits: folders made and removed, files carried over by hard
-  /// links, synced, swapped into place (renameat2), and the exit after the last commit.
+  /// links, synced (one syncfs for the staged files, an fsync for the folder changed), swapped into
+  /// place (renameat2), and the exit after the last commit.
   static let commitSyscalls = [
-    "mkdir", "link", "fsync", "renameat2", "rename", "unlink", "rmdir", "exit_group",
+    "mkdir", "link", "fsync", "syncfs", "renameat2", "rename", "unlink", "rmdir", "exit_group",
   ]
 
   static var strace: String? {

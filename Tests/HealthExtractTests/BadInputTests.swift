@@ -96,7 +96,7 @@ import Testing
       _ = try Fixtures.read(text)
     } throws: { error in
       guard case ExtractError.malformed(_, let line, _, let message) = error else { return false }
-      return line == 13 && message.contains("redefined")
+      return line == 13 && message == "the attribute value is written twice in one tag"
     }
   }
 

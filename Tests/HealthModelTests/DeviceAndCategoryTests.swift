@@ -70,6 +70,46 @@ import Testing
     #expect(SleepStage.asleepDeep.isAsleep && !SleepStage.awake.isAsleep && !SleepStage.inBed.isAsleep)
   }
 
+  /// HealthKit's raw values (HKCategoryValues.h): what iOS 8–9 exports wrote instead of names.
+  @Test func rawValuesNameTheValueCurrentExportsWrite() {
+    func name(_ raw: Int, _ type: String) -> String? { CategoryRawValues.name(raw: raw, typeShortName: type) }
+    #expect(name(0, "SleepAnalysis") == "HKCategoryValueSleepAnalysisInBed")
+    #expect(name(1, "SleepAnalysis") == "HKCategoryValueSleepAnalysisAsleepUnspecified")
+    #expect(name(5, "SleepAnalysis") == "HKCategoryValueSleepAnalysisAsleepREM")
+    #expect(name(6, "SleepAnalysis") == nil)
+    #expect(name(1, "AppleStandHour") == "HKCategoryValueAppleStandHourIdle")
+    #expect(name(0, "MindfulSession") == "HKCategoryValueNotApplicable")
+    #expect(name(1, "MindfulSession") == nil)
+    #expect(name(0, "CervicalMucusQuality") == nil)
+    #expect(name(5, "CervicalMucusQuality") == "HKCategoryValueCervicalMucusQualityEggWhite")
+    #expect(name(7, "Contraceptive") == "HKCategoryValueContraceptivePatch")
+    #expect(name(1, "Headache") == nil)
+    #expect(CategoryRawValues.rawValues(ofTypeShortName: "SleepAnalysis") == 0...5)
+    #expect(CategoryRawValues.rawValues(ofTypeShortName: "MenstrualFlow") == 1...5)
+    #expect(CategoryRawValues.rawValues(ofTypeShortName: "Headache") == nil)
+    // Every name reads back as the short name the export's own text would give.
+    #expect(
+      CategoryValueName.shortName(raw: name(1, "SleepAnalysis"), typeShortName: "SleepAnalysis")
+        == "asleepUnspecified")
+  }
+
+  /// A record without a value stands for raw value 0: NotApplicable, in bed, stood.
+  @Test func anAbsentValueIsRawValueZero() {
+    #expect(CategoryRawValues.nameWhenAbsent(typeShortName: "SleepAnalysis") == "HKCategoryValueSleepAnalysisInBed")
+    #expect(CategoryRawValues.nameWhenAbsent(typeShortName: "AppleStandHour") == "HKCategoryValueAppleStandHourStood")
+    #expect(CategoryRawValues.nameWhenAbsent(typeShortName: "HandwashingEvent") == "HKCategoryValueNotApplicable")
+    #expect(CategoryRawValues.nameWhenAbsent(typeShortName: "MenstrualFlow") == nil)
+    #expect(CategoryRawValues.nameWhenAbsent(typeShortName: "Unknown") == nil)
+  }
+
+  @Test(arguments: [
+    ("Deep", "AsleepDeep"), ("Light", "AsleepCore"), ("REM", "AsleepREM"), ("Awake", "Awake"),
+    (" light ", "AsleepCore"), ("DEEP", "AsleepDeep"), ("Restless", "AsleepUnspecified"), ("", "AsleepUnspecified"),
+  ])
+  func withingsStages(stage: String, expected: String) {
+    #expect(CategoryRawValues.sleepValueName(ofWithingsStage: stage) == "HKCategoryValueSleepAnalysis" + expected)
+  }
+
   @Test func typeInfoStripsPrefixes() {
     let steps = SampleTypeInfo(identifier: "HKQuantityTypeIdentifierStepCount")
     #expect(steps.shortName == "StepCount" && steps.kind == .quantity && steps.aggregation == .cumulative)

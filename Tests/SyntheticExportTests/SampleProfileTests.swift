@@ -219,6 +219,61 @@ private struct WrittenExport {
     #expect(!export.workouts.isEmpty && export.workouts.allSatisfy { $0.contains("source=\"Runtastic\"") })
   }
 
+  /// The rest of export-shapes.md's "Older formats": sleep values as numbers, Jawbone UP's
+  /// records without a value, Withings' `Sleep Stage`, heart rate as day aggregates in count/s,
+  /// `recordCount` and `sessionId`, and each date at its own offset with no `HKTimeZone`. Sixty
+  /// days from 2015-03-02 cross the 2015-03-29 spring-forward.
+  @Test func ios8WritesTheShapesOfTheEra() throws {
+    let export = try WrittenExport(.ios8, days: 60)
+    let berlin = try ZoneRules.load("Europe/Berlin")
+    #expect(export.text.contains("<HealthData locale=\"en_DE\">"))
+    #expect(!export.text.contains("HKTimeZone"))
+    var offsets = Set<Int32>()
+    for line in export.lines where line.hasPrefix(" <Record ") || line.hasPrefix(" <Workout ") {
+      for name in ["startDate", "endDate"] {
+        let text = try #require(WrittenExport.attribute(name, line))
+        let date = try #require(HealthDateParser.parse(text))
+        #expect(date.offsetSeconds == berlin.offset(at: date.instant), "\(line)")
+        offsets.insert(date.offsetSeconds)
+      }
+    }
+    #expect(offsets == [3600, 7200])
+
+    let sleep = export.records("SleepAnalysis")
+    func from(_ source: String) -> [String] { sleep.filter { WrittenExport.attribute("source", $0) == source } }
+    #expect(Set(sleep.compactMap { WrittenExport.attribute("value", $0) }) == ["0", "1"])
+    let miFit = from("Mi Fit")
+    #expect(!miFit.isEmpty && miFit.allSatisfy { WrittenExport.attribute("value", $0) == "1" })
+    #expect(miFit.allSatisfy { WrittenExport.attribute("sessionId", $0) != nil })
+    let typedIn = from("Alex’s iPhone")
+    #expect(!typedIn.isEmpty && typedIn.allSatisfy { $0.hasSuffix(" value=\"0\" HKWasUserEntered=\"1\"/>") })
+    let jawbone = from("Jawbone UP")
+    #expect(!jawbone.isEmpty && jawbone.allSatisfy { WrittenExport.attribute("value", $0) == nil })
+    let withings = from("Health Mate")
+    #expect(Set(withings.compactMap { WrittenExport.attribute("Sleep Stage", $0) }) == ["Light", "Deep"])
+    #expect(withings.allSatisfy { WrittenExport.attribute("value", $0) == nil })
+
+    let heartRate = export.records("HeartRate")
+    #expect(heartRate.count > 30)
+    var aggregatesOfSeveral = 0
+    for line in heartRate {
+      #expect(WrittenExport.attribute("source", line) == "Sleep Cycle")
+      #expect(WrittenExport.attribute("unit", line) == "count/s")
+      #expect(WrittenExport.attribute("value", line) == nil)
+      let low = try #require(WrittenExport.attribute("min", line).flatMap(Double.init))
+      let high = try #require(WrittenExport.attribute("max", line).flatMap(Double.init))
+      let average = try #require(WrittenExport.attribute("average", line).flatMap(Double.init))
+      let count = try #require(WrittenExport.attribute("recordCount", line).flatMap(Int.init))
+      #expect(low <= average && average <= high && (1...3).contains(count), "\(line)")
+      // Beats per second: 40–100 bpm.
+      #expect(low >= 40.0 / 60 && high <= 100.0 / 60, "\(line)")
+      if count == 1 { #expect(low == high && high == average, "\(line)") } else { aggregatesOfSeveral += 1 }
+    }
+    #expect(aggregatesOfSeveral > 3)
+    let phoneSteps = export.records("StepCount").filter { !$0.contains("HKWasUserEntered") }
+    #expect(!phoneSteps.isEmpty && phoneSteps.allSatisfy { WrittenExport.attribute("recordCount", $0) == "1" })
+  }
+
   /// Past the writer's 1 MB buffer, which is flushed between two dates: every compact date stays
   /// whole and in its place.
   @Test func ios8DatesSurviveTheWritersFlushes() throws {

@@ -74,6 +74,7 @@ LAYER_ORDER: tuple[str, ...] = (
     "Beats",
     "Electrocardiograms",
     "ClinicalRecords",
+    "Mindful",
     "Daily",
     "Report",
     "Plan",

@@ -12,10 +12,21 @@ public struct DailyValues: Sendable, Equatable {
   /// `sleep_start` / `sleep_end` of the night (`bedtime`, `wake_up`).
   public var bedtime: Instant?
   public var wakeUp: Instant?
+  /// The columns other subjects add (`DayColumnsProduct`), in table order, as their cells show
+  /// them; empty when none has a value on the date.
+  private var added: [Double?] = []
 
   public init(date: CivilDate) {
     self.date = date
     numbers = [Double?](repeating: nil, count: DailyMeasure.allCases.count)
+  }
+
+  /// The cell of the `index`th column another subject adds.
+  public func contributed(_ index: Int) -> Double? { index < added.count ? added[index] : nil }
+
+  mutating func setContributed(_ index: Int, _ value: Double) {
+    if added.count <= index { added += [Double?](repeating: nil, count: index + 1 - added.count) }
+    added[index] = value
   }
 
   /// The cell of a number (or `workouts` count) column: in the column's unit, rounded to its
@@ -29,7 +40,9 @@ public struct DailyValues: Sendable, Equatable {
   mutating func set(_ measure: DailyMeasure, written value: Double) { numbers[measure.rawValue] = value }
 
   /// Whether any column has a value.
-  public var isEmpty: Bool { bedtime == nil && wakeUp == nil && numbers.allSatisfy { $0 == nil } }
+  public var isEmpty: Bool {
+    bedtime == nil && wakeUp == nil && numbers.allSatisfy { $0 == nil } && added.allSatisfy { $0 == nil }
+  }
 }
 
 /// Gathers what the other marts computed, per local date; `DailyMart` writes it.
@@ -37,6 +50,12 @@ final class DailyCollector {
   private(set) var days: [CivilDate: DailyValues] = [:]
   /// Unrounded workout totals per date, rounded once when the table is written.
   private var workoutTotals: [CivilDate: (count: Int, seconds: Double?, kilocalories: Double?)] = [:]
+
+  /// The `index`th added column's cell on `date`.
+  func setContributed(_ index: Int, on date: CivilDate, _ value: Double) {
+    guard value.isFinite else { return }
+    days[date, default: DailyValues(date: date)].setContributed(index, value)
+  }
 
   /// `value` as its own output wrote it (in the source unit, rounded to `precision`).
   func set(_ measure: DailyMeasure, on date: CivilDate, written value: Double?, precision: NumberPrecision) {
@@ -107,27 +126,31 @@ final class DailyCollector {
 /// Writes `daily.csv` (Pipelines/README.md, "Daily"): the figures of the sleep, workout and
 /// one-day statistics outputs side by side, one row per local date. It reads the nights
 /// (`SleepNights`), the workout rows (`WorkoutResults`) and the one-day statistics its columns
-/// repeat (`DayStatistics`), so it finishes after the marts that compute them; when the run has
-/// no job that does, the run adds marts that write no file, so the values are the same as with
-/// one.
+/// repeat (`DayStatistics`) and the columns other subjects add (`DayColumnsProduct`), so it
+/// finishes after the marts that compute them; when the run has no job that does, the run adds
+/// marts that write no file, so the values are the same as with one.
 public final class DailyMart: Mart {
   public typealias Destination = TableDestination<Table>
 
   public enum Table: String, MartTable {
     case daily
-    public var schema: TableSchema { DailyTables.daily.schema }
+    public var schema: TableSchema { DailyTables.daily().schema }
   }
 
   private let destinations: [Destination]
-  /// The `MindfulSession` samples, for `mindful_min`.
-  private var mindful = MindfulDays()
+  /// The products whose columns the table adds after daily's own, and the table with them.
+  private let contributions: [any DayColumnsProduct.Type]
+  private let table: RowTable<DailyValues>
   private let collector = DailyCollector()
 
   /// The rows of the last `finish`, in date order: for outputs built on the daily figures.
   public private(set) var days: [DailyValues] = []
 
-  public init(destinations: [Destination]) {
+  /// - Parameter contributions: the products of other subjects whose columns the table adds.
+  public init(destinations: [Destination], contributions: [any DayColumnsProduct.Type] = []) {
     self.destinations = destinations
+    self.contributions = contributions
+    table = DailyTables.daily(adding: contributions)
   }
 
   public var provides: [ProductKey] { [ProductKey(DailyDays.self)] }
@@ -136,11 +159,7 @@ public final class DailyMart: Mart {
     [
       ProductNeed(SleepNights.self), ProductNeed(WorkoutResults.self, request: .init(routeShapes: false)),
       ProductNeed(DayStatistics.self, request: .init(keys: DailyMeasure.allCases.compactMap(\.statistic))),
-    ]
-  }
-
-  public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
-    mindful.add(sample, catalog: catalog)
+    ] + contributions.map { ProductNeed($0) }
   }
 
   public func consume(_ element: GenericElement) {
@@ -162,14 +181,21 @@ public final class DailyMart: Mart {
         for (date, value) in values { collector.set(measure, on: date, written: value, precision: .asRecorded) }
       }
     }
-    for (date, seconds) in mindful.secondsPerDate(rules) {
-      collector.set(.mindfulMinutes, on: date, written: Double(seconds), precision: .asRecorded)
+    var column = 0
+    for contribution in contributions {
+      let product = context.products.dayColumns(contribution)
+      for index in contribution.columns.indices {
+        for date in product?.dates ?? [] {
+          if let value = product?.value(index, on: date) { collector.setContributed(column, on: date, value) }
+        }
+        column += 1
+      }
     }
     days = collector.table()
     context.products.publish(DailyDays(days: days), by: self)
     var written: [OutputSummary] = []
     for destination in destinations {
-      var writer = try context.writer(DailyTables.daily, file: destination.file, format: destination.format)
+      var writer = try context.writer(table, file: destination.file, format: destination.format)
       for day in days { try writer.append(day) }
       written.append(try writer.close())
     }

@@ -1,18 +1,32 @@
 import HealthModel
 
 /// `daily.csv`: one row per local date, the figures of the other outputs side by side, rounded
-/// to what the Health app shows. Declared here once; `DailyMeasure` says where each comes from.
+/// to what the Health app shows. Declared here once: daily's own columns (`DailyMeasure` says where
+/// each comes from), then the columns other subjects add (`DayColumnsProduct`), in the registry's
+/// order.
 public enum DailyTables {
-  public static let daily = RowTable<DailyValues>(
-    "daily",
-    rows: "one row per local date of the run's zone, every date from the first to the last with data; a date "
-      + "without data is a row of empty cells",
-    defaultFile: "daily.csv",
-    columns: [.date("date", "the local date") { $0.date }]
-      + DailyMeasure.allCases.map(\.column),
-    inWorkbook: true, keys: TableKeys(primary: ["date"]))
-
-  public static let all = [daily.schema]
+  /// The table with the columns `contributions` add after daily's own.
+  public static func daily(adding contributions: [any DayColumnsProduct.Type] = []) -> RowTable<DailyValues> {
+    var columns: [RowColumn<DailyValues>] = [.date("date", "the local date") { $0.date }]
+    columns += DailyMeasure.allCases.map(\.column)
+    var index = 0
+    for contribution in contributions {
+      for column in contribution.columns {
+        let position = index
+        columns.append(
+          RowColumn(column) { day in
+            guard let value = day.contributed(position) else { return .missing }
+            return column.kind == .integer ? .integer(Int64(value)) : .number(value)
+          })
+        index += 1
+      }
+    }
+    return RowTable<DailyValues>(
+      "daily",
+      rows: "one row per local date of the run's zone, every date from the first to the last with data; a date "
+        + "without data is a row of empty cells",
+      defaultFile: "daily.csv", columns: columns, inWorkbook: true, keys: TableKeys(primary: ["date"]))
+  }
 
   /// The workbook's Charts sheet, from the Daily sheet: steps per day; sleep per night by stage, or asleep
   /// and in bed when no night has stages (sleep apps and older watches); resting heart rate, or
@@ -60,7 +74,6 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   case respiratoryRate, vo2Max, bodyMass
   case asleepHours, inBedHours, coreHours, deepHours, remHours, awakeHours, bedtime, wakeUp
   case workouts, workoutMinutes, workoutKilocalories, swimDistance, swimStrokes
-  case mindfulMinutes
 
   /// The statistic behind the column, for those computed from samples: a statistics job over
   /// one-day buckets of that type and option; the column equals that job's `stats/*.csv` value
@@ -94,7 +107,7 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   var conversion: UnitConversion? {
     switch self {
     case .distanceKm: return Self.kilometres
-    case .exerciseMin, .workoutMinutes, .mindfulMinutes: return Self.minutes
+    case .exerciseMin, .workoutMinutes: return Self.minutes
     case .asleepHours, .inBedHours, .coreHours, .deepHours, .remHours, .awakeHours: return Self.hours
     default: return nil
     }
@@ -183,11 +196,6 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
     case .workoutKilocalories: return ("workout_kcal", "kcal", "`energy_kcal` of those workouts summed")
     case .swimDistance: return ("swim_distance_m", "m", "`sum` of `stats/swimming-distance-per-day.csv`")
     case .swimStrokes: return ("swim_strokes", "count", "`sum` of `stats/swimming-strokes-per-day.csv`")
-    case .mindfulMinutes:
-      return (
-        "mindful_min", "min",
-        "seconds of the date covered by `MindfulSession` samples (any source; overlaps once), in minutes"
-      )
     case .bedtime, .wakeUp, .workouts: return ("", "", "")
     }
   }

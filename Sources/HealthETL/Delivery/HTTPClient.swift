@@ -108,7 +108,9 @@ struct HTTPClient {
     guard code == CURLE_OK else {
       let detail = String(decoding: errors.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-      return .failure(Self.failure(code, message))
+      var proxyStatus = 0
+      healthetl_curl_connect_code(handle, &proxyStatus)
+      return .failure(Self.failure(code, message, proxyStatus: proxyStatus))
     }
     var status = 0
     healthetl_curl_response_code(handle, &status)
@@ -116,7 +118,18 @@ struct HTTPClient {
   }
 
   /// Sorts libcurl's errors into what a retry can fix and what it cannot.
-  static func failure(_ code: CURLcode, _ message: String) -> Failure {
+  /// - Parameter proxyStatus: the proxy's answer to `CONNECT` (0 when there was none). A proxy
+  ///   that refuses the tunnel with a 4xx — 407 wants credentials, 403 forbids the host — does so
+  ///   again on every attempt until the setup changes; a 5xx (the server unreachable from the
+  ///   proxy), 408 and 429 may pass later.
+  static func failure(_ code: CURLcode, _ message: String, proxyStatus: Int = 0) -> Failure {
+    if (400...499).contains(proxyStatus), proxyStatus != 408, proxyStatus != 429 {
+      let advice =
+        proxyStatus == 407
+        ? "it wants credentials: give them in the proxy's URL (https_proxy=http://user:password@host:port), or list the server in no_proxy"
+        : "ask its operator to allow the server, or list the server in no_proxy"
+      return .unusable("the proxy refused the tunnel to the server (HTTP \(proxyStatus)): \(advice)")
+    }
     switch code {
     case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_ISSUER_ERROR,
       CURLE_SSL_CRL_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH:

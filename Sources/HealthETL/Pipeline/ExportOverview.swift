@@ -20,6 +20,9 @@ public struct ExportOverview: Sendable {
   public var workoutCopies = 0
   public var rejectedCounts: [String: Int] = [:]
   public var rejectedExamples: [String: [(line: Int, element: String, detail: String)]] = [:]
+  /// `--recover` read past damage: what it read past and left out, in one line (`run.json`
+  /// `recovery`); nil when it did not.
+  public var recovered: String?
 
   public init() {}
 }

@@ -64,6 +64,8 @@ public protocol JobKind: Sendable {
   /// the run writes `health.xlsx` when it has a job of a kind with charts (daily). Each entry a
   /// chart and what to draw instead when it has nothing to show.
   var workbookCharts: [[WorkbookChart]] { get }
+  /// The per-day figures the kind's marts add to the table of days (`DayColumnsProduct`).
+  var dayColumns: [any DayColumnsProduct.Type] { get }
 }
 
 extension JobKind {
@@ -78,6 +80,7 @@ extension JobKind {
   public func makeProvider(of product: ProductKey, build: MartBuild) -> (any Mart)? { nil }
   public var runReportSections: [String] { [] }
   public var workbookCharts: [[WorkbookChart]] { [] }
+  public var dayColumns: [any DayColumnsProduct.Type] { [] }
 }
 
 /// A job worked out by its kind: everything its marts are given. Building them cannot fail

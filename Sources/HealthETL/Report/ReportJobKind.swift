@@ -1,4 +1,4 @@
-/// `report`: one self-contained HTML page (Pipelines/README.md, "Report").
+/// `report`: one self-contained HTML page (Pipelines/README.md, "The report").
 public struct ReportJobKind: JobKind {
   public var name: String { "report" }
   public var tables: [TableSchema] { ReportTables.all }
@@ -35,7 +35,7 @@ public struct ReportJobKind: JobKind {
     func mart(for job: PlannedJob, build: MartBuild) throws(ConfigFileError) -> (any Mart)? {
       let page: ReportPage
       do { page = try ReportPage(templatePath: template, libraryPath: chartLibrary) } catch {
-        throw ConfigFileError(file: template, message: error.description)
+        throw ConfigFileError(file: template, message: error.description, systemCode: error.systemCode)
       }
       return ReportMart(transaction: build.transaction, page: page, file: file)
     }

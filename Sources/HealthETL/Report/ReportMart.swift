@@ -236,6 +236,8 @@ public final class ReportMart: Mart {
     // Only when a list was cut, so that the page of an ordinary export stays as it was.
     if header.sourcesOmitted > 0 { fields.append(("sources_omitted", .integer(Int64(header.sourcesOmitted)))) }
     if header.devicesOmitted > 0 { fields.append(("devices_omitted", .integer(Int64(header.devicesOmitted)))) }
+    // Only for a recovered read, so that the page of an ordinary export stays as it was.
+    if let recovered = header.recovered { fields.append(("recovered", .string(recovered))) }
     return .object(fields)
   }
 

@@ -2,14 +2,22 @@ import Foundation
 
 /// Why a report page cannot be made; each names the file and what to do.
 public enum ReportPageError: Error, Sendable, Equatable, CustomStringConvertible {
-  case unreadable(path: String, reason: String, hint: String)
+  /// `code`: the system's error number when a file that is there could not be read (a
+  /// descriptor limit reached is the machine's fault, not the template's).
+  case unreadable(path: String, reason: String, hint: String, code: Int32? = nil)
   case placeholder(path: String, placeholder: String, found: Int)
   case placeholdersOutOfOrder(path: String)
   case unsafeLibrary(path: String, sequence: String)
 
+  /// The system's error number behind the failure, when a file could not be read.
+  public var systemCode: Int32? {
+    guard case .unreadable(_, _, _, let code) = self else { return nil }
+    return code
+  }
+
   public var description: String {
     switch self {
-    case .unreadable(let path, let reason, let hint):
+    case .unreadable(let path, let reason, let hint, _):
       return "cannot read \(path): \(reason)\(hint.isEmpty ? "" : "; " + hint)"
     case .placeholder(let path, let placeholder, let found):
       return "report template \(path) must hold \(placeholder) exactly once (found \(found) times)"
@@ -88,11 +96,18 @@ public struct ReportPage: Sendable {
   }
 
   static func read(_ path: String, hint: String) throws(ReportPageError) -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      let reason = FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file"
-      throw .unreadable(path: path, reason: reason, hint: hint)
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw .unreadable(path: path, reason: "no such file", hint: hint)
     }
-    return Array(data)
+    do throws(ConfigFileError) {
+      return try ConfigFile.read(path, limit: Int.max)
+    } catch {
+      var reason = Substring(error.message)
+      if reason.hasPrefix("cannot be read: ") { reason = reason.dropFirst("cannot be read: ".count) }
+      // Out of descriptors: what to do is to raise the limit, not what the hint says.
+      throw .unreadable(
+        path: path, reason: String(reason), hint: error.isOutOfDescriptors ? "" : hint, code: error.systemCode)
+    }
   }
 
   /// Non-overlapping occurrences of `needle` in `haystack`.

@@ -49,15 +49,20 @@ public enum ETLError: Error, CustomStringConvertible {
     case .extract(.notFound): return .noInput
     case .extract(.unreadable): return .noInput
     case .extract(.readFailed): return .ioError
+    case .extract(.tooManyOpenFiles): return .cannotCreate
     case .extract: return .dataError
     case .zone(.unknown): return .usage
     case .zone(.unreadable), .zone(.databaseMissing): return .ioError
+    case .zone(.tooManyOpenFiles): return .cannotCreate
     case .output(.cannotCreate): return .cannotCreate
     case .output(.ioError): return .ioError
     case .output(.locked): return .temporaryFailure
     case .output(.tooManyOpenFiles): return .cannotCreate
     case .output(.unsuitable): return .usage
     case .strictRejection, .nothingUsable: return .dataError
+    // No descriptor left to read it with: the machine's limit, said like the outputs' (73).
+    case .pipeline(let error) where error.isOutOfDescriptors: return .cannotCreate
+    case .state(let error) where error.isOutOfDescriptors: return .cannotCreate
     case .pipeline: return .usage
     case .state: return .dataError
     case .delivery(.unreadable): return .noInput

@@ -109,6 +109,8 @@ public struct ExportInventory {
       "controlCharactersReplaced": read.replacedControlCharacters,
       "truncated": read.truncated,
       "truncatedAtLine": read.truncatedAtLine.map { $0 as Any } ?? NSNull(),
+      "recovered": read.recovery?.recovered ?? false,
+      "recovery": read.recovery.map(Self.recoveryObject) ?? NSNull(),
       "sources": sources,
       "deviceModels": deviceModels,
       "unknownUnits": unknownUnits,
@@ -136,6 +138,24 @@ public struct ExportInventory {
     return object
   }
 
+  /// `run.json` `recovery` (Pipelines/README.md, "`run.json` and `inspect --json`").
+  static func recoveryObject(_ recovery: Recovery) -> [String: Any] {
+    [
+      "errors": recovery.errors,
+      "problems": recovery.problems.map {
+        ["line": $0.line, "column": $0.column, "problem": $0.words, "libxml2": $0.message] as [String: Any]
+      },
+      "skipped": recovery.skipped.map {
+        [
+          "action": $0.action.rawValue, "element": $0.element, "firstLine": $0.firstLine, "lastLine": $0.lastLine,
+          "elements": $0.elements, "bytes": $0.bytes, "reason": $0.reason,
+        ] as [String: Any]
+      },
+      "skippedOmitted": recovery.skippedOmitted,
+      "dropped": recovery.dropped,
+    ]
+  }
+
   /// The human-readable summary `inspect` prints.
   public func text() -> String {
     func instant(_ value: Instant?) -> String {
@@ -153,6 +173,16 @@ public struct ExportInventory {
         format: "Read        %.1f MB of XML in %.2f s (%.1f MB/s)", Double(xmlBytes) / 1e6, seconds, megabytesPerSecond)
     )
     if read.truncated { lines.append("TRUNCATED   input ended at line \(read.truncatedAtLine ?? 0)") }
+    if let recovery = read.recovery, let summary = recovery.summary() {
+      lines.append("RECOVERED   \(summary)")
+      for skip in recovery.skipped {
+        let what =
+          skip.action == .notRead ? "not read" : "\(skip.action == .dropped ? "left out" : "kept") <\(skip.element)>"
+        let count = skip.elements > 1 ? " and \(skip.elements - 1) element\(skip.elements == 2 ? "" : "s") in it" : ""
+        lines.append("  lines \(skip.firstLine)–\(skip.lastLine): \(what)\(count): \(skip.reason)")
+      }
+      if recovery.skippedOmitted > 0 { lines.append("  … and \(recovery.skippedOmitted) more (run.json)") }
+    }
     lines.append("")
     lines.append("Elements")
     for (name, count) in elements.sorted(by: { $0.key < $1.key }) { lines.append("  \(name): \(count)") }

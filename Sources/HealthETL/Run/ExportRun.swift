@@ -17,6 +17,8 @@ public enum ExportRun {
     public var zone: RunZone.Request = .auto
     public var strict = false
     public var allowTruncated = false
+    /// `--recover`: read past XML that is not well-formed (Pipelines/README.md, "Bad input").
+    public var recover = false
     public var quiet = false
     /// What to compute and write; its settings apply unless overridden (`--tz` via `zone`).
     public var plan: RunPlan
@@ -40,12 +42,13 @@ public enum ExportRun {
 
   /// Reads the export and counts what it holds (`inspect`, `validate`).
   public static func inspect(
-    _ source: InputSource, zone request: RunZone.Request, allowTruncated: Bool = true, quiet: Bool = true,
-    executor: RunExecutor
+    _ source: InputSource, zone request: RunZone.Request, allowTruncated: Bool = true, recover: Bool = false,
+    quiet: Bool = true, executor: RunExecutor
   ) throws(ETLError) -> ExportInventory {
     do { try RunZone.validate(request) } catch { throw .zone(error) }
     let normalizer = RecordNormalizer(stages: [])
-    let parse = try parse(source, into: normalizer, allowTruncated: allowTruncated, quiet: quiet, executor: executor)
+    let parse = try parse(
+      source, into: normalizer, allowTruncated: allowTruncated, recover: recover, quiet: quiet, executor: executor)
     let zone: RunZone
     do { zone = try RunZone.resolve(request, facts: normalizer.facts) } catch { throw .zone(error) }
     return ExportInventory(
@@ -108,8 +111,8 @@ public enum ExportRun {
     let hasher: (@Sendable () -> any InputHasher)?
     if knownSHA256 == nil { hasher = { @Sendable () -> any InputHasher in InputSHA256() } } else { hasher = nil }
     let parse = try parse(
-      options.input, into: normalizer, allowTruncated: options.allowTruncated, quiet: options.quiet,
-      hashingInput: hasher, executor: executor
+      options.input, into: normalizer, allowTruncated: options.allowTruncated, recover: options.recover,
+      quiet: options.quiet, hashingInput: hasher, executor: executor
     ) { info in
       if knownSHA256 == nil, info.form == .zip { digest = InputDigest.start(path: info.path, on: executor) }
     }
@@ -198,6 +201,7 @@ public enum ExportRun {
     header.exportVersion = inventory.facts.exportVersion
     header.locale = inventory.facts.locale
     header.timeZoneReason = inventory.zone.reason
+    header.recovered = inventory.read.recovery.flatMap { $0.summary() }
     header.first = inventory.facts.first
     header.last = inventory.facts.last
     header.sources = inventory.sources
@@ -344,8 +348,8 @@ public enum ExportRun {
 
   /// One streaming parse of `source` into `normalizer`, libxml2 on a reader thread.
   static func parse(
-    _ source: InputSource, into normalizer: RecordNormalizer, allowTruncated: Bool, quiet: Bool,
-    hashingInput hasher: (@Sendable () -> any InputHasher)? = nil, executor: RunExecutor,
+    _ source: InputSource, into normalizer: RecordNormalizer, allowTruncated: Bool, recover: Bool = false,
+    quiet: Bool, hashingInput hasher: (@Sendable () -> any InputHasher)? = nil, executor: RunExecutor,
     opened: (InputInfo) -> Void = { _ in }
   ) throws(ETLError) -> Parse {
     let progress = ProgressReporter(quiet: quiet)
@@ -355,7 +359,7 @@ public enum ExportRun {
     do {
       // The only read of the export in a run: every job of every pipeline is fed from it.
       summary = try ExportStream(
-        source: source, allowTruncated: allowTruncated, hashingInput: hasher, executor: executor
+        source: source, allowTruncated: allowTruncated, recover: recover, hashingInput: hasher, executor: executor
       ).read(
         into: normalizer,
         opened: {
@@ -371,7 +375,7 @@ public enum ExportRun {
     if let info { normalizer.countNotReadFiles(of: info, claims: JobKinds.all.flatMap(\.filesRead)) }
     progress.done()
     if let failure = normalizer.deduplicationFailure {
-      throw .output(.ioError(path: NSTemporaryDirectory(), reason: failure.reason, code: failure.code))
+      throw .output(.writing(NSTemporaryDirectory(), reason: failure.reason, code: failure.code))
     }
     normalizer.noteExportVersion(summary.exportVersion)
     return Parse(info: info!, summary: summary, seconds: ProgressReporter.seconds(ContinuousClock.now - started))

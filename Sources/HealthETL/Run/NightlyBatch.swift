@@ -83,6 +83,9 @@ public enum NightlyBatch {
       do {
         export = DeliveryState.Export(
           sha256: try sha256(ofFile: candidate.path), name: candidate.name, bytes: candidate.bytes)
+      } catch let error where Fault.of(error) == .machine {
+        // No descriptor left to open it with: the machine's, not the file's.
+        throw error
       } catch {
         // Unreadable: quarantined by name (there is no content to key it by) until it can be read.
         let unreadable = DeliveryState.Export(
@@ -138,8 +141,9 @@ public enum NightlyBatch {
     /// Not a usable export (not an export, cut short, malformed, unreadable): quarantined at once.
     case export
     /// The machine's, the pipelines' or the output folder's: a full disk, a disk that failed while
-    /// the export was read, no permission, the limit of open files, a lock, a bad pipeline or
-    /// state. The night stops; the export is tried again the next night, however often.
+    /// the export was read, no permission, the limit of open files (whatever was being opened:
+    /// the export, a pipeline, an output, the database, the workbook's row files), a lock, a bad
+    /// pipeline or state. The night stops; the export is tried again the next night, however often.
     case machine
     /// Any other failure to write the outputs, which an export's content might cause: the night
     /// stops, and the export is quarantined once it has failed with the same exit code on
@@ -148,7 +152,7 @@ public enum NightlyBatch {
 
     static func of(_ error: ETLError) -> Fault {
       switch error {
-      case .extract(.readFailed): return .machine
+      case .extract(.readFailed), .extract(.tooManyOpenFiles): return .machine
       case .extract, .strictRejection, .nothingUsable: return .export
       case .output(.cannotCreate(_, _, let code)), .output(.ioError(_, _, let code)):
         return code.map(machineCodes.contains) == true ? .machine : .unclear
@@ -161,7 +165,7 @@ public enum NightlyBatch {
     /// failing disk, a read-only or forbidden place, no memory, the system's table of open files
     /// full. Told by the error number the output error carries (from a system call, SQLite or
     /// libxlsxwriter), never by its words: SQLite says a full disk as "database or disk is full".
-    static let machineCodes: Set<Int32> = [ENOSPC, EDQUOT, EIO, EROFS, EACCES, EPERM, ENOMEM, ENFILE]
+    static let machineCodes: Set<Int32> = [ENOSPC, EDQUOT, EIO, EROFS, EACCES, EPERM, ENOMEM, ENFILE, EMFILE]
   }
 
   /// Records `export` as unusable, in a commit of its own.
@@ -170,10 +174,21 @@ public enum NightlyBatch {
   ) throws(ETLError) {
     var state = try loadState(options.outputDirectory)
     let entry = DeliveryState.Quarantined(
-      export: export, exitCode: error.exitCode.rawValue, reason: ConfigNode.excerpt(error.description))
+      export: export, exitCode: error.exitCode.rawValue, reason: quarantineReason(error))
     state.quarantined.append(entry)
     try commit(state, options)
     result.quarantined.append(entry)
+  }
+
+  /// Why an export is quarantined, short. A night never reads past damage; for XML broken in the
+  /// middle the reason keeps where and what, and names what keeps the rest by hand
+  /// (Pipelines/README.md, "Bad input").
+  static func quarantineReason(_ error: ETLError) -> String {
+    guard case .extract(.malformed(_, let line, let column, let message)) = error else {
+      return ConfigNode.excerpt(error.description)
+    }
+    return ConfigNode.excerpt("not well-formed XML at line \(line), column \(column): \(message)", limit: 200)
+      + "; `healthetl run --recover` on it keeps what is readable"
   }
 
   /// Counts one more night on which `export` failed with an unclear fault, in a commit of its
@@ -269,6 +284,9 @@ public enum NightlyBatch {
   static func inboxFiles(_ inbox: String) throws(ETLError) -> [Candidate] {
     let names: [String]
     do { names = try FileManager.default.contentsOfDirectory(atPath: inbox) } catch {
+      // Only a missing inbox is one: a limit of open files reached is said as such.
+      let code = OutputError.systemCode(of: error)
+      if let code, ExtractError.isOutOfDescriptors(code) { throw .extract(.openFailure(path: inbox, code: code)) }
       throw .extract(.notFound(path: inbox))
     }
     var candidates: [Candidate] = []
@@ -288,7 +306,7 @@ public enum NightlyBatch {
   /// so an entry swapped for a FIFO or a device since the inbox was listed is refused, not read.
   static func sha256(ofFile path: String) throws(ETLError) -> String {
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-    guard fd >= 0 else { throw .extract(.unreadable(path: path, reason: String(cString: strerror(errno)))) }
+    guard fd >= 0 else { throw .extract(.openFailure(path: path, code: errno)) }
     var info = stat()
     guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
       close(fd)

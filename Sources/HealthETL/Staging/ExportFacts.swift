@@ -14,6 +14,9 @@ public struct ExportFacts: Sendable {
   /// `HKTimeZone` values with their votes (one per distinct Record, Workout or Correlation), in
   /// order of first appearance.
   public var timeZoneVotes: [(name: String, votes: Int)] = []
+  /// The offsets written on the dates of valid-dated Records and Workouts, one vote per distinct
+  /// (offset, date) pair: what chooses the zone of an export without `HKTimeZone`.
+  public var writtenOffsets = WrittenOffsets()
 
   public init() {}
 

@@ -26,6 +26,7 @@ final class RecordReader {
   static let attributesRead: [ExportElement: [ExportAttribute]] = [
     .record: [
       .type, .sourceName, .source, .sourceVersion, .device, .unit, .creationDate, .startDate, .endDate, .value,
+      .average, .min, .max, .recordCount, .sessionId, .sleepStage,
     ],
     .instantaneousBeatsPerMinute: [.bpm, .time],
   ]
@@ -38,8 +39,20 @@ final class RecordReader {
   private var seenSamples: SampleDeduplicator
   /// `SampleKind` per type id, so the per-record path never copies a `SampleTypeInfo`.
   private var typeKinds: [SampleKind] = []
+  /// Per type id: how a record of the type without a `value` may still give one (Pipelines/README.md,
+  /// "The iOS 8–9 format").
+  private var valueFallbacks: [ValueFallback] = []
   private let timeZoneKey: Int32
   private let userEnteredKey: Int32
+  /// The iOS 8–9 attributes kept as metadata entries, with their keys.
+  private let attributeMetadata: [(attribute: ExportAttribute, key: Int32)]
+  /// Category value ids of the numbers and absent values read so far, by type id and raw value
+  /// (`CategoryRawValues`), or `noSuchValue`, `valuesUnknown`.
+  private var categoryNumbers: [Int64: Int32] = [:]
+  private static let noSuchValue: Int32 = -1
+  private static let valuesUnknown: Int32 = -2
+  /// The category value ids of the `Sleep Stage` texts met so far (a few: Deep, Light, …).
+  private var stageValues: [(text: [UInt8], id: Int32)] = []
 
   private var rejected = false
   private var sample = Sample()
@@ -48,6 +61,22 @@ final class RecordReader {
   private var metadataRanges: [Range<Int>] = []
   private var beats: [BeatList.Entry] = []
   private var rawValueRange: Range<Int> = 0..<0
+  /// Where the open record's raw value came from.
+  private var valueOrigin = ValueOrigin.absent
+
+  /// What a record without a `value` may give one from.
+  enum ValueFallback {
+    case none
+    /// A discrete quantity: its day aggregate's `average`.
+    case average
+    /// `SleepAnalysis`: Withings' `Sleep Stage`.
+    case sleepStage
+  }
+
+  /// Which attribute the raw value is.
+  enum ValueOrigin {
+    case value, average, sleepStage, absent
+  }
 
   init(catalog: SampleCatalog, ledger: StagingLedger, stages: [any SampleStage], deduplicationBudget: Int) {
     self.catalog = catalog
@@ -56,6 +85,9 @@ final class RecordReader {
     seenSamples = SampleDeduplicator(budget: deduplicationBudget)
     timeZoneKey = catalog.metadataKeys.intern("HKTimeZone")
     userEnteredKey = catalog.metadataKeys.intern("HKWasUserEntered")
+    attributeMetadata = [ExportAttribute.min, .max, .recordCount, .sessionId].map {
+      ($0, catalog.metadataKeys.intern($0.xmlName))
+    }
     scratch.reserveCapacity(4096)
   }
 
@@ -82,7 +114,9 @@ final class RecordReader {
     sample.type = catalog.internType(type)
     let typeIndex = Int(sample.type)
     if typeIndex == recordsRead.count {
-      typeKinds.append(catalog.typeInfo(sample.type).kind)
+      let info = catalog.typeInfo(sample.type)
+      typeKinds.append(info.kind)
+      valueFallbacks.append(Self.valueFallback(info))
       recordsRead.append(0)
       distinctSamples.append(0)
       duplicateSamples.append(0)
@@ -108,6 +142,8 @@ final class RecordReader {
         "implausible date", line: line, detail: "startDate=\"\(ElementAttributes.excerpt(startBytes))\" \(problem)")
     }
     if ledger.facts.firstRecordOffset == nil { ledger.facts.firstRecordOffset = start.offsetSeconds }
+    ledger.facts.writtenOffsets.note(start.instant, offsetSeconds: start.offsetSeconds)
+    ledger.facts.writtenOffsets.note(end.instant, offsetSeconds: end.offsetSeconds)
     if let createdBytes = attributes.value(.creationDate) {
       guard let created = HealthDateParser.parse(createdBytes) else {
         return reject(
@@ -118,12 +154,46 @@ final class RecordReader {
     if let version = attributes.value(.sourceVersion) { sample.sourceVersion = catalog.versions.intern(version) }
     if let device = attributes.value(.device) { sample.device = catalog.internDevice(device) }
     if let unit = attributes.value(.unit) { sample.rawUnit = catalog.internUnit(unit) }
+    // The raw value comes first in the scratch buffer, then what follows it.
+    valueOrigin = .absent
     if let value = attributes.value(.value) {
+      valueOrigin = .value
       scratch.append(contentsOf: value)
-      rawValueRange = 0..<value.count
-      sample.hasRawValue = true
     } else {
-      rawValueRange = 0..<0
+      switch valueFallbacks[typeIndex] {
+      case .none: break
+      case .average:
+        if let average = attributes.value(.average) {
+          valueOrigin = .average
+          scratch.append(contentsOf: average)
+        }
+      case .sleepStage:
+        if let stage = attributes.value(.sleepStage) {
+          valueOrigin = .sleepStage
+          scratch.append(contentsOf: stage)
+        }
+      }
+    }
+    rawValueRange = 0..<scratch.count
+    sample.hasRawValue = valueOrigin != .absent
+    // iOS 8–9 wrote these as attributes; they are kept as the record's first metadata entries.
+    for (attribute, key) in attributeMetadata {
+      guard let value = attributes.value(attribute) else { continue }
+      let from = scratch.count
+      scratch.append(contentsOf: value)
+      metadataKeys.append(key)
+      metadataRanges.append(from..<scratch.count)
+    }
+  }
+
+  /// A record without a `value`: a discrete quantity may be a day aggregate, whose `average` is
+  /// its value; a cumulative one has no value to take (an average is not a total); a sleep
+  /// record may carry Withings' `Sleep Stage`.
+  private static func valueFallback(_ info: SampleTypeInfo) -> ValueFallback {
+    switch info.kind {
+    case .quantity: return info.aggregation?.isCumulative == false ? .average : .none
+    case .category: return info.shortName == "SleepAnalysis" ? .sleepStage : .none
+    case .other: return .none
     }
   }
 
@@ -173,7 +243,26 @@ final class RecordReader {
         return rejectImplausible(rawValue)
       }
     case .category:
-      if sample.hasRawValue { sample.categoryValue = catalog.categoryValues.intern(rawValue) }
+      switch valueOrigin {
+      case .value:
+        // A whole number is a raw value, as iOS 8–9 wrote them; other text is kept as written.
+        let id = Self.wholeNumber(rawValue).map { categoryValue(raw: $0) } ?? Self.valuesUnknown
+        if id == Self.noSuchValue {
+          let range = CategoryRawValues.rawValues(ofTypeShortName: catalog.typeInfo(sample.type).shortName)!
+          return reject(
+            "unknown category value", line: sample.line,
+            detail:
+              "\(self.typeName) value=\"\(ElementAttributes.excerpt(rawValue))\" is no raw value of the type (\(range.lowerBound)…\(range.upperBound))"
+          )
+        }
+        sample.categoryValue = id >= 0 ? id : catalog.categoryValues.intern(rawValue)
+      case .sleepStage:
+        sample.categoryValue = stageValue(rawValue)
+      case .absent:
+        sample.categoryValue = max(categoryValue(raw: -1), -1)
+      case .average:
+        break
+      }
     case .other:
       if sample.hasRawValue, let raw = DecimalParser.parse(rawValue) {
         sample.value = catalog.canonicalValue(raw, unit: sample.rawUnit)
@@ -235,6 +324,49 @@ final class RecordReader {
         }
       }
     }
+  }
+
+  /// `text` as a whole number (`1`, `007`), or nil when it is something else (`1.5`, `Asleep`).
+  private static func wholeNumber(_ text: UnsafeRawBufferPointer) -> Int? {
+    guard !text.isEmpty else { return nil }
+    var number = 0
+    for byte in text {
+      guard byte >= 0x30, byte <= 0x39 else { return nil }
+      // No type has a value above 7: a longer number only has to stay out of range.
+      number = Swift.min(number * 10 + Int(byte - 0x30), 1_000_000)
+    }
+    return number
+  }
+
+  /// The category value id of raw value `raw` of the open record's type (-1: the value a record
+  /// without one stands for); `noSuchValue` when the type has none, `valuesUnknown` when
+  /// HealthETL does not know the type's values.
+  private func categoryValue(raw: Int) -> Int32 {
+    let key = Int64(sample.type) << 32 | Int64(UInt32(bitPattern: Int32(raw)))
+    if let known = categoryNumbers[key] { return known }
+    let shortName = catalog.typeInfo(sample.type).shortName
+    let id: Int32
+    if CategoryRawValues.rawValues(ofTypeShortName: shortName) == nil {
+      id = Self.valuesUnknown
+    } else {
+      let name =
+        raw < 0
+        ? CategoryRawValues.nameWhenAbsent(typeShortName: shortName)
+        : CategoryRawValues.name(raw: raw, typeShortName: shortName)
+      id = name.map { catalog.categoryValues.intern($0) } ?? Self.noSuchValue
+    }
+    categoryNumbers[key] = id
+    return id
+  }
+
+  /// The category value id of a Withings `Sleep Stage` text (`CategoryRawValues`).
+  private func stageValue(_ text: UnsafeRawBufferPointer) -> Int32 {
+    for entry in stageValues where entry.text.elementsEqual(text) { return entry.id }
+    let id = catalog.categoryValues.intern(
+      CategoryRawValues.sleepValueName(ofWithingsStage: ElementAttributes.text(text)))
+    // A handful of stages exist; an export with a new text on every record is not kept whole.
+    if stageValues.count < 64 { stageValues.append((Array(text), id)) }
+    return id
   }
 
   /// The type as a rejection names it (an unknown identifier can be any length).

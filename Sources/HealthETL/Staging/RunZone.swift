@@ -46,13 +46,83 @@ public struct RunZone: Sendable {
         if case .databaseMissing = error { throw error }
       }
     }
+    var mismatch = ""
+    switch try fromLocaleAndOffsets(facts) {
+    case .chosen(let zone): return zone
+    case .none: break
+    case .noMatch(let why): mismatch = "; " + why
+    }
     if let offset = facts.exportDateOffset {
-      return RunZone(rules: .fixed(offsetSeconds: offset), reason: "no usable HKTimeZone; fixed offset of ExportDate")
+      return RunZone(
+        rules: .fixed(offsetSeconds: offset), reason: "no usable HKTimeZone\(mismatch); fixed offset of ExportDate")
     }
     if let offset = facts.firstRecordOffset {
       return RunZone(
-        rules: .fixed(offsetSeconds: offset), reason: "no HKTimeZone or ExportDate; fixed offset of the first record")
+        rules: .fixed(offsetSeconds: offset),
+        reason: "no HKTimeZone or ExportDate\(mismatch); fixed offset of the first record")
     }
     return RunZone(rules: .utc, reason: "no HKTimeZone, ExportDate or record: UTC")
+  }
+
+  /// What the locale's country and the offsets written say (Pipelines/README.md, "Time zone").
+  enum LocaleAnswer {
+    /// Nothing to go by: no locale with a country, no dates, or no zone table.
+    case none
+    case chosen(RunZone)
+    /// Why no zone of the country was taken, for the reason of the fallback.
+    case noMatch(String)
+  }
+
+  /// The zone of the locale's country whose offsets match those written on at least
+  /// `leastMatchingShare` of the distinct (offset, date) pairs; the most matches win, a tie
+  /// the zone the tz database lists first for the country.
+  static func fromLocaleAndOffsets(_ facts: ExportFacts) throws(ZoneError) -> LocaleAnswer {
+    let written = facts.writtenOffsets
+    guard let locale = facts.locale, let country = ZoneCountries.country(ofLocale: locale), written.count > 0 else {
+      return .none
+    }
+    guard ZoneRules.databaseIsUsable else {
+      // Offsets that change with the seasons need the zone's rules: a fixed offset would be an
+      // hour off for half the year, so a missing database fails the run as for HKTimeZone.
+      if written.distinctOffsets.count > 1 { throw .databaseMissing(path: ZoneRules.databaseDirectory) }
+      return .none
+    }
+    guard let tables = ZoneCountries.load() else { return .none }
+    let place = tables.name(ofCountry: country).map { "\(locale) (\($0))" } ?? locale
+    let candidates = tables.zones(ofCountry: country).compactMap { try? ZoneRules.load($0) }
+    let votes = written.votes
+    let offsets = describe(written.distinctOffsets)
+    let noZone = facts.timeZoneVotes.isEmpty ? "no HKTimeZone" : "no usable HKTimeZone"
+    guard let best = ZoneMatch.best(of: candidates, votes: votes) else {
+      return .noMatch("locale \(place) names no zone of the tz database")
+    }
+    let dates = best.total == 1 ? "date" : "dates"
+    guard best.matched * 100 >= best.total * leastMatchingShare else {
+      return .noMatch(
+        "no zone of locale \(place) matches the \(best.total) \(dates) written at \(offsets) (\(best.rules.identifier) matches \(best.matched))"
+      )
+    }
+    let count = best.matched == best.total ? "\(best.total)" : "\(best.matched) of \(best.total)"
+    return .chosen(
+      RunZone(
+        rules: best.rules,
+        reason: "\(noZone); locale \(place) and \(count) \(dates) written at \(offsets) match \(best.rules.identifier)")
+    )
+  }
+
+  /// The share of votes, in percent, a zone must match: a stray date of another app's clock may
+  /// not throw the zone away, while an export of one offset all year (the phone's on the day of
+  /// the export, as since iOS 10) matches a zone with daylight saving on half its dates only.
+  static let leastMatchingShare = 99
+
+  /// `+0100/+0200`, the offsets as exports write them; at most four, then `…`.
+  static func describe(_ offsets: [Int32]) -> String {
+    var parts: [String] = offsets.prefix(4).map { offset in
+      var text: [UInt8] = []
+      LocalTimeFormatter.appendOffset(offset, to: &text)
+      return String(decoding: text.filter { $0 != UInt8(ascii: ":") }, as: UTF8.self)
+    }
+    if offsets.count > 4 { parts.append("…") }
+    return parts.joined(separator: "/")
   }
 }

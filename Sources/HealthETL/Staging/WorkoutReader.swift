@@ -75,6 +75,8 @@ final class WorkoutReader {
         detail: "startDate=\"\(ElementAttributes.excerpt(startBytes))\" \(problem)")
       return
     }
+    ledger.facts.writtenOffsets.note(start.instant, offsetSeconds: start.offsetSeconds)
+    ledger.facts.writtenOffsets.note(end.instant, offsetSeconds: end.offsetSeconds)
     guard end.instant.seconds - start.instant.seconds <= RecordReader.longestSpanSeconds else {
       rejected = true
       ledger.rejections.reject(

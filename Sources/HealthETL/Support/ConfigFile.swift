@@ -7,13 +7,34 @@ public struct ConfigFileError: Error, Sendable, Equatable, CustomStringConvertib
   public var line: Int?
   public var keyPath: String
   public var message: String
+  /// The system's error number when the file could not be read (`errno`), nil for a file read
+  /// and found wanting: a run tells the machine's fault (no descriptor left) by it.
+  public var systemCode: Int32?
 
-  public init(file: String, line: Int? = nil, keyPath: String = "", message: String) {
+  public init(file: String, line: Int? = nil, keyPath: String = "", message: String, systemCode: Int32? = nil) {
     self.file = file
     self.line = line
     self.keyPath = keyPath
     self.message = message
+    self.systemCode = systemCode
   }
+
+  /// `file` could not be read: the system's words for `code`, and for want of a descriptor what
+  /// to do about it.
+  public static func unreadable(_ file: String, code: Int32) -> ConfigFileError {
+    var message = "cannot be read: \(String(cString: strerror(code)))"
+    if code == EMFILE || code == ENFILE {
+      var limit = rlimit()
+      if code == EMFILE, getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+        message += " (this process may open \(limit.rlim_cur))"
+      }
+      message += "; the machine's limit, not the file's fault. Raise the limit (ulimit -n) and run again"
+    }
+    return ConfigFileError(file: file, message: message, systemCode: code)
+  }
+
+  /// Whether the file could not be read for want of a file descriptor (EMFILE, ENFILE).
+  public var isOutOfDescriptors: Bool { systemCode == EMFILE || systemCode == ENFILE }
 
   /// `Pipelines/x.json:7: jobs[2].optoins: unknown key (did you mean 'options'?)`.
   public var description: String {
@@ -34,9 +55,7 @@ public enum ConfigFile {
   /// The file's bytes; an error when it cannot be read, is not a regular file, or exceeds `limit`.
   public static func read(_ path: String, limit: Int = defaultSizeLimit) throws(ConfigFileError) -> [UInt8] {
     var info = stat()
-    guard stat(path, &info) == 0 else {
-      throw ConfigFileError(file: path, message: "cannot be read: \(String(cString: strerror(errno)))")
-    }
+    guard stat(path, &info) == 0 else { throw .unreadable(path, code: errno) }
     guard (info.st_mode & S_IFMT) == S_IFREG else {
       throw ConfigFileError(file: path, message: "is not a regular file")
     }
@@ -44,10 +63,21 @@ public enum ConfigFile {
       throw ConfigFileError(
         file: path, message: "is \(info.st_size) bytes; a file of this kind is at most \(limit) bytes")
     }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw ConfigFileError(file: path, message: "cannot be read")
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .unreadable(path, code: errno) }
+    defer { close(descriptor) }
+    // Read to its end, not to the size `stat` saw: a file grown past the limit since is refused.
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Int(info.st_size))
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while bytes.count <= limit {
+      let got = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+      if got < 0 && errno == EINTR { continue }
+      guard got >= 0 else { throw .unreadable(path, code: errno) }
+      if got == 0 { return bytes }
+      bytes.append(contentsOf: chunk[..<got])
     }
-    return Array(data)
+    throw ConfigFileError(file: path, message: "is over \(limit) bytes; a file of this kind is at most \(limit) bytes")
   }
 
   /// The root of a file's JSON text.

@@ -15,6 +15,9 @@ enum RunCommand {
     OptionSpec(name: "tz", valueName: "ZONE|auto", help: "Time zone for local dates (default auto)."),
     OptionSpec(name: "strict", valueName: nil, help: "Fail (exit 65) on the first rejected record."),
     OptionSpec(name: "allow-truncated", valueName: nil, help: "Process a cut-short export up to where it ends."),
+    OptionSpec(
+      name: "recover", valueName: nil,
+      help: "Read past XML that is not well-formed; leave out what it damaged, listed in run.json (recovery)."),
     OptionSpec(name: "csv-bom", valueName: nil, help: "Start CSV files with a UTF-8 byte-order mark (for Excel)."),
     OptionSpec(
       name: "no-workbook", valueName: nil, help: "Do not write health.xlsx (written when a pipeline has a daily job)."),
@@ -28,7 +31,7 @@ enum RunCommand {
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
         arguments, name: "run",
         usage:
-          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--csv-bom] [--no-workbook] [--no-database] [--quiet] EXPORT",
+          "healthetl run [--pipeline FILE]... [--out DIR] [--tz ZONE|auto] [--strict] [--allow-truncated] [--recover] [--csv-bom] [--no-workbook] [--no-database] [--quiet] EXPORT",
         summary: "Parse the export once and write its outputs atomically into the output folder.", options: options)
     else { return ExitCode.success }
     let plan = try PipelineLocator.plan(parsed.values["pipeline"] ?? [])
@@ -40,6 +43,7 @@ enum RunCommand {
     options.database = !parsed.flag("no-database")
     options.strict = parsed.flag("strict")
     options.allowTruncated = parsed.flag("allow-truncated")
+    options.recover = parsed.flag("recover")
     options.quiet = parsed.flag("quiet")
     let report = try ExportRun.run(options)
     if !options.quiet {
@@ -54,6 +58,9 @@ enum RunCommand {
       for line in report.summaryLines { message += "healthetl: \(line)\n" }
       if let notRead = report.inventory.notRead.summary() {
         message += "healthetl: not read: \(notRead); see run.json (notRead)\n"
+      }
+      if let recovered = report.inventory.read.recovery?.summary() {
+        message += "healthetl: recovered: \(recovered); see run.json (recovery)\n"
       }
       if report.inventory.read.truncated {
         message +=

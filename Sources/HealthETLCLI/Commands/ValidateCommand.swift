@@ -5,19 +5,45 @@ import RunExecution
 
 enum ValidateCommand {
   static let options = [
-    OptionSpec(name: "json", valueName: nil, help: "Print the findings as one JSON object.")
+    OptionSpec(name: "json", valueName: nil, help: "Print the findings as one JSON object."),
+    OptionSpec(
+      name: "recover", valueName: nil,
+      help: "Read past XML that is not well-formed and list every damaged part, not only the first."),
   ]
 
-  /// Exit 0 when the export is clean, 65 when anything was rejected, replaced or cut short.
+  /// Exit 0 when the export is clean, 65 when anything was rejected, replaced, cut short or (with
+  /// `--recover`) read past.
   static func main(_ arguments: [String]) throws -> ExitCode {
     guard
       let (parsed, export) = try HealthETLCommand.parseExportCommand(
-        arguments, name: "validate", usage: "healthetl validate [--json] EXPORT",
+        arguments, name: "validate", usage: "healthetl validate [--json] [--recover] EXPORT",
         summary: "Check an export and report every problem found, without writing any output.", options: options)
     else { return ExitCode.success }
     let inventory = try ExportRun.inspect(
-      .path(export), zone: .auto, allowTruncated: true, quiet: false, executor: RunExecutor.forThisMachine())
+      .path(export), zone: .auto, allowTruncated: true, recover: parsed.flag("recover"), quiet: false,
+      executor: RunExecutor.forThisMachine())
     var problems: [String] = []
+    if let recovery = inventory.read.recovery, recovery.recovered {
+      for problem in recovery.problems {
+        problems.append("line \(problem.line), column \(problem.column): \(problem.words)")
+      }
+      if recovery.errors > recovery.problems.count {
+        problems.append("… and \(recovery.errors - recovery.problems.count) more XML errors")
+      }
+      for skip in recovery.skipped {
+        switch skip.action {
+        case .notRead:
+          problems.append("  lines \(skip.firstLine)–\(skip.lastLine) not read (\(skip.bytes) bytes): \(skip.reason)")
+        case .dropped:
+          problems.append(
+            "  lines \(skip.firstLine)–\(skip.lastLine): <\(skip.element)> left out with \(skip.elements - 1) element(s) in it: \(skip.reason)"
+          )
+        case .keptUnclosed:
+          problems.append("  lines \(skip.firstLine)–\(skip.lastLine): <\(skip.element)> kept: \(skip.reason)")
+        }
+      }
+      if recovery.skippedOmitted > 0 { problems.append("  … and \(recovery.skippedOmitted) more parts left out") }
+    }
     if inventory.read.truncated {
       problems.append(
         "input ends early at line \(inventory.read.truncatedAtLine ?? 0): \(inventory.read.truncationMessage ?? "")")

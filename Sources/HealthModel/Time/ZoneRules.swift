@@ -87,6 +87,9 @@ public enum ZoneError: Error, Equatable, CustomStringConvertible {
   case unreadable(String, path: String)
   /// The tz database folder is missing or holds no zones (a `TZDIR` pointing nowhere).
   case databaseMissing(path: String)
+  /// The zone's file could not be opened for want of a file descriptor (`EMFILE`, `ENFILE`):
+  /// the machine's limit, not an unknown zone.
+  case tooManyOpenFiles(path: String)
 
   public var description: String {
     switch self {
@@ -99,6 +102,9 @@ public enum ZoneError: Error, Equatable, CustomStringConvertible {
       return "unknown time zone '\(excerpt)': use an IANA name such as Europe/Berlin or America/New_York, or 'auto'"
     case .unreadable(let name, let path):
       return "time zone '\(name)' could not be read from \(path): is the tzdata package installed?"
+    case .tooManyOpenFiles(let path):
+      return
+        "too many open files (opening \(path)): this process reached its limit of open files. Raise the limit (ulimit -n) and run again."
     }
   }
 }
@@ -122,14 +128,40 @@ extension ZoneRules {
       throw .unknown(name)
     }
     let path = databaseDirectory + "/" + name
-    guard let data = FileManager.default.contents(atPath: path) else {
+    let data: [UInt8]
+    switch Self.contents(of: path) {
+    case .success(let bytes): data = bytes
+    case .failure(let failure):
+      if failure.code == EMFILE || failure.code == ENFILE { throw .tooManyOpenFiles(path: path) }
       // A name is unknown only to a database that exists; otherwise every name would be.
       guard databaseIsUsable else { throw .databaseMissing(path: databaseDirectory) }
       throw .unknown(name)
     }
-    guard let rules = TZifDecoder.decode([UInt8](data), identifier: name) else {
+    guard let rules = TZifDecoder.decode(data, identifier: name) else {
       throw .unreadable(name, path: path)
     }
     return rules
+  }
+
+  /// A zone file's bytes (a few KB), or the errno of the open or read that failed.
+  private static func contents(of path: String) -> Result<[UInt8], SystemCode> {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return .failure(SystemCode(errno)) }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if got < 0 && errno == EINTR { continue }
+      guard got >= 0 else { return .failure(SystemCode(errno)) }
+      if got == 0 { return .success(bytes) }
+      bytes.append(contentsOf: chunk[..<got])
+    }
+  }
+
+  /// An errno as an error.
+  private struct SystemCode: Error {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
   }
 }

@@ -2,7 +2,7 @@
 """A forward proxy on 127.0.0.1 for the delivery tests: the proxy a client must not trust with a
 plain http:// request, and may use for an https:// one.
 
-    fake_proxy.py --port-file FILE --log FILE
+    fake_proxy.py --port-file FILE --log FILE [--refuse-connect STATUS]
 
 It binds a free port and writes it to --port-file once it listens. One JSON line per request
 goes to --log, written and flushed before the answer:
@@ -19,7 +19,9 @@ A plain request (any method but CONNECT) is never forwarded: the proxy answers 2
 through it would count the batch as acknowledged. A CONNECT to HOST:PORT opens a tunnel to
 127.0.0.1:PORT whatever HOST is (the tests name a host no resolver knows, so only the proxy
 could have reached it) and carries bytes both ways until either side closes; what passed through
-the tunnel is logged ("closed") once it closes.
+the tunnel is logged ("closed") once it closes. With --refuse-connect STATUS (407, 403, 502, …)
+every CONNECT is logged and answered with that status instead, as a proxy that wants
+credentials (407, with `Proxy-Authenticate`) or refuses the host does.
 """
 
 import argparse
@@ -59,6 +61,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_CONNECT(self):
         self.record({"method": "CONNECT", "target": self.path, "headers": dict(self.headers)})
+        if self.server.refuse_connect:
+            body = b"tunnel refused by the proxy"
+            self.send_response(self.server.refuse_connect)
+            if self.server.refuse_connect == 407:
+                self.send_header("Proxy-Authenticate", 'Basic realm="fake-proxy"')
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         port = int(self.path.rsplit(":", 1)[1])
         try:
             upstream = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -108,8 +120,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--log", required=True)
+    parser.add_argument("--refuse-connect", type=int, default=0)
     args = parser.parse_args()
     server = Server(("127.0.0.1", 0), Handler)
+    server.refuse_connect = args.refuse_connect
     server.lock = threading.Lock()
     server.log = open(args.log, "a", encoding="utf-8")
     with open(args.port_file + ".tmp", "w") as f:

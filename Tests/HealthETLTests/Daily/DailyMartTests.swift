@@ -71,8 +71,8 @@ import Testing
     #expect(table[3][.workouts] == 2)
     #expect(table[3][.workoutMinutes] == 45)
     #expect(table[3][.workoutKilocalories] == 250)
-    let fields = DailyTables.daily.fields(of: table[1])
-    #expect(fields.count == DailyTables.daily.columns.count)
+    let fields = DailyTables.daily().fields(of: table[1])
+    #expect(fields.count == DailyTables.daily().columns.count)
     #expect(fields.dropFirst().allSatisfy { $0 == .missing })
   }
 
@@ -122,34 +122,5 @@ import Testing
     // 1255.2 kJ / 4.184 = 300 kcal; 2092 kJ = 500 kcal.
     #expect(day[0][.moveKcal] == 300 && day[0][.moveGoalKcal] == 500)
     #expect(day[0][.exerciseRingMin] == 41 && day[0][.standHours] == 11 && day[0][.standGoalHours] == 12)
-  }
-
-  @Test func mindfulMinutesAreTheSecondsTheSessionsCoverPerDate() throws {
-    func session(_ start: String, _ end: String, source: String = "Breathe") -> String {
-      "<Record type=\"HKCategoryTypeIdentifierMindfulSession\" sourceName=\"\(source)\" sourceVersion=\"1\" "
-        + "creationDate=\"\(end)\" startDate=\"\(start)\" endDate=\"\(end)\" value=\"HKCategoryValueNotApplicable\"/>"
-    }
-    let records = [
-      // 1 March (Berlin, UTC+1): 10:00–10:10 and, from another app, 10:05–10:20 overlap: 10:00–10:20
-      // is 1200 s. 23:50–00:05 crosses midnight: 600 s on 1 March, 300 s on 2 March.
-      session("2024-03-01 10:00:00 +0100", "2024-03-01 10:10:00 +0100"),
-      session("2024-03-01 10:05:00 +0100", "2024-03-01 10:20:00 +0100", source: "Headspace"),
-      session("2024-03-01 23:50:00 +0100", "2024-03-02 00:05:00 +0100"),
-      // 4 March: 89 s, 1.48 min.
-      session("2024-03-04 07:00:00 +0100", "2024-03-04 07:01:29 +0100"),
-    ]
-    let result = try StageHarness.run(
-      StageHarness.export(records.joined(separator: "\n")), zone: .named("Europe/Berlin")
-    ) {
-      transaction in
-      [
-        DailyMart(destinations: [.init(table: .daily, file: "daily.csv", format: .csv)])
-      ]
-    }
-    defer { result.remove() }
-    let rows = try result.csvRows("daily.csv")
-    #expect(rows.map { $0["date"] } == ["2024-03-01", "2024-03-02", "2024-03-03", "2024-03-04"])
-    // 1200 + 600 = 1800 s = 30 min; 300 s = 5 min; nothing; 1.48 → 1.
-    #expect(rows.map { $0["mindful_min"] } == ["30", "5", "", "1"])
   }
 }

@@ -57,8 +57,8 @@ import Testing
   @Test func kindsAreListedOnceInTheirOrder() {
     #expect(
       JobKinds.all.map(\.name) == [
-        "samples", "sleep", "workouts", "statistics", "elements", "daily", "report", "electrocardiograms",
-        "clinical-records", "beats",
+        "samples", "sleep", "workouts", "statistics", "elements", "electrocardiograms", "clinical-records", "beats",
+        "mindful", "daily", "report",
       ])
     #expect(Set(JobKinds.all.map(\.name)).count == JobKinds.all.count)
     #expect(TableDocumentation.all.map(\.id).first == "samples.samples")

@@ -109,7 +109,8 @@ import Testing
   }
 
   /// The run's own graph, from the shipped default pipeline: the job marts in job order (daily
-  /// is listed first but reads sleep, workouts and the statistics), then daily, the report last;
+  /// is listed first but reads sleep, workouts and the statistics), then the mindful mart the
+  /// run adds for daily's `mindful_min` (the pipeline has no mindful job), daily, the report last;
   /// the report reads the marts the jobs made (no second sleep or workouts mart of its own).
   @Test func theDefaultPipelineFinishesInTheDocumentedOrder() throws {
     let (build, cleanUp) = try Self.build()
@@ -121,7 +122,8 @@ import Testing
     let marts = try MartGraph.marts(for: plan, build: build)
     #expect(
       marts.marts.map { String(describing: type(of: $0)) } == [
-        "SleepMart", "WorkoutMart", "ElectrocardiogramMart", "StatisticsMart", "DailyMart", "ReportMart",
+        "SleepMart", "WorkoutMart", "ElectrocardiogramMart", "StatisticsMart", "MindfulMart", "DailyMart",
+        "ReportMart",
       ])
   }
 }

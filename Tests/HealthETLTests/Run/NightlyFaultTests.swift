@@ -39,9 +39,38 @@ private func system(_ path: String, _ code: Int32, creating: Bool = false) -> Ou
     (.output(.ioError(path: "out/.scratch/s", reason: "staged rows vanished")), .unclear),
     // Words alone never make a machine's fault: a message that quotes the system's is unclear.
     (.output(.ioError(path: "out/x.csv", reason: String(cString: strerror(ENOSPC)))), .unclear),
+    // No descriptor left, whatever was being opened (issue 31.4): the export, a workbook sheet's
+    // row file (libxlsxwriter's refusal, with the errno it left), a pipeline, a zone.
+    (.extract(.tooManyOpenFiles(path: "inbox/a.zip", limit: 32)), .machine),
+    (.output(.writing("health.xlsx", reason: "the sheet was refused", code: EMFILE)), .machine),
+    (.output(.ioError(path: "health.xlsx", reason: "the sheet was refused", code: EMFILE)), .machine),
+    (.output(.ioError(path: "health.xlsx", reason: "the sheet was refused", code: ENOMEM)), .machine),
+    (.pipeline(.unreadable("Pipelines/report/report.html", code: EMFILE)), .machine),
+    (.zone(.tooManyOpenFiles(path: "/usr/share/zoneinfo/UTC")), .machine),
   ])
   func eachFailureHasItsFault(error: ETLError, fault: NightlyBatch.Fault) {
     #expect(NightlyBatch.Fault.of(error) == fault, "\(error)")
+  }
+
+  /// Out of descriptors is said as such, with the limit's exit code (73), wherever it was met;
+  /// before, a sheet's refusal was 74 without a number, a template "not readable" (64).
+  @Test func runningOutOfDescriptorsIsSaidAsSuchEverywhere() {
+    let errors: [ETLError] = [
+      .extract(.openFailure(path: "inbox/a.zip", code: EMFILE)),
+      .output(.writing("health.xlsx", reason: "the sheet was refused", code: EMFILE)),
+      .output(.creating("out/x.csv", reason: "Too many open files", code: ENFILE)),
+      .pipeline(.unreadable("Pipelines/report/report.html", code: EMFILE)),
+      .state(.unreadable("out/.healthetl-state.json", code: EMFILE)),
+      .zone(.tooManyOpenFiles(path: "/usr/share/zoneinfo/UTC")),
+    ]
+    for error in errors {
+      #expect(error.exitCode == .cannotCreate, "\(error)")
+      #expect(error.description.lowercased().contains("too many open files"), "\(error)")
+      #expect(error.description.contains("ulimit -n"), "\(error)")
+    }
+    // Other codes keep their meaning.
+    #expect(ETLError.extract(.openFailure(path: "a.zip", code: EACCES)).exitCode == .noInput)
+    #expect(ETLError.pipeline(.unreadable("p.json", code: EACCES)).exitCode == .usage)
   }
 
   @Test func failingExportsAreKeptInAVersionFourState() throws {

@@ -26,3 +26,105 @@ import Testing
     #expect(zone.reason == "--tz America/Denver")
   }
 }
+
+/// The zone of an export without `HKTimeZone` from its locale's country and the offsets its dates
+/// carry (Pipelines/README.md, "Time zone"): iOS 8–9 wrote each date with its own offset.
+@Suite struct LocaleZoneTests {
+  /// `yyyyMMddHHmmss±hhmm` as iOS 8–9 wrote dates.
+  static func note(_ facts: inout ExportFacts, _ dates: [String]) {
+    for text in dates {
+      let date = HealthDateParser.parse(text)!
+      facts.writtenOffsets.note(date.instant, offsetSeconds: date.offsetSeconds)
+    }
+  }
+
+  /// Europe/Berlin went to summer time at 2015-03-29 01:00Z. Votes (distinct offset and written
+  /// date): 03-02 +0100; 03-29 +0100 (01:30 local = 00:30Z, still winter); 03-29 +0200
+  /// (03:30 local = 01:30Z, summer); 06-01 +0200 (its 18:00 record repeats the pair: no vote).
+  /// Four votes, all matching Berlin's offset at their instants; Europe/Busingen matches them
+  /// too, but the tz database lists Berlin first for DE.
+  @Test func offsetsThatFollowDaylightSavingPickTheCountrysZone() throws {
+    var facts = ExportFacts()
+    facts.locale = "en_DE"
+    facts.exportDateOffset = 7200
+    Self.note(
+      &facts,
+      [
+        "20150302080000+0100", "20150329013000+0100", "20150329033000+0200", "20150601120000+0200",
+        "20150601180000+0200",
+      ])
+    #expect(facts.writtenOffsets.count == 4)
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "Europe/Berlin")
+    #expect(
+      zone.reason == "no HKTimeZone; locale en_DE (Germany) and 4 dates written at +0100/+0200 match Europe/Berlin")
+    facts.locale = "de_DE"
+    #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "Europe/Berlin")
+  }
+
+  /// One offset all year, as exports since iOS 10 write the export day's offset on every date:
+  /// +0100 matches Berlin in January and December but not in July (2 of 3, under 99 %), so the
+  /// zone is the fixed offset as before, and the reason says why.
+  @Test func oneOffsetAllYearKeepsTheFixedOffset() throws {
+    var facts = ExportFacts()
+    facts.locale = "en_DE"
+    facts.exportDateOffset = 3600
+    Self.note(&facts, ["20150110120000+0100", "20150710120000+0100", "20151210120000+0100"])
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "UTC+01:00")
+    #expect(
+      zone.reason
+        == "no usable HKTimeZone; no zone of locale en_DE (Germany) matches the 3 dates written at +0100 (Europe/Berlin matches 2); fixed offset of ExportDate"
+    )
+  }
+
+  /// 99 winter days at +0100 (2015-11-01 to 2016-02-07, all before the 2016-03-27 switch) and one
+  /// stray date at +0000: 99 of 100 votes match Berlin, which is 99 %, enough.
+  @Test func aStrayOffsetDoesNotThrowTheZoneAway() throws {
+    var facts = ExportFacts()
+    facts.locale = "de_DE"
+    let first = CivilDate(year: 2015, month: 11, day: 1).daysSinceEpoch * 86_400
+    for day in 0..<99 {
+      facts.writtenOffsets.note(Instant(seconds: first + Int64(day) * 86_400 + 39_600), offsetSeconds: 3600)
+    }
+    Self.note(&facts, ["20160208120000+0000"])
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "Europe/Berlin")
+    #expect(
+      zone.reason
+        == "no HKTimeZone; locale de_DE (Germany) and 99 of 100 dates written at +0000/+0100 match Europe/Berlin")
+    // Two strays are 98 %: not enough.
+    Self.note(&facts, ["20160209120000+0000"])
+    #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "UTC")
+  }
+
+  /// Offsets of New York (EST -0500 in January, EDT -0400 in July) under en_US: the US has 29
+  /// zones in zone.tab; New York, Detroit, Louisville and others match both votes, and New York is
+  /// listed first.
+  @Test func aCountryOfManyZonesTakesTheFirstThatMatches() throws {
+    var facts = ExportFacts()
+    facts.locale = "en_US"
+    Self.note(&facts, ["20150110120000-0500", "20150710120000-0400"])
+    #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "America/New_York")
+    // Pacific offsets: Los Angeles (Phoenix, -0700 all year, matches only July).
+    facts = ExportFacts()
+    facts.locale = "en_US"
+    Self.note(&facts, ["20150110120000-0800", "20150710120000-0700"])
+    #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "America/Los_Angeles")
+  }
+
+  /// HKTimeZone comes first; a locale without a country, or no dates, changes nothing.
+  @Test func otherwiseTheRulesAreAsBefore() throws {
+    var facts = ExportFacts()
+    facts.locale = "en_DE"
+    facts.exportDateOffset = 3600
+    Self.note(&facts, ["20150302080000+0100", "20150601120000+0200"])
+    facts.timeZoneVotes = [("America/Denver", 1)]
+    #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "America/Denver")
+    facts.timeZoneVotes = []
+    facts.locale = "en"
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "UTC+01:00")
+    #expect(zone.reason == "no usable HKTimeZone; fixed offset of ExportDate")
+  }
+}

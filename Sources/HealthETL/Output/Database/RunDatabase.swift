@@ -69,13 +69,13 @@ public final class RunDatabase: TableSink {
     on executor: RunExecutor, transaction: OutputTransaction, entries: [Entry],
     tablesPerPattern: Int = RunDatabase.tablesPerPattern
   ) throws(OutputError) -> RunDatabase {
-    let path = transaction.reserve(Self.file)
+    let path = transaction.reserve(Self.file, sideFileSuffixes: SQLiteDatabase.sideFileSuffixes)
     do throws(SQLiteError) {
       return RunDatabase(
         thread: try DatabaseThread.start(on: executor, path: path), entries: entries,
         tablesPerPattern: tablesPerPattern)
     } catch {
-      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
+      throw .writing(Self.file, reason: error.description, code: error.systemCode)
     }
   }
 
@@ -144,14 +144,16 @@ public final class RunDatabase: TableSink {
     thread.startClosing()
   }
 
-  /// What was written, once the file is complete; writes `metadata.json`.
+  /// What was written, once the file is complete; writes `metadata.json`. The database it
+  /// replaces is settled first (`SQLiteDatabase.settle`): its side files stay with it.
   func closed(_ transaction: OutputTransaction) throws(OutputError) -> DatabaseSummary {
     let summary: DatabaseSummary
     do throws(SQLiteError) {
       summary = try thread.closed()
     } catch {
-      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
+      throw .writing(Self.file, reason: error.description, code: error.systemCode)
     }
+    SQLiteDatabase.settle(transaction.committedPath(Self.file))
     let metadata = try transaction.create(Self.metadataFile)
     try metadata.write(
       DatasetteMetadata.json(tables: tables, databaseName: String(Self.file.prefix { $0 != "." })))

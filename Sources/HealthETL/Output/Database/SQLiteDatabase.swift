@@ -119,6 +119,31 @@ final class SQLiteDatabase {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
   }
 
+  /// The files SQLite keeps beside a database, by the suffix of their names: the rollback journal
+  /// and, in WAL mode, the log and its index. Whoever opens the database applies them to it, so
+  /// they belong to that one file and must never be left beside another.
+  static let sideFileSuffixes = ["-journal", "-wal", "-shm"]
+
+  /// Brings the database at `path` to its last committed state in its own file, as the next
+  /// opener would, when side files lie beside it: a hot journal of a client killed mid-write is
+  /// rolled back, a WAL no connection holds any more is checkpointed. Done before the file is
+  /// replaced, whose side files stay behind with it: a reader that still has it open then finds
+  /// it whole (a reader in rollback mode looks for the journal by name, beside the new file, and
+  /// would no longer find it). Best effort: a database SQLite cannot open, or one a live writer
+  /// holds, is left as it is.
+  static func settle(_ path: String) {
+    guard sideFileSuffixes.contains(where: { access(path + $0, F_OK) == 0 }) else { return }
+    _ = memoryCountingOff
+    var opened: OpaquePointer?
+    // Read-write (a read-only connection refuses to roll a hot journal back), never creating.
+    let code = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+    defer { sqlite3_close_v2(opened) }
+    guard code == SQLITE_OK, let opened else { return }
+    // The first read takes the shared lock, which is when a hot journal is rolled back; the close
+    // checkpoints a WAL when this is the last connection.
+    _ = sqlite3_exec(opened, "SELECT count(*) FROM sqlite_schema", nil, nil, nil)
+  }
+
   /// The libsqlite3 this program runs with (`3.40.1`).
   static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 

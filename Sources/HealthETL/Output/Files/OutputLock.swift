@@ -81,9 +81,16 @@ public final class OutputLock {
     else {
       let code = errno
       if folderDescriptor >= 0 { Glibc.close(folderDescriptor) }
+      InterruptCleanup.unregister(lock: token)
+      // Still holding the lock file's lock: a folder this lock created a moment ago holds only
+      // that file, so both go (without listing it, which takes a descriptor that may be the one
+      // missing), unless another run holds the folder.
+      if code != EWOULDBLOCK, !missing.isEmpty {
+        unlink(path)
+        Self.removeEmpty(missing)
+      }
       Glibc.close(descriptor)
       descriptor = -1
-      InterruptCleanup.unregister(lock: token)
       if code == EWOULDBLOCK { throw .locked(path: output.given) }
       throw .system(path: output.given, code: code)
     }
@@ -126,15 +133,19 @@ public final class OutputLock {
   public func release() {
     guard descriptor >= 0 else { return }
     if let token { InterruptCleanup.unregister(lock: token) }
-    InterruptCleanup.removeCreatedFolders(.init(lockFile: path, created: created))
-    flock(descriptor, LOCK_UN)
-    Glibc.close(descriptor)
-    descriptor = -1
+    // The folders' descriptors go first: removing a folder the run created lists it, which takes
+    // a descriptor, and a run that failed for want of one has none to spare. The lock file's
+    // lock, held to the end, keeps another run out meanwhile.
     if let lockedFolder {
       for held in Self.heldFolders.withLock({ $0.removeValue(forKey: lockedFolder) })?.folders ?? [] {
         Glibc.close(held.descriptor)
       }
+      self.lockedFolder = nil
     }
+    InterruptCleanup.removeCreatedFolders(.init(lockFile: path, created: created))
+    flock(descriptor, LOCK_UN)
+    Glibc.close(descriptor)
+    descriptor = -1
   }
 
   /// `rmdir` each folder, deepest first; a folder that is not empty stays.

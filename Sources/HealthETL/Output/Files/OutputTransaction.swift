@@ -1,5 +1,6 @@
 import CFileSystem
 import Foundation
+import HealthExtract
 
 /// Why outputs could not be written.
 ///
@@ -45,26 +46,36 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
   /// The error for an `open` of `path` that failed with `code`: running out of descriptors is
   /// said as such, never as a folder that is not writable.
   static func openFailure(path: String, code: Int32, creating: Bool) -> OutputError {
-    if code == EMFILE || code == ENFILE {
-      var limit = rlimit()
-      return .tooManyOpenFiles(
-        path: path,
-        limit: code == EMFILE && getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0
-          ? Int(limit.rlim_cur) : nil)
-    }
     let reason = String(cString: strerror(code))
-    return creating
-      ? .cannotCreate(path: path, reason: reason, code: code) : .ioError(path: path, reason: reason, code: code)
+    return creating ? .creating(path, reason: reason, code: code) : .writing(path, reason: reason, code: code)
+  }
+
+  /// `path` could not be created, for `reason`; with `code`, the system's error number behind it,
+  /// when one is known. Running out of descriptors is said as such, whoever met it: a system
+  /// call, Foundation, SQLite, libxlsxwriter.
+  static func creating(_ path: String, reason: String, code: Int32?) -> OutputError {
+    if let code, ExtractError.isOutOfDescriptors(code) {
+      return .tooManyOpenFiles(path: path, limit: ExtractError.descriptorLimit(for: code))
+    }
+    return .cannotCreate(path: path, reason: reason, code: code)
+  }
+
+  /// Writing `path` failed, for `reason`; see `creating`.
+  static func writing(_ path: String, reason: String, code: Int32?) -> OutputError {
+    if let code, ExtractError.isOutOfDescriptors(code) {
+      return .tooManyOpenFiles(path: path, limit: ExtractError.descriptorLimit(for: code))
+    }
+    return .ioError(path: path, reason: reason, code: code)
   }
 
   /// Creating `path` failed with a Foundation error: its words and the system's number behind it.
   static func cannotCreate(path: String, failure: any Error) -> OutputError {
-    .cannotCreate(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+    .creating(path, reason: reason(of: failure), code: systemCode(of: failure))
   }
 
   /// Writing `path` failed with a Foundation error: its words and the system's number behind it.
   static func ioError(path: String, failure: any Error) -> OutputError {
-    .ioError(path: path, reason: reason(of: failure), code: systemCode(of: failure))
+    .writing(path, reason: reason(of: failure), code: systemCode(of: failure))
   }
 
   static func reason(of error: any Error) -> String {
@@ -95,7 +106,7 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
 
   /// The error for a read or write of `path` that failed with `code`.
   static func system(path: String, code: Int32) -> OutputError {
-    .ioError(path: path, reason: String(cString: strerror(code)), code: code)
+    .writing(path, reason: String(cString: strerror(code)), code: code)
   }
 
   /// The error for a rename or an exchange of `path` that failed with `code`: a folder or file
@@ -105,7 +116,7 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
     let reason = String(cString: strerror(code))
     switch code {
     case EACCES, EPERM, EROFS: return .cannotCreate(path: path, reason: reason, code: code)
-    default: return .ioError(path: path, reason: reason, code: code)
+    default: return .writing(path, reason: reason, code: code)
     }
   }
 }
@@ -120,10 +131,17 @@ public enum OutputError: Error, Sendable, CustomStringConvertible {
 /// `renameat2(RENAME_EXCHANGE)`; the old contents are removed afterwards. Where the file system
 /// cannot exchange (EINVAL), files are renamed one by one instead (still each atomic).
 /// Leftovers of killed runs are removed by the next run into the same folder.
+///
+/// A file another program keeps side files for (SQLite's `health.sqlite-journal`, `-wal` and
+/// `-shm`) is staged with their suffixes (`reserve(_:sideFileSuffixes:)`): those side files belong
+/// to the file being replaced, so the commit never carries them over beside the new one, where
+/// the next opener would apply another database's journal to it.
 public final class OutputTransaction {
   public let outputDirectory: String
   let stagingDirectory: String
   private var files: Set<String> = []
+  /// Side files of the output folder left with the file they belong to, which this run replaces.
+  private var replacedSideFiles: Set<String> = []
   private var finished = false
   /// The staging folder's registration with `InterruptCleanup`, until it is gone.
   private var cleanupToken: Int?
@@ -182,10 +200,14 @@ public final class OutputTransaction {
     return file
   }
 
-  /// A staged file another library writes itself (the workbook): its staged path, and the file
-  /// becomes `outputDirectory/relativePath` on commit.
-  func reserve(_ relativePath: String) -> String {
+  /// A staged file another library writes itself (the workbook, the database): its staged path,
+  /// and the file becomes `outputDirectory/relativePath` on commit.
+  ///
+  /// - Parameter sideFileSuffixes: the file's side files (`relativePath` + suffix) belong to the
+  ///   file it replaces: they stay with it, and none is left beside the new file.
+  func reserve(_ relativePath: String, sideFileSuffixes: [String] = []) -> String {
     files.insert(relativePath)
+    for suffix in sideFileSuffixes { replacedSideFiles.insert(relativePath + suffix) }
     return stagedPath(relativePath)
   }
 
@@ -220,12 +242,20 @@ public final class OutputTransaction {
   }
 
   /// Puts every staged file in place at once, keeping the output folder's other files.
+  ///
+  /// Durable once it returns: the staged files are not synced one by one as they close (an
+  /// fsync each cost 3,000 sample types 4 of their 5 seconds) but all at once here, by one
+  /// `syncfs` of the file system the staging folder and the output folder share, before anything
+  /// is moved; the move is then made durable by syncing the folder it changed. A crash before the
+  /// move leaves the previous outputs; after it, the new ones, whole (Pipelines/README.md, "Runs
+  /// and the nightly batch").
   public func commit() throws(OutputError) {
     let fm = FileManager.default
     try? fm.removeItem(atPath: stagingDirectory + "/" + ToolFiles.scratch)
+    let parent = (outputDirectory as NSString).deletingLastPathComponent
     var isDirectory: ObjCBool = false
     guard fm.fileExists(atPath: outputDirectory, isDirectory: &isDirectory) else {
-      try syncDirectory(stagingDirectory)
+      try syncFileSystem()
       try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in
         guard rename(stagingDirectory, outputDirectory) == 0 else {
           throw OutputError.placingFailure(path: outputDirectory, code: errno)
@@ -236,22 +266,22 @@ public final class OutputTransaction {
       finished = true
       if let cleanupToken { InterruptCleanup.unregister(staging: cleanupToken) }
       cleanupToken = nil
+      try syncFolder(parent)
       return
     }
     guard isDirectory.boolValue else {
       throw .cannotCreate(path: outputDirectory, reason: "it exists and is not a folder")
     }
+    try refuseUnremovable("")
     // Swapping the folder a shell sits in would leave that shell in a deleted folder: when the
     // output folder is (or contains) the current one, files are renamed into it instead.
     let current = URL(fileURLWithPath: fm.currentDirectoryPath).resolvingSymlinksInPath().path
     if current == outputDirectory || current.hasPrefix(outputDirectory + "/") {
-      try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
-      finished = true
-      abandon()
+      try placeOneByOne()
       return
     }
     try linkUnchangedFiles()
-    try syncDirectory(stagingDirectory)
+    try syncFileSystem()
     OutputLock.lockReplacement(stagingDirectory, for: outputDirectory)
     // After the exchange the staging path holds the previous outputs; a signal removes them
     // just as the commit would.
@@ -261,14 +291,24 @@ public final class OutputTransaction {
     if exchanged == 0 {
       finished = true
       abandon()  // now the previous outputs
+      try syncFolder(parent)
       return
     }
     guard exchanged == EINVAL || exchanged == ENOSYS || exchanged == EOPNOTSUPP else {
       throw OutputError.placingFailure(path: outputDirectory, code: exchanged)
     }
+    try placeOneByOne()
+  }
+
+  /// Renames each staged file into the output folder (each rename atomic), the files synced
+  /// before and the renames after.
+  private func placeOneByOne() throws(OutputError) {
+    try syncFileSystem()
     try InterruptCleanup.whileNotInterrupted { () throws(OutputError) in try renameOneByOne() }
     finished = true
     abandon()
+    // The renames changed folders all over the output folder: one more sync of the file system.
+    try syncFileSystem(of: outputDirectory)
   }
 
   /// Removes the staging folder without touching the outputs.
@@ -280,6 +320,10 @@ public final class OutputTransaction {
   }
 
   /// Hard-links every file of the output folder this run does not rewrite into the staging folder.
+  ///
+  /// After the swap every entry of the previous folder is removed: an immutable or append-only
+  /// one (`chattr +i`, `+a`) would stay, and with it the staging folder, so the commit is refused
+  /// first, before anything changed (`refuseUnremovable`).
   private func linkUnchangedFiles() throws(OutputError) {
     let fm = FileManager.default
     guard let walker = fm.enumerator(atPath: outputDirectory) else { return }
@@ -287,12 +331,15 @@ public final class OutputTransaction {
       let source = outputDirectory + "/" + relative
       var info = stat()
       guard lstat(source, &info) == 0 else { continue }
+      try refuseUnremovable(relative)
       let target = stagingDirectory + "/" + relative
       if (info.st_mode & S_IFMT) == S_IFDIR {
         try? fm.createDirectory(atPath: target, withIntermediateDirectories: true)
         continue
       }
-      if files.contains(relative) || fm.fileExists(atPath: target) { continue }
+      if files.contains(relative) || replacedSideFiles.contains(relative) || fm.fileExists(atPath: target) {
+        continue
+      }
       if link(source, target) != 0 {
         // Another file system below the folder, or links not allowed: copy instead.
         do { try fm.copyItem(atPath: source, toPath: target) } catch {
@@ -303,6 +350,22 @@ public final class OutputTransaction {
   }
 
   private func renameOneByOne() throws(OutputError) {
+    // Every file to be replaced, and every folder a file is renamed into, checked first: a
+    // rename refused part-way would leave a mix.
+    var checked: Set<String> = []
+    for relative in files.union(replacedSideFiles).sorted() {
+      var path = Substring(relative)
+      while checked.insert(String(path)).inserted {
+        if access(outputDirectory + "/" + path, F_OK) == 0 { try refuseUnremovable(String(path)) }
+        guard let slash = path.lastIndex(of: "/") else { break }
+        path = path[..<slash]
+      }
+    }
+    // Before the files they belong to are replaced: a new file must never sit beside them.
+    for relative in replacedSideFiles.sorted() {
+      let path = outputDirectory + "/" + relative
+      guard unlink(path) == 0 || errno == ENOENT else { throw OutputError.placingFailure(path: path, code: errno) }
+    }
     for relative in files.sorted() {
       let target = outputDirectory + "/" + relative
       try? FileManager.default.createDirectory(
@@ -313,11 +376,38 @@ public final class OutputTransaction {
     }
   }
 
-  private func syncDirectory(_ path: String) throws(OutputError) {
+  /// Refuses the commit when `relative`, in the output folder, is immutable or append-only: the
+  /// commit would have to replace or remove it and cannot. Said before anything changed, with
+  /// what to do (exit 73); the staging folder goes with the failed run.
+  private func refuseUnremovable(_ relative: String) throws(OutputError) {
+    let path = relative.isEmpty ? outputDirectory : outputDirectory + "/" + relative
+    guard healthetl_is_unremovable(path) == 1 else { return }
+    throw .cannotCreate(
+      path: path,
+      reason:
+        "it is immutable or append-only (chattr +i or +a), and a run replaces the folder's files, so nothing was changed; clear the flag (chattr -i) or move it out of the folder, or pass another --out",
+      code: EPERM)
+  }
+
+  /// Writes every staged file, and the folders holding them, to the disk, and waits for it:
+  /// one `syncfs` of the file system that holds `path` (the staging folder by default) instead of
+  /// an fsync per file. It writes back whatever else is waiting on that file system too, which
+  /// on a busy disk costs that much more, never less safety. A failure (a disk error, a full disk
+  /// found while writing back) fails the commit before anything is moved.
+  private func syncFileSystem(of path: String? = nil) throws(OutputError) {
+    let path = path ?? stagingDirectory
     let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
+    guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: false) }
     defer { Glibc.close(descriptor) }
-    fsync(descriptor)
+    guard healthetl_sync_file_system(descriptor) == 0 else { throw .system(path: outputDirectory, code: errno) }
+  }
+
+  /// Makes a rename in `path` durable: the folder's own entries, synced.
+  private func syncFolder(_ path: String) throws(OutputError) {
+    let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .openFailure(path: path, code: errno, creating: false) }
+    defer { Glibc.close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw .system(path: path, code: errno) }
   }
 }
 
@@ -375,12 +465,14 @@ public final class OutputFile {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  /// Flushes, syncs to disk and closes.
+  /// Flushes and closes. Not synced here: the commit syncs every staged file at once
+  /// (`OutputTransaction.commit`).
   public func close() throws(OutputError) {
     try flush()
     guard descriptor >= 0 else { return }
-    if fsync(descriptor) != 0 { throw .system(path: path, code: errno) }
-    Glibc.close(descriptor)
+    // A close that fails (EIO from a network file system) loses what was written.
+    let closed = Glibc.close(descriptor)
     descriptor = -1
+    if closed != 0 && errno != EINTR { throw .system(path: path, code: errno) }
   }
 }

@@ -53,7 +53,7 @@ public final class RunWorkbook: TableSink {
       return RunWorkbook(
         thread: thread, sheetNumbers: numbers, columnCounts: plan.map(\.columns.count), leftToCSV: leftToCSV)
     } catch {
-      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
+      throw .writing(Self.file, reason: error.description, code: error.systemCode)
     }
   }
 
@@ -93,7 +93,7 @@ public final class RunWorkbook: TableSink {
     do throws(WorkbookError) {
       return try thread.closed()
     } catch {
-      throw .ioError(path: Self.file, reason: error.description, code: error.systemCode)
+      throw .writing(Self.file, reason: error.description, code: error.systemCode)
     }
   }
 }

@@ -58,9 +58,11 @@ public final class Workbook {
     // A sheet of 1,048,576 rows of a few dozen columns stays far below zip's 4 GB member
     // limit, and Excel accepts only its own flavour of ZIP64, so plain zip is the safe choice.
     options.use_zip64 = 0
+    errno = 0
     guard let workbook = workbook_new_opt(path, &options), let bold = workbook_add_format(workbook) else {
       free(directory)
-      throw .cannotCreate(path: path, reason: "libxlsxwriter could not allocate the workbook")
+      throw .cannotCreate(
+        path: path, reason: "libxlsxwriter could not allocate the workbook", code: Self.refusalErrno())
     }
     format_set_bold(bold)
     if let created, created > 0 {
@@ -107,8 +109,9 @@ public final class Workbook {
     let workbook = try live()
     guard chartsSheet == nil else { return }
     chartsSheetName = namer.claim("Charts")
+    errno = 0
     guard let created = workbook_add_worksheet(workbook, chartsSheetName) else {
-      throw .library(path: path, operation: "adding sheet '\(chartsSheetName)'", message: "the sheet was refused")
+      throw Self.sheetRefused(path: path, name: chartsSheetName)
     }
     chartsSheet = created
   }
@@ -178,7 +181,7 @@ public final class Workbook {
     errno = 0
     let status = workbook_close(workbook)
     if failure == nil, status != LXW_NO_ERROR {
-      failure = .library(path: path, operation: "closing", message: Self.message(status), code: Self.systemErrno())
+      failure = .library(path: path, operation: "closing", message: Self.message(status), code: Self.systemCode(status))
     }
     if let failure {
       unlink(path)
@@ -251,7 +254,9 @@ public final class Workbook {
           sheet: part.name, detail: "column '\(column.name)' (\(column.kind)) cannot hold a \(cell.kindName) value")
       }
       guard status == LXW_NO_ERROR else {
-        throw .library(path: path, operation: "writing row \(row + 1) of '\(part.name)'", message: Self.message(status))
+        throw .library(
+          path: path, operation: "writing row \(row + 1) of '\(part.name)'", message: Self.message(status),
+          code: Self.systemCode(status))
       }
       if sampling { table.widths.observe(cell, column: index, kind: column.kind) }
       if !table.plottable[index], cell.isNonzeroNumber { table.plottable[index] = true }
@@ -289,14 +294,17 @@ public final class Workbook {
   private func startPart(named name: String, of table: SheetTable, in workbook: UnsafeMutablePointer<lxw_workbook>)
     throws(WorkbookError) -> SheetPart
   {
-    guard let sheet = workbook_add_worksheet(workbook, name) else {
-      throw .library(path: path, operation: "adding sheet '\(name)'", message: "the sheet was refused")
-    }
+    // Constant-memory mode opens a row file per sheet here: a sheet is refused for want of a
+    // descriptor (errno) or of memory, never for its name (`SheetNamer` made it valid).
+    errno = 0
+    guard let sheet = workbook_add_worksheet(workbook, name) else { throw Self.sheetRefused(path: path, name: name) }
     worksheet_freeze_panes(sheet, 1, 0)
     for (index, column) in table.columns.enumerated() {
       let status = worksheet_write_string(sheet, 0, lxw_col_t(index), column.name, headerFormat)
       guard status == LXW_NO_ERROR else {
-        throw .library(path: path, operation: "writing the header of '\(name)'", message: Self.message(status))
+        throw .library(
+          path: path, operation: "writing the header of '\(name)'", message: Self.message(status),
+          code: Self.systemCode(status))
       }
     }
     return SheetPart(name: name, sheet: sheet)
@@ -406,9 +414,30 @@ public final class Workbook {
     }
   }
 
-  /// What a failed libxlsxwriter call left in errno (cleared before the call that writes the
-  /// file), nil when nothing.
-  private static func systemErrno() -> Int32? { errno != 0 ? errno : nil }
+  /// The system's error number behind a libxlsxwriter status, for the nightly batch to tell the
+  /// machine's fault: a failed allocation is `ENOMEM`; a file libxlsxwriter could not create,
+  /// read or zip says why in errno (cleared before the call); a refusal of a value has none.
+  private static func systemCode(_ status: lxw_error) -> Int32? {
+    switch status {
+    case LXW_ERROR_MEMORY_MALLOC_FAILED: return ENOMEM
+    case LXW_ERROR_CREATING_XLSX_FILE, LXW_ERROR_CREATING_TMPFILE, LXW_ERROR_READING_TMPFILE,
+      LXW_ERROR_ZIP_FILE_OPERATION, LXW_ERROR_ZIP_FILE_ADD, LXW_ERROR_ZIP_CLOSE:
+      return errno != 0 ? errno : nil
+    default: return nil
+    }
+  }
+
+  /// Why libxlsxwriter returned no workbook or sheet (it says only on stderr): the errno of the
+  /// file it could not open (cleared before the call), else a failed allocation, its only other
+  /// reason for a valid name.
+  private static func refusalErrno() -> Int32 { errno != 0 ? errno : ENOMEM }
+
+  private static func sheetRefused(path: String, name: String) -> WorkbookError {
+    let code = refusalErrno()
+    return .library(
+      path: path, operation: "adding sheet '\(name)'",
+      message: "the sheet was refused (\(String(cString: strerror(code))))", code: code)
+  }
 
   private static func message(_ status: lxw_error) -> String {
     lxw_strerror(status).map { String(cString: $0) } ?? "libxlsxwriter error \(status.rawValue)"

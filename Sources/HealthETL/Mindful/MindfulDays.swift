@@ -1,9 +1,9 @@
 import HealthModel
 
-/// The seconds behind `daily.csv`'s `mindful_min`: per local date, the seconds of the date covered
-/// by at least one `MindfulSession` sample of any source — overlapping sessions count once, a
-/// session across midnight is split at it — the rule of a statistics job's `duration`. One
-/// (start, end) pair per session is kept while the export streams.
+/// The seconds behind `mindful_min`: per local date, the seconds of the date covered by at least
+/// one `MindfulSession` sample of any source — overlapping sessions count once, a session across
+/// midnight is split at it — the rule of a statistics job's `duration`. One (start, end) pair per
+/// session is kept while the export streams (16 bytes a session).
 struct MindfulDays {
   private var sessions: [(start: Int64, end: Int64)] = []
   /// Per type id: whether it is `MindfulSession`, grown as types are first seen.
@@ -17,6 +17,13 @@ struct MindfulDays {
     }
     guard isMindful[type], sample.end > sample.start else { return }
     sessions.append((sample.start.seconds, sample.end.seconds))
+  }
+
+  /// Sessions that start on each local date of `rules`' zone.
+  func sessionsPerDate(_ rules: ZoneRules) -> [CivilDate: Int] {
+    var counts: [CivilDate: Int] = [:]
+    for session in sessions { counts[rules.localDate(at: Instant(seconds: session.start)), default: 0] += 1 }
+    return counts
   }
 
   /// Covered seconds per local date of `rules`' zone; dates without a session are absent.
