@@ -52,7 +52,7 @@ public final class ClinicalRecordMart: Mart {
     let copies =
       copyResources
       ? ContentFileNames.paths(
-        for: wanted.map { Self.stem(of: $0) }, in: Self.resourceFolder + "/{name}.json", placeholder: "{name}")
+        for: wanted.map { Self.copyName(of: $0) }, in: Self.resourceFolder + "/{name}.json", placeholder: "{name}")
       : [:]
     var resources: [String: ClinicalRecordResource] = [:]
     var failure: OutputError?
@@ -72,12 +72,14 @@ public final class ClinicalRecordMart: Mart {
             resource.problem = problem.description
           case .success(let bytes):
             do throws(FHIRResourceProblem) {
-              resource.summary = try FHIRResourceSummary.summarize(bytes)
+              let summary = try FHIRResourceSummary.summarize(bytes)
+              resource.summary = summary
               report.resourcesRead += 1
+              report.controlCharactersReplaced += summary.replacedControlCharacters
             } catch {
               resource.problem = error.description
             }
-            if let copy = copies[Self.stem(of: stream.relativePath)] {
+            if let copy = copies[Self.copyName(of: stream.relativePath)] {
               do throws(OutputError) {
                 // Medical records: readable by their owner only.
                 let file = try transaction.create(copy, ownerOnly: true)
@@ -146,10 +148,12 @@ public final class ClinicalRecordMart: Mart {
     return .success(String(path))
   }
 
-  /// A resource's file name without its folder and `.json`: the name of its copy.
-  static func stem(of relativePath: String) -> String {
+  /// The `{name}` of a resource's copy: its file name without `.json` (`Observation-1`); any
+  /// other file name whole, with a `/` after it, which no file name holds, so that `A.json`, `A`
+  /// and `A.JSON` are three names and get three copies (ContentFileNames hashes the last two).
+  static func copyName(of relativePath: String) -> String {
     let base = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
-    return base.lowercased().hasSuffix(".json") ? String(base.dropLast(5)) : base
+    return base.hasSuffix(".json") ? String(base.dropLast(5)) : base + "/"
   }
 
   /// The whole file, or why not: larger than `largestResource`, or unreadable.
