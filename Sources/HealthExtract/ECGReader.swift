@@ -32,11 +32,15 @@ public struct ECGReadResult: Sendable, Equatable {
   /// Why the file could not be read to its end, with the line; nil when it was read whole.
   /// Samples before the problem were handed on.
   public var problem: String?
+  /// Control characters (C0 but tab, and DEL) in header values, each made a space, as in export
+  /// text: a NUL would cut the value short for a C client of health.sqlite.
+  public var replacedControlCharacters = 0
 
-  public init(header: ECGHeader? = nil, samples: Int = 0, problem: String? = nil) {
+  public init(header: ECGHeader? = nil, samples: Int = 0, problem: String? = nil, replacedControlCharacters: Int = 0) {
     self.header = header
     self.samples = samples
     self.problem = problem
+    self.replacedControlCharacters = replacedControlCharacters
   }
 }
 
@@ -104,13 +108,18 @@ public enum ECGReader {
     var line: [UInt8] = []
     var lineNumber = 1
     var lineTooLong = false
+    /// Where the lines held back — a header line whose quoted value goes on past its line break,
+    /// and those after it while it stays open — end in `line`; each break became the space there.
+    var heldBreaks: [Int] = []
+    var isFirstLine = true
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     defer { buffer.deallocate() }
 
     /// Handles one complete line; returns a problem that ends the read.
     func handle(_ bytes: ArraySlice<UInt8>) -> String? {
       var bytes = bytes
-      if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+      if isFirstLine, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+      isFirstLine = false
       if bytes.last == 0x0D { bytes = bytes.dropLast() }
       let trimmed = trim(bytes)
       if inSamples {
@@ -136,7 +145,12 @@ public enum ECGReader {
       guard headerLines <= headerLineLimit else {
         return "line \(lineNumber): no sample after \(headerLineLimit) header lines; not an ECG file"
       }
-      let (key, value) = keyValue(trimmed)
+      var cleaned = Array(trimmed)
+      for index in cleaned.indices where cleaned[index] != 0x09 && (cleaned[index] < 0x20 || cleaned[index] == 0x7F) {
+        cleaned[index] = 0x20
+        result.replacedControlCharacters += 1
+      }
+      let (key, value) = keyValue(cleaned[...])
       let lowered = key.lowercased()
       // The average heart rate is not always there, so it is known by its key or its `BPM`
       // value and takes no place in the order; the unit is known by its value.
@@ -164,6 +178,42 @@ public enum ECGReader {
       return nil
     }
 
+    /// Handles the line just ended, or holds it back while a quoted value goes on (a localised
+    /// name on two lines, so that every key after it keeps its position): the next line joins it
+    /// unless that one is empty or a sample.
+    func complete(atEnd: Bool = false) -> String? {
+      if let last = heldBreaks.last {
+        var next = line[(last + 1)...]
+        if next.last == 0x0D { next = next.dropLast() }
+        next = trim(next)
+        if atEnd || next.isEmpty || number(next) != nil {
+          // No line closed the quote: each held line is read on its own, as written.
+          let lines = heldBreaks.count
+          lineNumber -= lines
+          var from = 0
+          for end in heldBreaks {
+            if let problem = handle(line[from..<end]) { return problem }
+            lineNumber += 1
+            from = end + 1
+          }
+          line.removeSubrange(0...last)
+          heldBreaks = []
+        }
+      }
+      if !atEnd, !inSamples, Self.opensQuotedValue(line[...]), line.count < longestHeaderLine {
+        if line.last == 0x0D { line.removeLast() }
+        heldBreaks.append(line.count)
+        line.append(0x20)
+        lineNumber += 1
+        return nil
+      }
+      heldBreaks = []
+      if let problem = handle(line[...]) { return problem }
+      line.removeAll(keepingCapacity: true)
+      if !atEnd { lineNumber += 1 }
+      return nil
+    }
+
     while true {
       let got: Int
       do { got = try read(buffer) } catch {
@@ -186,19 +236,17 @@ public enum ECGReader {
           result.problem = "line \(lineNumber): longer than \(inSamples ? longestSampleLine : longestHeaderLine) bytes"
           return result
         }
-        if let problem = handle(line[...]) {
+        if let problem = complete() {
           result.problem = problem.isEmpty ? nil : problem
           return result
         }
-        line.removeAll(keepingCapacity: true)
-        lineNumber += 1
       }
     }
     if lineTooLong {
       result.problem = "line \(lineNumber): longer than \(inSamples ? longestSampleLine : longestHeaderLine) bytes"
       return result
     }
-    if !line.isEmpty, let problem = handle(line[...]) {
+    if !line.isEmpty || !heldBreaks.isEmpty, let problem = complete(atEnd: true) {
       result.problem = problem.isEmpty ? nil : problem
       return result
     }
@@ -207,6 +255,24 @@ public enum ECGReader {
         headerLines == 0 ? "the file is empty" : "line \(lineNumber): the file ends before its first sample"
     }
     return result
+  }
+
+  /// Whether a header line's value starts with a double quote that the line does not close.
+  static func opensQuotedValue(_ bytes: ArraySlice<UInt8>) -> Bool {
+    guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")) else { return false }
+    let value = trim(bytes[(comma + 1)...])
+    guard value.first == 0x22 else { return false }
+    var index = value.index(after: value.startIndex)
+    while index < value.endIndex {
+      if value[index] == 0x22 {
+        let next = value.index(after: index)
+        guard next < value.endIndex, value[next] == 0x22 else { return false }
+        index = value.index(after: next)
+      } else {
+        index = value.index(after: index)
+      }
+    }
+    return true
   }
 
   static func trim(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

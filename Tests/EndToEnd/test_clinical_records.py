@@ -92,7 +92,8 @@ class ClinicalRecordsEndToEnd(unittest.TestCase):
         self.assertEqual(broken["resource_type"], "")
         self.assertEqual(deeper["problem"], "resourceFilePath '/clinical-records/sub/Patient-1.json' is not a file in clinical-records/; not read")
         report = json.loads((out / "run.json").read_text())["clinicalRecords"]
-        self.assertEqual(report, {"records": 6, "resourcesRead": 2, "resourcesCopied": 3 if copied else 0, "resourceProblems": 4})
+        self.assertEqual(report, {"records": 6, "resourcesRead": 2, "resourcesCopied": 3 if copied else 0, "resourceProblems": 4,
+                                  "controlCharactersReplaced": 0})
 
     def copying_pipeline(self) -> Path:
         pipeline = self.tmp / "copy.json"
@@ -140,7 +141,8 @@ class ClinicalRecordsEndToEnd(unittest.TestCase):
         self.assertEqual({r["source"] for r in got}, {"Sutter Health"})
         # The published fixture has no clinical-records/ folder.
         self.assertEqual({r["problem"] for r in got}, {"missing: the export holds no such file"})
-        self.assertEqual(report["clinicalRecords"], {"records": 6, "resourcesRead": 0, "resourcesCopied": 0, "resourceProblems": 6})
+        self.assertEqual(report["clinicalRecords"], {"records": 6, "resourcesRead": 0, "resourcesCopied": 0, "resourceProblems": 6,
+                                                          "controlCharactersReplaced": 0})
 
 
 if __name__ == "__main__":

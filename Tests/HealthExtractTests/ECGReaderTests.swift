@@ -73,6 +73,51 @@ import Testing
     #expect(header.averageHeartRate == "72,5 BPM")
   }
 
+  /// A localised file whose quoted name holds a line break (issue 31, item 6): the name's second
+  /// line is part of it, so every key after it keeps its position and the file is an ECG. Before,
+  /// `Example"` took the birth date's place, the birth date the Recorded Date's, and with no date
+  /// and no rate where they belong the file was passed over as "not an ECG".
+  @Test func aQuotedNameOverTwoLinesKeepsTheKeysAfterItInPlace() throws {
+    let text =
+      "Nome,\"Alex\r\nExample\"\r\nData de nascimento,\"4 de mar. de 1985\"\r\n"
+      + "Data de registro,2024-03-21 09:00:00 -0300\r\nClassificação,Ritmo sinusal\r\nSintomas,\r\n"
+      + "Versão do software,\"1,90\"\r\nDispositivo,\"Watch6,2\"\r\nTaxa de amostragem,\"512 hertz\"\r\n"
+      + "Derivação,Derivação I\r\nUnidade,µV\r\n\r\n-265,868\r\nx"
+    let read = Self.read(text)
+    #expect(read.samples == [-265.868])
+    // Line 14 is `x`: the two lines of the name count as two.
+    #expect(read.result.problem == "line 14: 'x' is not a number (one sample in µV per line)")
+    let header = try #require(read.result.header)
+    #expect(header.recordedDate == "2024-03-21 09:00:00 -0300")
+    #expect(header.classification == "Ritmo sinusal")
+    #expect(header.device == "Watch6,2")
+    #expect(header.sampleRate == "512 hertz")
+    #expect(header.lead == "Derivação I")
+    #expect(!String(describing: header).contains("Example"))
+  }
+
+  /// A quote that no line closes before an empty line or a sample joins no lines: each is read as
+  /// written, as before.
+  @Test func anUnclosedQuoteStopsAtTheSamples() throws {
+    let read = Self.read("Name,\"Alex\nRecorded Date,2024-03-20 08:15:32 +0100\nSample Rate,512 hertz\n12\n13\n")
+    #expect(read.samples == [12, 13])
+    #expect(read.result.problem == nil)
+    #expect(read.result.header?.recordedDate == "2024-03-20 08:15:32 +0100")
+    #expect(read.result.header?.sampleRate == "512 hertz")
+  }
+
+  /// NUL, ESC and DEL in header values become spaces and are counted, as in export text: a NUL
+  /// would cut the value short for a C client of health.sqlite.
+  @Test func controlCharactersInHeaderValuesBecomeSpaces() throws {
+    let text = Self.english.replacingOccurrences(of: "Sinus Rhythm", with: "Sinus\u{0}Rhythm\u{1B}")
+      .replacingOccurrences(of: "Lead I", with: "Lead\u{7F}I")
+    let read = Self.read(text)
+    #expect(read.result.problem == nil)
+    #expect(read.result.header?.classification == "Sinus Rhythm")
+    #expect(read.result.header?.lead == "Lead I")
+    #expect(read.result.replacedControlCharacters == 3)
+  }
+
   @Test func aLineThatIsNotANumberEndsTheFileWithItsLineAndKeepsTheSamplesBefore() {
     let read = Self.read(Self.english.replacingOccurrences(of: "-22.107", with: "-22.1.07"))
     #expect(read.samples == [-19.512])

@@ -50,11 +50,15 @@ public final class HeartBeatMart: Mart {
   private let transaction: OutputTransaction
   private let destinations: [Destination]
   private var readings: [Reading] = []
-  private var zoneNames: [String] = []
+  private var zoneNames = ZoneNames()
   private let staged: RecordScratch<StagedBeat>
   private var idName: [UInt8] = []
   /// The largest `bpm` read as a beat (Pipelines/README.md, "Bad input": the heart-rate range).
   private static let highestRate = Plausibility.range(ofCanonicalUnit: "count/min")?.upperBound ?? 400
+  /// The smallest: an interval of 3 s. The Watch measures from 30 bpm; below 20 a "beat" is no
+  /// reading, and its 60 000 / bpm would pass for any gap in the times (`bpm="1e-9"` made every
+  /// gap its interval).
+  static let lowestRate = 20.0
 
   /// Writes each table to the files `destinations` name.
   public init(transaction: OutputTransaction, destinations: [Destination]) {
@@ -79,13 +83,7 @@ public final class HeartBeatMart: Mart {
     let value = sample.value
     var zone: Int32 = -1
     for index in 0..<sample.metadata.count where catalog.metadataKey(sample.metadata.key(at: index)) == "HKTimeZone" {
-      let name = String(decoding: sample.metadata.value(at: index), as: UTF8.self)
-      if let known = zoneNames.firstIndex(of: name) {
-        zone = Int32(known)
-      } else {
-        zoneNames.append(name)
-        zone = Int32(zoneNames.count - 1)
-      }
+      zone = zoneNames.number(of: String(decoding: sample.metadata.value(at: index), as: UTF8.self))
       break
     }
     var reading = Reading(
@@ -97,7 +95,7 @@ public final class HeartBeatMart: Mart {
     for index in 0..<sample.beats.count {
       let clock = BeatClockTime.millisecondsOfDay(sample.beats.time(at: index))
       var bpm = DecimalParser.parse(sample.beats.bpm(at: index))
-      if let rate = bpm, !(rate > 0 && rate <= Self.highestRate) { bpm = nil }
+      if let rate = bpm, !(rate >= Self.lowestRate && rate <= Self.highestRate) { bpm = nil }
       if clock == nil || bpm == nil { reading.unread += 1 }
       staged.append(StagedBeat(clock: clock ?? -1, bpm: bpm ?? .nan))
     }
@@ -106,7 +104,7 @@ public final class HeartBeatMart: Mart {
 
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
     let runZone = context.zone.rules
-    let zones = zoneNames.map { try? ZoneRules.load($0) }
+    let zones = zoneNames.names.map { try? ZoneRules.load($0) }
     var beatWriters: [RowWriter<HeartBeatRow>] = []
     var readingWriters: [RowWriter<HRVReadingRow>] = []
     for destination in destinations {
@@ -187,5 +185,26 @@ public final class HeartBeatMart: Mart {
     ]
     text.insert(contentsOf: digits, at: 19)
     return String(decoding: text, as: UTF8.self)
+  }
+}
+
+/// The distinct `HKTimeZone` names of the readings, numbered in the order first met. A lookup
+/// costs one hash, whatever the number of names: an export with a new name on every reading made a
+/// search through the list cost their square (80,000 readings: 21 s).
+struct ZoneNames {
+  private(set) var names: [String] = []
+  private var numbers: [String: Int32] = [:]
+  /// Stored names compared with a looked-up one (tests count it): at most one a lookup.
+  private(set) var comparisons = 0
+
+  mutating func number(of name: String) -> Int32 {
+    if let known = numbers[name] {
+      comparisons += 1
+      return known
+    }
+    let number = Int32(names.count)
+    names.append(name)
+    numbers[name] = number
+    return number
   }
 }

@@ -17,7 +17,7 @@ public enum HeartBeatTables {
         "time",
         "the beat as an instant to the millisecond (`2021-01-01T00:20:37.800+01:00`); empty when its `time` could not be read"
       ) { row in row.time.map { HeartBeatMart.format($0, zone: row.runZone) } },
-      .measure("bpm", unit: "count/min", "`bpm` as written; empty when it is not a number above 0 and at most 400") {
+      .measure("bpm", unit: "count/min", "`bpm` as written; empty when it is not a number from 20 to 400") {
         $0.bpm
       },
       .measure("rr_ms", unit: "ms", "the RR interval that ends at this beat; empty without one") {

@@ -2,9 +2,11 @@ import HealthExtract
 import HealthModel
 
 /// One row per `ClinicalRecord` element with a summary of its FHIR resource file
-/// (Pipelines/README.md, "Clinical records"). The elements are few (a person's records from their
-/// providers) and are kept until the end; the resource files are then streamed once, each read
-/// whole up to `largestResource` bytes, and copied into the output folder only when asked.
+/// (Pipelines/README.md, "Clinical records"). While the export streams, each element's attributes
+/// go to a scratch file — 100,000 records with long URLs held as elements took 320 MB — and only
+/// the distinct resource paths they name stay in memory; the resource files are then streamed
+/// once, each read whole up to `largestResource` bytes, and copied into the output folder only
+/// when asked; the rows are written last, the records read back in order.
 public final class ClinicalRecordMart: Mart {
   public enum Table: String, MartTable {
     case records
@@ -24,7 +26,15 @@ public final class ClinicalRecordMart: Mart {
   private let transaction: OutputTransaction
   private let destinations: [Destination]
   private let copyResources: Bool
-  private var records: [GenericElement] = []
+  /// The records' attributes (`ClinicalRecordFields.names`), in document order.
+  private let records: ScratchStreams
+  private var recordCount = 0
+  /// The resource paths the records name (each once, directly in `clinical-records/`).
+  private var wanted: Set<String> = []
+  /// The first failure to write the scratch file, thrown at the end.
+  private var scratchFailure: OutputError?
+  /// The most bytes of records held in memory at once (tests read it).
+  private(set) var mostRecordBytesInMemory = 0
   public private(set) var report = ClinicalRecordReport()
 
   public var runReportSection: RunReportSection? {
@@ -34,25 +44,39 @@ public final class ClinicalRecordMart: Mart {
   /// `run.json`'s `clinicalRecords`: what reading the clinical records found.
   public static let runReportKey = "clinicalRecords"
 
-  public init(transaction: OutputTransaction, destinations: [Destination], copyResources: Bool = false) {
+  public convenience init(transaction: OutputTransaction, destinations: [Destination], copyResources: Bool = false) {
+    self.init(transaction: transaction, destinations: destinations, copyResources: copyResources, memoryLimit: 1 << 20)
+  }
+
+  /// `memoryLimit`: the most bytes of records held before they go to the scratch file.
+  init(transaction: OutputTransaction, destinations: [Destination], copyResources: Bool, memoryLimit: Int) {
     self.transaction = transaction
     self.destinations = destinations
     self.copyResources = copyResources
+    records = ScratchStreams(
+      transaction: transaction, name: "clinical-records", memoryLimit: memoryLimit, streamChunk: memoryLimit,
+      readChunk: 64 << 10)
+    _ = records.addStream()
   }
 
   public func consume(_ element: GenericElement) {
     guard element.name == "ClinicalRecord" else { return }
-    records.append(element)
+    let fields = ClinicalRecordFields(element)
+    recordCount += 1
+    if case .success(let path) = Self.resourcePath(fields.value(of: .resourceFilePath)) { wanted.insert(path) }
+    guard scratchFailure == nil else { return }
+    do throws(OutputError) { try records.append(fields.encoded(), to: 0) } catch { scratchFailure = error }
+    mostRecordBytesInMemory = max(mostRecordBytesInMemory, records.bytesInMemory)
   }
 
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
-    report.records = records.count
-    let paths = records.map { Self.resourcePath(Self.attribute("resourceFilePath", of: $0)) }
-    let wanted = Set(paths.compactMap { try? $0.get() })
+    if let scratchFailure { throw scratchFailure }
+    defer { records.remove() }
+    report.records = recordCount
     let copies =
       copyResources
       ? ContentFileNames.paths(
-        for: wanted.map { Self.stem(of: $0) }, in: Self.resourceFolder + "/{name}.json", placeholder: "{name}")
+        for: wanted.map { Self.copyName(of: $0) }, in: Self.resourceFolder + "/{name}.json", placeholder: "{name}")
       : [:]
     var resources: [String: ClinicalRecordResource] = [:]
     var failure: OutputError?
@@ -70,12 +94,14 @@ public final class ClinicalRecordMart: Mart {
             resource.problem = problem.description
           case .success(let bytes):
             do throws(FHIRResourceProblem) {
-              resource.summary = try FHIRResourceSummary.summarize(bytes)
+              let summary = try FHIRResourceSummary.summarize(bytes)
+              resource.summary = summary
               report.resourcesRead += 1
+              report.controlCharactersReplaced += summary.replacedControlCharacters
             } catch {
               resource.problem = error.description
             }
-            if let copy = copies[Self.stem(of: stream.relativePath)] {
+            if let copy = copies[Self.copyName(of: stream.relativePath)] {
               do throws(OutputError) {
                 // Medical records: readable by their owner only.
                 let file = try transaction.create(copy, ownerOnly: true)
@@ -105,23 +131,26 @@ public final class ClinicalRecordMart: Mart {
       writers.append(
         try context.writer(ClinicalRecordTables.records, file: destination.file, format: destination.format))
     }
-    for (record, path) in zip(records, paths) {
-      let resource: ClinicalRecordResource
-      switch path {
-      case .success(let relative): resource = resources[relative] ?? ClinicalRecordResource(problem: missing)
-      case .failure(let problem): resource = ClinicalRecordResource(problem: problem.description)
+    var pending: [UInt8] = []
+    try records.read(0) { (piece) throws(OutputError) in
+      pending.append(contentsOf: piece)
+      var start = 0
+      while let (fields, end) = ClinicalRecordFields.decode(pending, from: start) {
+        start = end
+        let resource: ClinicalRecordResource
+        switch Self.resourcePath(fields.value(of: .resourceFilePath)) {
+        case .success(let relative): resource = resources[relative] ?? ClinicalRecordResource(problem: missing)
+        case .failure(let problem): resource = ClinicalRecordResource(problem: problem.description)
+        }
+        if resource.problem != nil { report.resourceProblems += 1 }
+        let row = ClinicalRecordRow(fields: fields, resource: resource)
+        for index in writers.indices { try writers[index].append(row) }
       }
-      if resource.problem != nil { report.resourceProblems += 1 }
-      let row = ClinicalRecordRow(element: record, resource: resource)
-      for index in writers.indices { try writers[index].append(row) }
+      pending.removeFirst(start)
     }
     var written: [OutputSummary] = []
     for writer in writers { written.append(try writer.close()) }
     return written
-  }
-
-  static func attribute(_ name: String, of element: GenericElement) -> String? {
-    element.attributes.first { $0.name == name }?.value
   }
 
   /// `resourceFilePath` (`/clinical-records/Observation-….json`) as a path relative to the main
@@ -145,10 +174,12 @@ public final class ClinicalRecordMart: Mart {
     return .success(String(path))
   }
 
-  /// A resource's file name without its folder and `.json`: the name of its copy.
-  static func stem(of relativePath: String) -> String {
+  /// The `{name}` of a resource's copy: its file name without `.json` (`Observation-1`); any
+  /// other file name whole, with a `/` after it, which no file name holds, so that `A.json`, `A`
+  /// and `A.JSON` are three names and get three copies (ContentFileNames hashes the last two).
+  static func copyName(of relativePath: String) -> String {
     let base = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
-    return base.lowercased().hasSuffix(".json") ? String(base.dropLast(5)) : base
+    return base.hasSuffix(".json") ? String(base.dropLast(5)) : base + "/"
   }
 
   /// The whole file, or why not: larger than `largestResource`, or unreadable.

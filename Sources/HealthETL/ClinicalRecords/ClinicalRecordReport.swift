@@ -8,11 +8,14 @@ public struct ClinicalRecordReport: Sendable, Equatable {
   /// Records whose resource file was not read (missing, too large, not JSON, a path outside
   /// `clinical-records/`); each row says why.
   public var resourceProblems = 0
+  /// Control characters in the values taken from resources, made spaces (Pipelines/README.md,
+  /// "Clinical records").
+  public var controlCharactersReplaced = 0
 
   public func jsonObject() -> [String: Any] {
     [
       "records": records, "resourcesRead": resourcesRead, "resourcesCopied": resourcesCopied,
-      "resourceProblems": resourceProblems,
+      "resourceProblems": resourceProblems, "controlCharactersReplaced": controlCharactersReplaced,
     ]
   }
 }

@@ -37,13 +37,70 @@ public enum ClinicalRecordTables {
   public static let all = [records.schema]
 }
 
-/// A row of `records`: a `ClinicalRecord` element and what was found for its resource file.
+/// A row of `records`: a `ClinicalRecord` element's attributes and what was found for its
+/// resource file.
 struct ClinicalRecordRow {
-  let element: GenericElement
+  let fields: ClinicalRecordFields
   let resource: ClinicalRecordResource
 
   /// The element's attribute `name` as written.
-  func attribute(_ name: String) -> String? { ClinicalRecordMart.attribute(name, of: element) }
+  func attribute(_ name: String) -> String? { ClinicalRecordFields.Name(rawValue: name).flatMap(fields.value(of:)) }
+}
+
+/// The attributes of a `ClinicalRecord` element that its row shows (the first of a repeated one),
+/// and their form in the scratch file: per attribute a byte (1: present), then when present its
+/// length (4 bytes, little-endian) and its UTF-8 bytes.
+struct ClinicalRecordFields {
+  enum Name: String, CaseIterable {
+    case type, identifier, sourceName, sourceURL, fhirVersion, receivedDate, resourceFilePath
+  }
+
+  private var values: [String?]
+
+  init(_ element: GenericElement) {
+    values = Name.allCases.map { name in element.attributes.first { $0.name == name.rawValue }?.value }
+  }
+
+  private init(values: [String?]) { self.values = values }
+
+  func value(of name: Name) -> String? { values[Name.allCases.firstIndex(of: name)!] }
+
+  func encoded() -> [UInt8] {
+    var bytes: [UInt8] = []
+    for value in values {
+      guard let value else {
+        bytes.append(0)
+        continue
+      }
+      bytes.append(1)
+      let utf8 = Array(value.utf8)
+      withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+      bytes.append(contentsOf: utf8)
+    }
+    return bytes
+  }
+
+  /// The record that starts at `start` in `bytes` and where it ends; nil when `bytes` end first.
+  static func decode(_ bytes: [UInt8], from start: Int) -> (ClinicalRecordFields, end: Int)? {
+    var values: [String?] = []
+    var index = start
+    for _ in Name.allCases {
+      guard index < bytes.count else { return nil }
+      let present = bytes[index] == 1
+      index += 1
+      guard present else {
+        values.append(nil)
+        continue
+      }
+      guard index + 4 <= bytes.count else { return nil }
+      let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
+      index += 4
+      guard index + length <= bytes.count else { return nil }
+      values.append(String(decoding: bytes[index..<(index + length)], as: UTF8.self))
+      index += length
+    }
+    return (ClinicalRecordFields(values: values), index)
+  }
 }
 
 /// What was found for one resource file.

@@ -7,6 +7,10 @@ struct FHIRResourceSummary: Equatable {
   var code: String?
   var display: String?
   var effective: String?
+  /// Control characters (C0 but tab, line feed and carriage return, and DEL) in those values,
+  /// each made a space as in export text: a NUL would cut a value short for a C client of
+  /// health.sqlite.
+  var replacedControlCharacters = 0
 
   /// The concept a resource is about, by resource type: `code` (Observation, Condition,
   /// Procedure, DiagnosticReport, AllergyIntolerance in R4), `vaccineCode` (Immunization),
@@ -57,6 +61,20 @@ struct FHIRResourceSummary: Equatable {
         summary.effective = text
         break
       }
+    }
+    for field in [\FHIRResourceSummary.resourceType, \.codeSystem, \.code, \.display, \.effective] {
+      guard let text = summary[keyPath: field] else { continue }
+      var replaced = 0
+      let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
+        guard (scalar.value < 0x20 && ![0x09, 0x0A, 0x0D].contains(scalar.value)) || scalar.value == 0x7F else {
+          return scalar
+        }
+        replaced += 1
+        return " "
+      }
+      guard replaced > 0 else { continue }
+      summary[keyPath: field] = String(String.UnicodeScalarView(scalars))
+      summary.replacedControlCharacters += replaced
     }
     return summary
   }

@@ -19,6 +19,9 @@ struct ElectrocardiogramHeader {
 
   /// Highest sample rate taken as true: the Watch records at 512 Hz, clinical ECGs at up to a few kHz.
   static let fastestSampleRate = 20_000.0
+  /// Lowest: one sample a second. A slower rate (`0.00001 hertz`) would spread a 30 s recording
+  /// over a month of `offset_s`.
+  static let slowestSampleRate = 1.0
 
   /// Whether a header block is an ECG's, however broken: it has a date or a sample rate. Other
   /// CSV files that happen to lie one folder below the export are none of HealthETL's business.
@@ -38,7 +41,7 @@ struct ElectrocardiogramHeader {
     guard let rateText = header.sampleRate else {
       return .failure(Problem(description: "no Sample Rate line before the first sample; not an ECG file"))
     }
-    guard let rate = leadingNumber(rateText), rate > 0, rate <= fastestSampleRate else {
+    guard let rate = leadingNumber(rateText), rate >= slowestSampleRate, rate <= fastestSampleRate else {
       return .failure(
         Problem(
           description: "Sample Rate '\(PrintableExcerpt.of(rateText))' is not a rate such as 512 hertz (1 – 20,000 Hz)")

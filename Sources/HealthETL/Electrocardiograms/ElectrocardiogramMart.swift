@@ -164,6 +164,7 @@ public final class ElectrocardiogramMart: Mart {
         }
       })
     if let failure { throw failure }
+    report.controlCharactersReplaced += result.replacedControlCharacters
     guard let recording else {
       if !(result.header.map(ElectrocardiogramHeader.looksLikeECG) ?? false) {
         report.notECG += 1

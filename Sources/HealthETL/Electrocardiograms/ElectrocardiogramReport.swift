@@ -10,6 +10,8 @@ public struct ElectrocardiogramReport: Sendable, Equatable {
   public var malformed = 0
   /// CSV files whose header has neither a date nor a sample rate: not ECGs, not read further.
   public var notECG = 0
+  /// Control characters in header values made spaces (Pipelines/README.md, "Electrocardiograms").
+  public var controlCharactersReplaced = 0
   /// Their names, in the order read (at most `listLimit`).
   public var notECGFiles: [String] = []
   /// Every malformed file with what was wrong, in the order read (at most `listLimit`).
@@ -33,7 +35,8 @@ public struct ElectrocardiogramReport: Sendable, Equatable {
   public func jsonObject() -> [String: Any] {
     [
       "files": files, "recordings": recordings, "samples": samples, "malformedFiles": malformed,
-      "notECGFiles": notECG, "notECG": Array(notECGFiles.prefix(Self.listLimit)),
+      "notECGFiles": notECG, "controlCharactersReplaced": controlCharactersReplaced,
+      "notECG": Array(notECGFiles.prefix(Self.listLimit)),
       "problems": problems.prefix(Self.listLimit).map { ["file": $0.file, "problem": $0.problem] },
     ]
   }

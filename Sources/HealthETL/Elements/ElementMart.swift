@@ -49,8 +49,15 @@ public final class ElementMart: Mart {
     return written
   }
 
+  /// The most attribute columns a CSV gets; past them, it is written long (Pipelines/README.md,
+  /// "Other elements"). A real export's elements have at most a dozen attributes; N elements each
+  /// with an attribute of its own made N × N cells (100,000 in 1.2 MB of XML: ~10 GB).
+  static let widestTable = 100
+
   /// One table: `element`, the attributes, `child_elements`. CSV needs one set of columns: the
-  /// union of the rows' attributes in first-seen order. JSON objects carry only their own.
+  /// union of the rows' attributes in first-seen order — or, past `widestTable` of them, one row
+  /// per attribute, so that the file follows the size of what was read. JSON objects carry only
+  /// their own.
   private func write(_ rows: [GenericElement], to path: String, format: TableFormat, context: MartContext)
     throws(OutputError) -> OutputSummary
   {
@@ -59,6 +66,18 @@ public final class ElementMart: Mart {
     var seen: Set<String> = []
     for row in rows {
       for attribute in row.attributes where seen.insert(attribute.name).inserted { attributes.append(attribute.name) }
+    }
+    if attributes.count > Self.widestTable {
+      var writer = try context.writer(ElementTables.long, file: path, format: format)
+      for (index, row) in rows.enumerated() {
+        var seen: Set<String> = []
+        let own = row.attributes.filter { seen.insert($0.name).inserted }
+        if own.isEmpty { try writer.append(ElementAttributeRow(element: row, number: index + 1, attribute: nil)) }
+        for attribute in own {
+          try writer.append(ElementAttributeRow(element: row, number: index + 1, attribute: attribute))
+        }
+      }
+      return try writer.close()
     }
     var writer = try context.writer(ElementTables.table(attributes: attributes), file: path, format: format)
     for row in rows { try writer.append(ElementRow(row)) }

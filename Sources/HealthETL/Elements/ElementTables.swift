@@ -20,7 +20,26 @@ public enum ElementTables {
         + [RowColumn(childElements) { .integer(Int64($0.element.childCount)) }])
   }
 
+  /// The long form of a table with more than `ElementMart.widestTable` attributes: one row per
+  /// attribute of each element (one with both empty for an element without any).
+  static let long = RowTable<ElementAttributeRow>(
+    elements,
+    columns: [
+      RowColumn(element) { .text($0.element.name) },
+      .integer("number", "the element's position in the file, from 1 (its rows share it)") { Int64($0.number) },
+      .text("attribute", "the attribute's name") { $0.attribute?.name },
+      .text("value", "its value as written") { $0.attribute?.value },
+      RowColumn(childElements) { .integer(Int64($0.element.childCount)) },
+    ])
+
   public static let all = [elements]
+}
+
+/// A row of a long elements CSV: one attribute of an element.
+struct ElementAttributeRow {
+  let element: GenericElement
+  let number: Int
+  let attribute: (name: String, value: String)?
 }
 
 /// A row of an elements CSV: the element, and its attributes by name (the first of a repeated one).

@@ -146,9 +146,9 @@ final class ReportQuality: StatisticsStreamObserver {
     // Taken out while it hands out pieces, so the closure may update the sums.
     var merge = streams[Int(stream)].merge!
     streams[Int(stream)].merge = nil
-    merge.advance(to: limit) { pieceStart, pieceEnd, sample in
-      counted[sumSlot(stream: stream, source: rankSource[Int(sample.rank)])] +=
-        sample.value * Double(pieceEnd - pieceStart) / Double(sample.end - sample.start)
+    merge.advance(to: limit) { pieceStart, pieceEnd, winner in
+      counted[sumSlot(stream: stream, source: rankSource[Int(winner.rank)])] +=
+        winner.share(from: pieceStart, to: pieceEnd)
     }
     streams[Int(stream)].merge = merge
   }

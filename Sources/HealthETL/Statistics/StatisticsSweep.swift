@@ -275,11 +275,8 @@ final class StatisticsSweep {
   /// bucket's share of the samples summed by source. Everything before the bucket is out already.
   private func handOut(_ bucket: Int64, upTo limit: Int64) {
     if wantsMergedSum {
-      sweep.advance(to: limit) { pieceStart, pieceEnd, sample in
-        let length = Double(sample.end - sample.start)
-        update(RowKey(bucket: bucket, source: 0)) { row in
-          row.sum += sample.value * Double(pieceEnd - pieceStart) / length
-        }
+      sweep.advance(to: limit) { pieceStart, pieceEnd, winner in
+        update(RowKey(bucket: bucket, source: 0)) { row in row.sum += winner.share(from: pieceStart, to: pieceEnd) }
       }
     }
     var index = 0

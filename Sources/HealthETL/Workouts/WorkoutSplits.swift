@@ -211,21 +211,12 @@ struct WorkoutDistanceSamples {
       var request: Int
       var merge = PrioritySumSweep()
     }
-    // The winning samples of one piece are handed out together: one after the other, the second
-    // would add its metres at the piece's end.
+    // The winning samples of one piece come together, as one share.
     func advance(_ entry: inout Open, to limit: Int64) {
       let request = entry.request
-      var piece: (from: Int64, to: Int64, meters: Double)?
-      entry.merge.advance(to: limit) { from, to, sample in
-        let meters = sample.value * Double(to - from) / Double(sample.end - sample.start)
-        if let open = piece, open.from == from, open.to == to {
-          piece!.meters += meters
-          return
-        }
-        if let done = piece { visit(request, Double(done.from), Double(done.to), done.meters) }
-        piece = (from, to, meters)
+      entry.merge.advance(to: limit) { from, to, winner in
+        visit(request, Double(from), Double(to), winner.share(from: from, to: to))
       }
-      if let done = piece { visit(request, Double(done.from), Double(done.to), done.meters) }
     }
     var open: [Open] = []
     var next = 0
@@ -317,18 +308,7 @@ enum WatchSplits {
     }
     guard !segments.isEmpty else { return [] }
     segments.sort { $0.start != $1.start ? $0.start < $1.start : $0.end < $1.end }
-    var chains: [[(start: Double, end: Double)]] = []
-    for segment in segments {
-      var best: (chain: Int, gap: Double)?
-      for (index, chain) in chains.enumerated() {
-        let end = chain.last!.end
-        var gap = abs(segment.start - end)
-        // A pause between two segments of a chain (the Watch leaves it out of the segment).
-        if segment.start > end { gap -= pauses.pausedSeconds(from: end, to: segment.start) }
-        if gap <= 2, best == nil || gap < best!.gap { best = (index, gap) }
-      }
-      if let best { chains[best.chain].append(segment) } else { chains.append([segment]) }
-    }
+    let chains = WatchSplitChains.chains(of: segments, pauses: pauses).chains
     func fits(_ count: Int, _ unit: SplitUnit) -> Bool {
       guard let distanceMeters, distanceMeters > 0 else { return false }
       let units = distanceMeters / unit.meters

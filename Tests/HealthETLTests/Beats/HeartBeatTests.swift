@@ -229,3 +229,74 @@ struct HeartBeatLimitTests {
     #expect(reading["rmssd_ms"] == "0")
   }
 }
+
+/// Entries whose bpm is no heart rate, and readings that each name their own zone (issue 31,
+/// items 5 and 6).
+struct HeartBeatBoundTests {
+  /// 60 bpm a second apart at 09:00:00, :01, :02, then `bpm="1e-9"` at :08 and 60 at :09. The
+  /// tiny rate stood for 6 × 10¹³ ms, so its tolerance let the 6 s gap before it pass as its
+  /// interval (1000, 1000, 1000, 6000, 1000: SDNN 2236.07 ms) and its bpm was written as 0. Below
+  /// 20 bpm it is unread: no bpm, no interval; the beat at :09 is 1000 ms after its time, which
+  /// agrees with 60 bpm. Four intervals of 1000 ms: SDNN 0; RMSSD 0 from two pairs (:00–:01 and
+  /// :01–:02; the unread entry leaves the one at :09 without a pair).
+  @Test func aRateBelowTwentyIsUnread() throws {
+    let entries = [
+      ("60", "09:00:00.00"), ("60", "09:00:01.00"), ("60", "09:00:02.00"), ("1e-9", "09:00:08.00"),
+      ("60", "09:00:09.00"),
+    ].map { "<InstantaneousBeatsPerMinute bpm=\"\($0.0)\" time=\"\($0.1)\"/>" }.joined()
+    let body = """
+      <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Apple Watch" unit="ms" \
+      startDate="2024-07-01 09:00:00 +0000" endDate="2024-07-01 09:01:00 +0000" value="0">
+      <HeartRateVariabilityMetadataList>\(entries)</HeartRateVariabilityMetadataList></Record>
+      """
+    let result = try StageHarness.run(StageHarness.export(body), zone: .named("UTC")) { transaction in
+      [HeartBeatMart(transaction: transaction, destinations: HeartBeatMart.defaultDestinations)]
+    }
+    defer { result.remove() }
+    let beats = try result.csvRows("heart_beats.csv")
+    #expect(beats.map { $0["bpm"]! } == ["60", "60", "60", "", "60"])
+    #expect(beats.map { $0["rr_ms"]! } == ["1000", "1000", "1000", "", "1000"])
+    let reading = try #require(try result.csvRows("hrv_readings.csv").first)
+    #expect(reading["beats_unread"] == "1")
+    #expect(reading["intervals"] == "4")
+    #expect(reading["sdnn_ms"] == "0")
+    #expect(reading["successive_pairs"] == "2")
+    #expect(reading["rmssd_ms"] == "0")
+  }
+
+  /// N readings, each with a zone name of its own, then each name again: the table compares at
+  /// most one stored name a lookup (here N, from the second pass), at N = 1,000 … 8,000: ×8 names,
+  /// ×8 comparisons. The search through the list it replaced compared N(N − 1)/2 + N(N + 1)/2 =
+  /// N² names: ×64 (1,000,000 → 64,000,000), which the same bound refuses.
+  @Test func zoneLookupsFollowTheNames() {
+    func names(_ count: Int) -> [String] { (0..<count).map { "Etc/Zone\($0)" } }
+    func referenceComparisons(_ names: [String]) -> Int {
+      var list: [String] = []
+      var comparisons = 0
+      for name in names + names {
+        var found = false
+        for stored in list {
+          comparisons += 1
+          if stored == name {
+            found = true
+            break
+          }
+        }
+        if !found { list.append(name) }
+      }
+      return comparisons
+    }
+    let sizes = [1_000, 2_000, 4_000, 8_000]
+    let counts = sizes.map { size in
+      var table = ZoneNames()
+      for name in names(size) + names(size) { _ = table.number(of: name) }
+      #expect(table.names.count == size && table.names[7] == "Etc/Zone7")
+      return table.comparisons
+    }
+    #expect(counts == sizes)
+    for (small, large) in zip(counts, counts.dropFirst()) { #expect(Double(large) <= 2 * 1.25 * Double(small)) }
+    let reference = [sizes.first!, sizes.last!].map { referenceComparisons(names($0)) }
+    #expect(reference == [1_000_000, 64_000_000])
+    #expect(Double(reference[1]) > 8 * 1.25 * Double(reference[0]))
+  }
+}

@@ -95,6 +95,11 @@ import Testing
       "2024-03-20 08:15:32 +0100", "0 hertz", "µV",
       "Sample Rate '0 hertz' is not a rate such as 512 hertz (1 – 20,000 Hz)"
     ),
+    // Below one sample a second (issue 31, item 6: this was read as a rate).
+    (
+      "2024-03-20 08:15:32 +0100", "0.00001 hertz", "µV",
+      "Sample Rate '0.00001 hertz' is not a rate such as 512 hertz (1 – 20,000 Hz)"
+    ),
     ("2024-03-20 08:15:32 +0100", "fast", "µV", "Sample Rate 'fast' is not a rate such as 512 hertz (1 – 20,000 Hz)"),
     ("2024-03-20 08:15:32 +0100", "512 hertz", "mV", "Unit 'mV': only samples in µV are read"),
   ]

@@ -60,8 +60,7 @@ private enum DatabaseWriting {
     let describe = try database.prepare(ColumnsTable.insertStatement)
     inbox.ready()
     var tables: [DatabaseTable] = []
-    var inserts: [SQLiteStatement] = []
-    var batchInserts: [(statement: SQLiteStatement, rows: Int)] = []
+    var statements = InsertStatements(database: database)
     var binders: [DatabaseRowBinder] = []
     var rows: [Int] = []
     var failure: SQLiteError?
@@ -75,9 +74,6 @@ private enum DatabaseWriting {
         do throws(SQLiteError) {
           try database.execute(table.createStatement)
           for row in ColumnsTable.rows(of: table) { try describe.run(row) }
-          inserts.append(try database.prepare(table.insertStatement))
-          let batchRows = rowsPerStatement(table)
-          batchInserts.append((try database.prepare(table.insertStatement(rows: batchRows)), batchRows))
         } catch {
           failure = error
         }
@@ -87,7 +83,7 @@ private enum DatabaseWriting {
         guard width > 0 else { continue }
         var start = fields.startIndex
         do throws(SQLiteError) {
-          let (batchInsert, batchRows) = batchInserts[table]
+          let (insert, batchInsert, batchRows) = try statements.of(table, tables[table])
           while start + batchRows * width <= fields.endIndex {
             var parameter: Int32 = 1
             for _ in 0..<batchRows {
@@ -98,8 +94,8 @@ private enum DatabaseWriting {
             rows[table] += batchRows
           }
           while start + width <= fields.endIndex {
-            try binders[table].bind(fields[start..<(start + width)], to: inserts[table])
-            try inserts[table].insert()
+            try binders[table].bind(fields[start..<(start + width)], to: insert)
+            try insert.insert()
             rows[table] += 1
             start += width
           }
@@ -108,6 +104,7 @@ private enum DatabaseWriting {
         }
       case .close:
         if let failure { throw failure }
+        statements.finalizeAll()
         for table in tables { for statement in table.indexStatements { try database.execute(statement) } }
         try database.execute("COMMIT")
         return DatabaseSummary(tables: zip(tables, rows).map { ($0.name, $1) })
@@ -115,6 +112,46 @@ private enum DatabaseWriting {
         return nil
       }
     }
+  }
+
+  /// The insert statements of the few tables written last, prepared when a table's rows come.
+  ///
+  /// Kept for every table, they cost about 100 KB each (a statement of many rows is a long
+  /// program) and made each later `CREATE` slower: SQLite marks every prepared statement of the
+  /// connection expired at each change of the schema (4,000 sample tables: 517 MB, 134 MB with
+  /// these 8). A bounded set keeps both flat in the number of tables (README, "Speed and memory").
+  struct InsertStatements {
+    /// Tables whose statements are kept: rows of a few tables at once arrive interleaved, those
+    /// of a `{type}` output one table after another.
+    static let kept = 8
+
+    let database: SQLiteDatabase
+    private var entries: [(table: Int, insert: SQLiteStatement, batch: SQLiteStatement, rows: Int)] = []
+
+    init(database: SQLiteDatabase) { self.database = database }
+
+    /// The one-row and many-row inserts of table number `number`; the least recently used of
+    /// the others is finalized when more than `kept` would be held.
+    mutating func of(_ number: Int, _ table: DatabaseTable) throws(SQLiteError) -> (
+      SQLiteStatement, SQLiteStatement, Int
+    ) {
+      if let found = entries.firstIndex(where: { $0.table == number }) {
+        let entry = entries.remove(at: found)
+        entries.append(entry)
+        return (entry.insert, entry.batch, entry.rows)
+      }
+      if entries.count >= Self.kept { entries.removeFirst() }
+      let rows = DatabaseWriting.rowsPerStatement(table)
+      let entry = (
+        table: number, insert: try database.prepare(table.insertStatement),
+        batch: try database.prepare(table.insertStatement(rows: rows)), rows: rows
+      )
+      entries.append(entry)
+      return (entry.insert, entry.batch, rows)
+    }
+
+    /// Finalizes every kept statement, before the indexes are created.
+    mutating func finalizeAll() { entries.removeAll() }
   }
 
   /// The file's one sync, after the connection is closed.

@@ -13,6 +13,11 @@ public final class RunDatabase: TableSink {
   /// The database's file in the output folder.
   public static let file = ToolFiles.database
   public static let metadataFile = ToolFiles.databaseMetadata
+  /// Files of one pattern that get a table of their own; the pattern's later files share one
+  /// (Pipelines/README.md, "health.sqlite"). Each `CREATE` costs SQLite time in proportion to
+  /// the tables already there (it reads its schema table back and walks every table), so a
+  /// table per file made 10,000 types take 144 s; a real export has about 200.
+  public static let tablesPerPattern = 500
 
   /// An output table the plan puts in the database.
   public struct Entry: Sendable {
@@ -53,21 +58,30 @@ public final class RunDatabase: TableSink {
   private var taken: Set<String>
   private var tables: [DatabaseTable] = []
   private var claimed: [String: DatabaseTableWriter] = [:]
+  private let tablesPerPattern: Int
+  /// Per pattern: its files with a table of their own so far.
+  private var ownTables: [String: Int] = [:]
+  /// Per pattern: the number of the table its files past `tablesPerPattern` share.
+  private var sharedTables: [String: Int] = [:]
 
   /// Starts the database's thread on `executor`, which creates the file.
-  public static func start(on executor: RunExecutor, transaction: OutputTransaction, entries: [Entry])
-    throws(OutputError) -> RunDatabase
-  {
+  public static func start(
+    on executor: RunExecutor, transaction: OutputTransaction, entries: [Entry],
+    tablesPerPattern: Int = RunDatabase.tablesPerPattern
+  ) throws(OutputError) -> RunDatabase {
     let path = transaction.reserve(Self.file, sideFileSuffixes: SQLiteDatabase.sideFileSuffixes)
     do throws(SQLiteError) {
-      return RunDatabase(thread: try DatabaseThread.start(on: executor, path: path), entries: entries)
+      return RunDatabase(
+        thread: try DatabaseThread.start(on: executor, path: path), entries: entries,
+        tablesPerPattern: tablesPerPattern)
     } catch {
       throw .writing(Self.file, reason: error.description, code: error.systemCode)
     }
   }
 
-  private init(thread: DatabaseThread, entries: [Entry]) {
+  private init(thread: DatabaseThread, entries: [Entry], tablesPerPattern: Int) {
     self.thread = thread
+    self.tablesPerPattern = max(0, tablesPerPattern)
     (placements, patterns) = Self.placements(of: entries)
     taken = Set(placements.values.map { $0.name.lowercased() } + [ColumnsTable.name])
   }
@@ -85,16 +99,32 @@ public final class RunDatabase: TableSink {
   func claim(file: String, pattern: String? = nil, columns: [Column], zone: ZoneRules) -> DatabaseTableWriter? {
     guard claimed[file] == nil else { return nil }
     var placement: Placement
+    var source = file
     if let planned = placements[file] {
       placement = planned
     } else if let pattern, let planned = patterns[pattern] {
       placement = planned
-      placement.name = Self.unique(Self.tableName(file: file), taken: &taken)
+      if ownTables[pattern, default: 0] < tablesPerPattern {
+        ownTables[pattern, default: 0] += 1
+        placement.name = Self.unique(Self.tableName(file: file), taken: &taken)
+      } else if let shared = sharedTables[pattern] {
+        let writer = DatabaseTableWriter(table: shared, columnCount: columns.count, thread: thread)
+        claimed[file] = writer
+        return writer
+      } else {
+        placement.name = Self.unique(
+          Self.tableName(file: pattern.replacingOccurrences(of: "{type}", with: Self.sharedTableStem)), taken: &taken)
+        placement.rows +=
+          "; the rows of every file of `\(pattern)` after the first \(tablesPerPattern) in name order, which share"
+          + " this table"
+        sharedTables[pattern] = tables.count
+        source = pattern
+      }
     } else {
       return nil
     }
     let table = DatabaseTable(
-      name: placement.name, file: file, rows: placement.rows, columns: columns, keys: placement.keys,
+      name: placement.name, file: source, rows: placement.rows, columns: columns, keys: placement.keys,
       foreignKeys: placement.foreignKeys)
     thread.post(.create(table, zone: zone))
     let writer = DatabaseTableWriter(table: tables.count, columnCount: columns.count, thread: thread)
@@ -102,6 +132,10 @@ public final class RunDatabase: TableSink {
     claimed[file] = writer
     return writer
   }
+
+  /// The name of the table a pattern's files past `tablesPerPattern` share, in place of `{type}`
+  /// (`samples/{type}.csv` → `other_types`).
+  static let sharedTableStem = "other_types"
 
   /// Starts creating the indexes and committing, on the database's thread; `closed()` waits.
   /// Every table must have been written.

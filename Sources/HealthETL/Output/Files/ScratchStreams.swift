@@ -45,6 +45,8 @@ final class ScratchStreams {
   deinit { if reader >= 0 { close(reader) } }
 
   var count: Int { buffers.count }
+  /// Bytes the streams hold in memory now.
+  var bytesInMemory: Int { buffered }
 
   /// A new, empty stream: its number.
   func addStream() -> Int {

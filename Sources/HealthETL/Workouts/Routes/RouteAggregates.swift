@@ -94,6 +94,10 @@ struct RouteAggregate: Equatable {
 struct PauseIntervals: Equatable {
   /// Sorted, disjoint `[start, end)` in epoch seconds.
   private(set) var intervals: [(start: Double, end: Double)] = []
+  /// Per interval: the seconds paused before it (the sum of the lengths of those before), so
+  /// that a stretch's paused seconds are found by two binary searches, not by a walk from the
+  /// first pause (a workout of many pauses and many splits cost their product).
+  private var pausedBefore: [Double] = []
 
   static func == (a: PauseIntervals, b: PauseIntervals) -> Bool {
     a.intervals.elementsEqual(b.intervals) { $0.start == $1.start && $0.end == $1.end }
@@ -109,6 +113,11 @@ struct PauseIntervals: Equatable {
       }
     }
     self.intervals = merged
+    var total = 0.0
+    pausedBefore = merged.map { interval in
+      defer { total += interval.end - interval.start }
+      return total
+    }
   }
 
   /// Pauses from `(kind, time)` events in document order: `true` pauses, `false` resumes. Manual
@@ -132,13 +141,40 @@ struct PauseIntervals: Equatable {
 
   /// Seconds of `[start, end)` spent paused.
   func pausedSeconds(from start: Double, to end: Double) -> Double {
-    var total = 0.0
-    for interval in intervals {
-      if interval.start >= end { break }
-      let overlap = min(end, interval.end) - max(start, interval.start)
-      if overlap > 0 { total += overlap }
+    guard end > start else { return 0 }
+    // The first pause ending after `start`, and the first starting at or after `end`.
+    let first = firstIndex { $0.end > start }
+    let past = firstIndex { $0.start >= end }
+    guard first < past else { return 0 }
+    if past - first == 1 { return min(end, intervals[first].end) - max(start, intervals[first].start) }
+    let last = past - 1
+    let head = intervals[first].end - max(start, intervals[first].start)
+    let middle = pausedBefore[last] - pausedBefore[first + 1]
+    let tail = min(end, intervals[last].end) - intervals[last].start
+    return head + middle + tail
+  }
+
+  /// `time` less the seconds paused before it: a clock that stands still during pauses (one
+  /// value at every instant of a pause), so the moving seconds between two instants are the
+  /// difference of their readings.
+  func movingClock(at time: Double) -> Double {
+    let next = firstIndex { $0.end > time }
+    if next < intervals.count, intervals[next].start <= time {
+      return intervals[next].start - pausedBefore[next]
     }
-    return total
+    return next == 0 ? time : time - (pausedBefore[next - 1] + intervals[next - 1].end - intervals[next - 1].start)
+  }
+
+  /// The index of the first interval for which `isPast` holds (it holds for all after it), or
+  /// the count.
+  private func firstIndex(where isPast: ((start: Double, end: Double)) -> Bool) -> Int {
+    var low = 0
+    var high = intervals.count
+    while low < high {
+      let middle = (low + high) / 2
+      if isPast(intervals[middle]) { high = middle } else { low = middle + 1 }
+    }
+    return low
   }
 }
 
