@@ -1,6 +1,6 @@
 # HealthETL — every target installs the Debian packages it needs first (as root, or via sudo).
 #
-#   make run      [EXPORT=path] [OUT=dir] [TZ_NAME=zone]   the default pipeline (the bundled sample by default)
+#   make run      [EXPORT=path] [OUT=dir] [TZ_NAME=zone] [ARGS="--recover …"]   the default pipeline (the bundled sample by default)
 #   make sleep | workouts | stats | samples [EXPORT=…] [OUT=…]   one pipeline of Pipelines/
 #   make nightly  [INBOX=dir] [OUT=dir] [DELIVERY_CONFIG=f] process new exports of an inbox (cron)
 #   make test                                              build and run the whole test suite
@@ -46,11 +46,11 @@ release: deps
 	$(SWIFT) build -c release --product healthetl
 
 run: release
-	$(RELEASE_BIN) run --out $(OUT) --tz $(TZ_NAME) $(EXPORT)
+	$(RELEASE_BIN) run --out $(OUT) --tz $(TZ_NAME) $(ARGS) $(EXPORT)
 	@echo "Outputs in $(OUT)/ — open $(OUT)/report.html in a browser (xdg-open $(OUT)/report.html); what ran: $(OUT)/run.json"
 
 sleep workouts stats samples: release
-	$(RELEASE_BIN) run --pipeline Pipelines/$@.json --out $(OUT) --tz $(TZ_NAME) $(EXPORT)
+	$(RELEASE_BIN) run --pipeline Pipelines/$@.json --out $(OUT) --tz $(TZ_NAME) $(ARGS) $(EXPORT)
 
 nightly: release
 	@mkdir -p $(INBOX)
@@ -58,7 +58,7 @@ nightly: release
 	  $(if $(DELIVERY_CONFIG),--delivery-config $(DELIVERY_CONFIG))
 
 inspect: release
-	$(RELEASE_BIN) inspect --tz $(TZ_NAME) $(EXPORT)
+	$(RELEASE_BIN) inspect --tz $(TZ_NAME) $(ARGS) $(EXPORT)
 
 validate: release
 	$(RELEASE_BIN) validate $(EXPORT)

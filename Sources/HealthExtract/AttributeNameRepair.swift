@@ -1,6 +1,6 @@
 /// Rewrites the spaces inside the attribute names some iOS 8 exports wrote
 /// (`Health Mate App Version="2.6.2"`) into `_`, so the document becomes well-formed and the rest
-/// of it can be read (Pipelines/README.md, "Bad input").
+/// of it can be read (Pipelines/docs/input.md, "Bad input").
 ///
 /// A start tag is followed byte by byte, values and comments skipped. A run of spaces that sits
 /// between two parts of an attribute name — a name, spaces, and then another name character

@@ -54,7 +54,7 @@ extension ExportElement {
   /// write that it leaves out (a `WorkoutActivity` and its events and statistics since iOS 16,
   /// the inline route `Location` of old exports). An element HealthETL does not know may hold
   /// and be held by anything. The recovering read takes a known element inside a known one that
-  /// never holds it as the sign of a missing end tag (Pipelines/README.md, "Bad input").
+  /// never holds it as the sign of a missing end tag (Pipelines/docs/input.md, "Bad input").
   @inline(__always) func holds(_ child: ExportElement) -> Bool {
     Self.children[rawValue] & (1 << UInt32(child.rawValue)) != 0
   }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Opens what lies inside an unpacked export folder (Pipelines/README.md, "Input"): nothing in it
+/// Opens what lies inside an unpacked export folder (Pipelines/docs/input.md, "Input"): nothing in it
 /// is followed out of it, and nothing but a regular file is ever opened.
 ///
 /// The folder the user names may itself be a symbolic link, or lie below one: that is where they

@@ -169,7 +169,7 @@ final class ProtectedPushParse {
   private(set) var bytesFed = 0
   /// Where the last '<' handed to libxml2 is (exports write no '<' in text or values): an input
   /// cut short ends inside or after that markup, and libxml2's error for it is there, however
-  /// far back it stands in a tag cut in half (Pipelines/README.md, "Bad input").
+  /// far back it stands in a tag cut in half (Pipelines/docs/input.md, "Bad input").
   private(set) var lastMarkup = 0
 
   /// `recover`: libxml2's `XML_PARSE_RECOVER`, which goes on after an error where it can; the
@@ -440,7 +440,7 @@ final class ParserState {
     name.count > 80 ? String(name.prefix(79)) + "…" : name
   }
 
-  /// What libxml2's error means, in words a user can act on (Pipelines/README.md, "Bad input");
+  /// What libxml2's error means, in words a user can act on (Pipelines/docs/input.md, "Bad input");
   /// libxml2's message itself for an error not listed here.
   static func words(
     code: Int32, message: String, str1: String?, str2: String?, int1: Int, open: OpenElements
@@ -502,7 +502,7 @@ final class ParserState {
       throw .notAnExport(path: path, reason: "it is not XML (line \(failure.line): \(failure.message))")
     }
     // An element that ended without its end tag, shown by one that cannot be its child: the damage
-    // is there, even where libxml2 notices it only at the end (Pipelines/README.md, "Bad input").
+    // is there, even where libxml2 notices it only at the end (Pipelines/docs/input.md, "Bad input").
     // An input cut inside an element name ("<Workout" of "<WorkoutStatistics") hands on an element
     // that may not fit: only one before the last markup shows damage.
     if let misnesting = open.misnesting, misnesting.offset < lastMarkup,

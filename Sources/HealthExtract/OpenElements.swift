@@ -1,6 +1,6 @@
 /// The elements libxml2 holds open during a parse, outermost first: where an error happened in
 /// words ("the <Workout> opened at line 8 …"), and in a recovering read what becomes of each
-/// element (Pipelines/README.md, "Bad input").
+/// element (Pipelines/docs/input.md, "Bad input").
 ///
 /// A recovering read hands an element on only once it can trust it. An element is dropped, with
 /// everything in it, when

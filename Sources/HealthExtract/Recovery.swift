@@ -1,5 +1,5 @@
 /// What a read with `recover` read past in a document that is not well-formed, and what it left
-/// out (Pipelines/README.md, "Bad input").
+/// out (Pipelines/docs/input.md, "Bad input").
 ///
 /// libxml2's recovery (`XML_PARSE_RECOVER`) goes on after an error, but what it hands on next is
 /// not always what the file meant: a `<Workout>` left unclosed takes every element after it as

@@ -15,7 +15,7 @@ public enum SampleProfile: String, CaseIterable, Sendable {
   /// The iPhone-only sleeper on the nights that need a second look: the `iphone-sleep-apps` export,
   /// except that for the second week Sleep Cycle writes a flat 12.0 hours asleep every night (a
   /// schedule, not a measurement), and on the fourth Saturday a night typed in by hand lasts
-  /// 25 hours over the apps' own (Pipelines/README.md, "Worth a look").
+  /// 25 hours over the apps' own (Pipelines/docs/nightly.md, "Worth a look").
   case sleepAppsOddities = "sleep-apps-oddities"
   /// Garmin Connect beside the iPhone: heart rate every 2 minutes, steps from Connect and the
   /// iPhone for the same walks, sleep without stages, no resting heart rate, runs as workouts

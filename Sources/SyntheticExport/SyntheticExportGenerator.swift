@@ -89,7 +89,7 @@ public enum SyntheticExportGenerator {
   static func dayCount(_ options: SyntheticExportOptions, zone: ZoneRules) throws(SampleExportError) -> Int {
     // Dates are printed with four-digit years.
     let maximumDays = Int(CivilDate(year: 9998, month: 12, day: 31).daysSinceEpoch - options.start.daysSinceEpoch)
-    // HealthETL rejects records dated before 2000 (Pipelines/README.md, "Bad input").
+    // HealthETL rejects records dated before 2000 (Pipelines/docs/input.md, "Bad input").
     guard options.start.year >= 2000 else { throw .invalidOptions("the start date must be 2000-01-01 or later") }
     if let routes = options.routes {
       guard options.profile == .watch else {

@@ -50,7 +50,7 @@ CHARTED_TYPES = {
     "WalkingSpeed", "WalkingStepLength", "WalkingAsymmetryPercentage", "WalkingDoubleSupportPercentage",
     "HeadphoneAudioExposure", "EnvironmentalAudioExposure",
 }
-# The daily.csv columns that repeat a statistic of a type, in column order (Pipelines/README.md, "Daily").
+# The daily.csv columns that repeat a statistic of a type, in column order (Pipelines/docs/daily.md, "Daily").
 DAILY_STATISTIC_COLUMNS = [
     ("StepCount", "steps"), ("DistanceWalkingRunning", "distance_km"), ("ActiveEnergyBurned", "active_energy_kcal"),
     ("BasalEnergyBurned", "basal_energy_kcal"), ("FlightsClimbed", "flights"), ("AppleExerciseTime", "exercise_min"),

@@ -3,8 +3,7 @@
 Two weeks of `healthetl sample --profile multisport` (HRV readings with beat lists in the en_US
 12-hour form, two triathlons with five `WorkoutActivity` legs each, runs with one) go through
 `Pipelines/workouts.json` and `Pipelines/heart-rate.json`. This file reads the export with
-ElementTree and works out, by the rules of Pipelines/README.md ("Beat-to-beat heart rate",
-"Multi-sport workouts"), every row of `heart_beats.csv`, `hrv_readings.csv` and
+ElementTree and works out, by the rules of Pipelines/docs/beats.md ("Beat-to-beat heart rate"; Pipelines/docs/workouts.md, "Multi-sport workouts"), every row of `heart_beats.csv`, `hrv_readings.csv` and
 `workout_activities.csv`: ids (UUID v5), instants, RR intervals, SDNN and RMSSD, each leg's
 statistics — and the workout row's totals, which must be its own statistics, once.
 

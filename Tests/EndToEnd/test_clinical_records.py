@@ -1,4 +1,4 @@
-"""Clinical records end to end (Pipelines/README.md, "Clinical records"): the real export with six
+"""Clinical records end to end (Pipelines/docs/clinical-records.md, "Clinical records"): the real export with six
 ClinicalRecords (whose resource files were not published), and hand-written exports with FHIR
 resources, hostile paths and `copyResources`, in a folder and in a zip.
 """

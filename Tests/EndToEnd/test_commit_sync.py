@@ -2,7 +2,7 @@
 
 Before, every output file was fsynced as it closed: 3,000 sample types made 3,002 fsyncs, most of
 the run's time on a real disk. Now the commit syncs the file system once (`syncfs`) before the
-swap and the folder it changed once after (Pipelines/README.md, "Runs and the nightly batch").
+swap and the folder it changed once after (Pipelines/docs/nightly.md, "Runs and the nightly batch").
 Counted with strace at 300 and 3,000 types, so the test says nothing about the disk's speed:
 the number of sync calls must not grow with the number of files, and the outputs are whole.
 

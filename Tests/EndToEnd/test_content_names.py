@@ -6,7 +6,7 @@ Before, `Foo.Bar` and `Foo_Bar` both went to `Foo_Bar.csv` (exit 74, "staged row
 exit 73 (too many open files); `nightly` stopped at such an export every night, so the exports after
 it were never processed. Here each name gets a file of its own (Pipelines/README.md, "Where files
 go"), the per-type files hold no descriptor each, and an export that keeps failing in a way that may
-be its own doing is quarantined on its third night (Pipelines/README.md, "Runs and the nightly batch").
+be its own doing is quarantined on its third night (Pipelines/docs/nightly.md, "Runs and the nightly batch").
 
 The binary is `e2e.binary()`: `HEALTHETL_BIN` (set by `make test-e2e`), else the release build, else
 the debug build.
@@ -131,7 +131,7 @@ class ContentNameTests(unittest.TestCase):
         written = {str(p.relative_to(self.out)) for p in self.out.rglob("*.csv")}
         self.assertEqual(written, set(expected))
         report = json.loads((self.out / "run.json").read_text(encoding="utf-8"))
-        # The samples' tables of health.sqlite are named by these files (Pipelines/README.md, "health.sqlite").
+        # The samples' tables of health.sqlite are named by these files (Pipelines/docs/outputs.md, "health.sqlite").
         self.assertEqual({o["path"]: o.get("name") for o in report["outputs"]},
                          expected | {"health.sqlite": None, "metadata.json": None})
         # The name as the export wrote it is in the file; StepCount's two identifiers share one.

@@ -1,4 +1,4 @@
-"""Export text never becomes a spreadsheet formula (Pipelines/README.md, "Values").
+"""Export text never becomes a spreadsheet formula (Pipelines/docs/outputs.md, "Values").
 
 An export whose sources, versions, devices, time zone and route name are formulas
 (`=HYPERLINK(...)`, `=1+1`, `+1+1`, `-1+1`, `@SUM(1,1)`) goes through the default pipeline and

@@ -1,4 +1,4 @@
-"""ECG recordings end to end (Pipelines/README.md, "Electrocardiograms"): the real binary over
+"""ECG recordings end to end (Pipelines/docs/electrocardiograms.md, "Electrocardiograms"): the real binary over
 hand-written ECG files beside a small export, in a folder and in a zip, and over `healthetl sample
 --ecgs`. No real ECG file could be found (SOURCES.md), so the files follow the known shape.
 """
@@ -168,7 +168,7 @@ class ElectrocardiogramsEndToEnd(unittest.TestCase):
 
     def test_a_recording_longer_than_any_device_records_is_cut_and_reported(self):
         # Issue 31.2: 3 million lines of `1` compress to a few KB and wrote 1.5 GB of samples. A
-        # recording is kept up to 120 s (Pipelines/README.md, "Electrocardiograms"): at 512 Hz
+        # recording is kept up to 120 s (Pipelines/docs/electrocardiograms.md, "Electrocardiograms"): at 512 Hz
         # that is 120 x 512 = 61,440 samples, offsets 0 to 61,439 / 512 = 119.998046875 s.
         header = "Name,x\nRecorded Date,2024-03-22 08:00:00 +0100\nSample Rate,512 hertz\nLead,Lead I\nUnit,µV\n"
         path = self.tmp / "export.zip"

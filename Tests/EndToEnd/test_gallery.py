@@ -15,8 +15,8 @@ checked for properties a person would notice, not for values:
   never 0 (a night with either has some; in bed without sleep leaves asleep empty), and on a
   night without core, deep or REM sleep the stage and awake columns are empty;
 - splits lie inside their workout, add up to its distance, and none is faster than the activity
-  allows (Pipelines/README.md, "Splits": on foot no km under 2:00, cycling none under 0:36);
-- every record accounted for (Pipelines/README.md, "Every record accounted for"): per type of
+  allows (Pipelines/docs/workouts.md, "Splits": on foot no km under 2:00, cycling none under 0:36);
+- every record accounted for (Pipelines/docs/nightly.md, "Every record accounted for"): per type of
   run.json `accounting`, read = duplicates + rejected + used + set aside + not shown, nothing
   unaccounted, `read` equal to `typesRead`, and the totals the sum of the types;
 - no flagged value in a headline average: at "All", the summary's sleep and step averages are the
@@ -110,7 +110,7 @@ SHOW_ALL = """(() => { const b = document.querySelector('[data-range="all"]'); i
 SLEEP_DAILY_CSV = (("asleep_h", "in_bed_h"), ("core_h", "deep_h", "rem_h"), "awake_h")
 SLEEP_SLEEP_DAILY = (("asleep_s", "in_bed_s"), ("core_s", "deep_s", "rem_s"), "awake_s")
 UNIT_METERS = {"km": 1000.0, "mi": 1609.344}
-# The fastest a split may be (Pipelines/README.md, "Splits"), m/s, judged on splits of at least a
+# The fastest a split may be (Pipelines/docs/workouts.md, "Splits"), m/s, judged on splits of at least a
 # quarter of their unit: on foot a km in 2:00, cycling a km in 0:36.
 FASTEST_M_S = {"Running": 1000 / 120, "Walking": 1000 / 120, "Hiking": 1000 / 120, "Cycling": 1000 / 36}
 # Per daily.csv column, the report chart that shows it: a column with a value in the export has its
@@ -268,7 +268,7 @@ def split_problems(outputs: Path) -> list[str]:
 
 
 def accounting_problems(run: dict) -> list[str]:
-    """Types whose records do not add up (Pipelines/README.md, "Every record accounted for")."""
+    """Types whose records do not add up (Pipelines/docs/nightly.md, "Every record accounted for")."""
     accounting = run.get("accounting")
     if accounting is None:
         return ["run.json has no accounting"]

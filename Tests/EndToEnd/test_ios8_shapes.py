@@ -1,7 +1,7 @@
 """The iOS 8–9 shapes, end to end: `healthetl sample --profile ios8` through the default pipeline.
 
 The profile writes what exports of 2014–2015 hold (../shared/reference/export-shapes.md, "Older
-formats"; Pipelines/README.md, "The iOS 8–9 format"): sleep as HealthKit's numbers (`value="1"`
+formats"; Pipelines/docs/input.md, "The iOS 8–9 format"): sleep as HealthKit's numbers (`value="1"`
 asleep, `value="0"` in bed), Jawbone UP's in-bed records without a value, Withings' stages as a
 `Sleep Stage` attribute without a value, Sleep Cycle's heart rate as day aggregates in count/s
 (`min`, `max`, `average`, `recordCount`, no value), and each date at its own offset with no
@@ -116,7 +116,7 @@ class IOS8ShapesTest(unittest.TestCase):
                 continue
             start, end = instant(attributes["startDate"]), instant(attributes["endDate"])
             # The night's date: the morning's, or the next date for a record that ends after the
-            # 18:00 day boundary (Pipelines/README.md, "How the numbers are made").
+            # 18:00 day boundary (Pipelines/docs/sleep.md, "How the numbers are made").
             night = nights[(end.astimezone(BERLIN) + timedelta(hours=6)).date().isoformat()]
             seconds = int((end - start).total_seconds())
             value, stage = attributes.get("value"), attributes.get("Sleep Stage")

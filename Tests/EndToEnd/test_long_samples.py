@@ -1,7 +1,7 @@
 """Memory does not depend on one sample's span: the release binary on exports holding one very
 long record, with its peak resident set read from the kernel (wait4) for that process alone.
 
-A record may last up to 366 days (Pipelines/README.md, "Bad input"); within that, statistics
+A record may last up to 366 days (Pipelines/docs/input.md, "Bad input"); within that, statistics
 hand a long sample out bucket by bucket, so per-minute buckets of a year-long sample are written
 one at a time (before, one row per bucket was held: about 300 MB for this year). Longer records are
 rejected as `implausible span` and cost nothing.

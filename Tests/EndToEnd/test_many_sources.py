@@ -1,7 +1,7 @@
 """An export that names a new source in every record, through the default pipeline.
 
 100,000 records (steps, heart rate, sleep), each from its own source name. What grows with the
-number of sources is bounded (Pipelines/README.md, "`run.json` and `inspect --json`";
+number of sources is bounded (Pipelines/docs/nightly.md, "`run.json` and `inspect --json`";
 Pipelines/report/DATA.md, "export" and "quality"): `run.json`, `inspect` and the report list
 the first 1,000 source names in UTF-8 byte order and count the rest, and the report's quality
 section lists at most 20 sources per type and sums the others into one row, so the rows still

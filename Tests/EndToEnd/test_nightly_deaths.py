@@ -1,7 +1,7 @@
 """A night whose run dies (SIGKILL, an abort, the kernel's out-of-memory killer) counts against the
 export it was running, like any failure that may be the export's own doing: on the third night in a
 row it has died on, it is quarantined, and the exports after it are never held back by it
-(Pipelines/README.md, "Runs and the nightly batch").
+(Pipelines/docs/nightly.md, "Runs and the nightly batch").
 
 Before, a death was never counted: an export that took the process down every night (300,000 tiny
 workouts under a 700 MB limit) blocked the inbox for good. The nightly batch now commits the export

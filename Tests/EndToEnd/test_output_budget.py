@@ -1,4 +1,4 @@
-"""The output budget (Pipelines/README.md, "Output budget"): a run whose output files pass
+"""The output budget (Pipelines/docs/outputs.md, "Output budget"): a run whose output files pass
 allowance + ratio x the export's size stops while writing with exit 65 and writes nothing, and a
 night quarantines the export instead of stopping on a full disk every night.
 

@@ -137,7 +137,7 @@ class PipelineWorkbookTests(unittest.TestCase):
                 self.assertEqual(cells[bedtime].value, dt.datetime.fromisoformat(row[bedtime]))
 
     def test_libreoffice_default_csv_import_keeps_date_times_as_text(self):
-        # What Pipelines/README.md ("Values") tells LibreOffice users: with "Detect special
+        # What Pipelines/docs/outputs.md ("Values") tells LibreOffice users: with "Detect special
         # numbers" off, as in its default CSV import, `date` is a date but `bedtime` stays text;
         # ticked (the other tests) it is a date-time.
         if not shutil.which("soffice"):

@@ -5,8 +5,11 @@ A `make` command is run as written, on the bundled sample: a path of the reader'
 temporary folder, `OUT` always goes to a temporary folder, and the binary is the one under test
 (`make -o release -o deps … RELEASE_BIN=…`: the targets' recipes, without rebuilding). The two
 commands that set up everything (`make test`, the suite itself) and the cohort, whose workflow has
-its own tests (`test_cohort.py`), are checked to be targets `make -n` accepts. A command the test
-does not know how to run fails it: a new command in the README needs a line here.
+its own tests (`test_cohort.py`), are checked to be targets `make -n` accepts. A `healthetl`
+command runs the binary under test from the repository's root, with `export.zip` the sample and
+`out` a temporary folder; `deliver` is run with `--dry-run` (the server it names is the reader's).
+A command the test does not know how to run fails it: a new command in the README needs a line
+here.
 """
 
 import os
@@ -45,6 +48,10 @@ def make_words(command: str) -> list[str]:
     return words[words.index("make") + 1 :]
 
 
+def is_healthetl(command: str) -> bool:
+    return shlex.split(command)[0] == "healthetl"
+
+
 class ReadmeCommandsTests(unittest.TestCase):
     def setUp(self):
         folder = tempfile.TemporaryDirectory()
@@ -58,12 +65,27 @@ class ReadmeCommandsTests(unittest.TestCase):
             cwd=REPO, capture_output=True, text=True, timeout=600,
         )
 
+    def run_healthetl(self, command: str):
+        words = shlex.split(command)[1:]
+        out = self.tmp / "healthetl-out"
+        words = [str(SAMPLE) if w == "export.zip" else str(out) if w == "out" else w for w in words]
+        if words[0] == "deliver":
+            words.append("--dry-run")
+        result = subprocess.run([binary(), *words], cwd=REPO, capture_output=True, text=True, timeout=600)
+        self.assertEqual(result.returncode, 0, f"{command}: {result.stderr}")
+        if words[0] == "run":
+            self.assertTrue((out / "run.json").is_file(), f"{command}: no run.json")
+
     def test_the_readme_shows_commands(self):
-        targets = {make_words(c)[0] for c in readme_commands()}
+        targets = {make_words(c)[0] for c in readme_commands() if not is_healthetl(c)}
         self.assertTrue({"run", "test", "inspect", "nightly", "cohort"} <= targets, targets)
 
     def test_every_command_runs_on_the_bundled_sample(self):
         for number, command in enumerate(readme_commands()):
+            if is_healthetl(command):
+                with self.subTest(command=command):
+                    self.run_healthetl(command)
+                continue
             words = make_words(command)
             target, settings = words[0], dict(w.split("=", 1) for w in words[1:] if "=" in w)
             with self.subTest(command=command):

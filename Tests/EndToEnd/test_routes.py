@@ -1,5 +1,5 @@
 """Laps, routes and splits end to end: the real binary over the bundled sample and over copies of
-it with bad route files (Pipelines/README.md, "Swimming", "Routes", "Splits").
+it with bad route files (Pipelines/docs/workouts.md, "Swimming", "Routes", "Splits").
 
 The golden files in Tests/EndToEnd/golden/routes/ are the workouts pipeline's outputs for
 SampleData/export.zip. After an intended change, regenerate them with

@@ -71,7 +71,7 @@ def run(command: list[str], timeout: int, env: dict[str, str] | None = None) -> 
 
 # LibreOffice's CSV import: comma, ", UTF-8, from row 1, English (US), quoted fields not text, and
 # "Detect special numbers" on (also what a shorter option string means) — off, as in its default
-# import, date-times stay text (Pipelines/README.md, "Values").
+# import, date-times stay text (Pipelines/docs/outputs.md, "Values").
 LIBREOFFICE_CSV = "44,34,76,1,,1033,false,true"
 
 

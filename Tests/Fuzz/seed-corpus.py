@@ -136,7 +136,7 @@ def xml_seeds():
          '<WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" average="150" unit="count/min"/>'
          "</WorkoutActivity><WorkoutRoute><FileReference path=\"/workout-routes/r.gpx\"/></WorkoutRoute></Workout>"]
     )
-    # XML broken in the middle, for the recovering read (Pipelines/README.md, "Bad input"): an
+    # XML broken in the middle, for the recovering read (Pipelines/docs/input.md, "Bad input"): an
     # app's workout left unclosed among records; damaged attributes and end tags; a stray '<'.
     workout = (
         '<Workout workoutActivityType="HKWorkoutActivityTypeCycling" sourceName="App" '
@@ -157,7 +157,7 @@ def xml_seeds():
     seeds["edge-broken-stray-lt.xml"] = document(
         [record.format(value="1"), workout, " <3 " + record.format(value="2"), "</Workout>", record.format(value="3")]
     )
-    # Inline route points no person could have recorded (Pipelines/README.md, "Routes"): out of range,
+    # Inline route points no person could have recorded (Pipelines/docs/workouts.md, "Routes"): out of range,
     # out of order, a jump half way round the Earth and back, a date far outside the workout.
     locations = [
         ("52.5", "13.4", "07:00:00"), ("91", "13.4", "07:00:01"), ("52.5", "181", "07:00:02"),
@@ -218,7 +218,7 @@ def xml_seeds():
 
 
 def legacy_seeds():
-    """The iOS 8-9 format (Pipelines/README.md, "The iOS 8–9 format"): no DOCTYPE, `source=`,
+    """The iOS 8-9 format (Pipelines/docs/input.md, "The iOS 8–9 format"): no DOCTYPE, `source=`,
     compact dates, and attribute names with spaces that the byte filter rewrites -- next to the
     same bytes inside a comment, a CDATA section and a value, which it must leave; then a run of
     spaces too long to be held back across reads."""
@@ -487,7 +487,7 @@ def main():
     write("gpx", "edge-wrong-root.gpx", '<?xml version="1.0"?><kml><trkpt lat="1" lon="2"/></kml>')
     write("gpx", "edge-doctype.gpx", '<?xml version="1.0"?><!DOCTYPE gpx [<!ENTITY e "x">]><gpx><trk><trkseg>'
           '<trkpt lat="&e;" lon="2"><time>bad</time></trkpt></trkseg></trk></gpx>')
-    # Points no person could have recorded (Pipelines/README.md, "Routes"). 100 points alternating between
+    # Points no person could have recorded (Pipelines/docs/workouts.md, "Routes"). 100 points alternating between
     # (0, 0) and (0, 180), one a second, once gave 505 MB of splits.
     def track(points):
         return ('<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="Apple Health Export"><trk><trkseg>\n'

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A failed or killed run leaves the previous outputs untouched; two runs never write one folder at
-/// once (Pipelines/README.md, "Runs and the nightly batch").
+/// once (Pipelines/docs/nightly.md, "Runs and the nightly batch").
 @Suite(.serialized) struct AtomicityTests {
   /// Kills real runs with SIGKILL at several points. After each kill the folder holds exactly the
   /// previous outputs or exactly the complete new ones (a kill after the swap), never a mix.

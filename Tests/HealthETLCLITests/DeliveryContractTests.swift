@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The rule a file consumer follows (Pipelines/README.md, "Runs and the nightly batch"): after
+/// The rule a file consumer follows (Pipelines/docs/nightly.md, "Runs and the nightly batch"): after
 /// every nightly run, whatever its exit code, post `workout_records.new.json` if its `sequence` is
 /// one not posted yet, keyed by `recordUuid`. Killed at every boundary of the syscalls that commit
 /// a night (strace fault injection), a night followed by a normal rerun loses no workout, and no

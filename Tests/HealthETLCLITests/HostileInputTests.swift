@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What the real binary says and does when an export, a file name, a command line or the output
-/// folder is hostile or broken (README.md, "Exit codes"; Pipelines/README.md, "Bad input").
+/// folder is hostile or broken (README.md, "Exit codes"; Pipelines/docs/input.md, "Bad input").
 @Suite struct HostileInputTests {
   static let header = """
     <?xml version="1.0" encoding="UTF-8"?>

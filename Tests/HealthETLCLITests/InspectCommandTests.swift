@@ -8,7 +8,7 @@ import Testing
     return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
   }
 
-  /// The keys Pipelines/README.md, "`run.json` and `inspect --json`", promises, with real values.
+  /// The keys Pipelines/docs/nightly.md, "`run.json` and `inspect --json`", promises, with real values.
   @Test func reportsTheExportsFactsSourcesAndDataRange() throws {
     let report = try Self.inspectJSON(RunCommandTests.tiny)
     for key in [

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// An iOS 8–9 export (Pipelines/README.md, "The iOS 8–9 format"): `Fixtures/ios8-export.xml`,
+/// An iOS 8–9 export (Pipelines/docs/input.md, "The iOS 8–9 format"): `Fixtures/ios8-export.xml`,
 /// written after export-shapes.md — no DTD, `source=`, compact dates, and Health Mate's metadata
 /// attributes with spaces in their names.
 @Suite struct LegacyFormatTests {

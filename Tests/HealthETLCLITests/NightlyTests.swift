@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The nightly batch (Pipelines/README.md, "Runs and the nightly batch") over a growing inbox:
+/// The nightly batch (Pipelines/docs/nightly.md, "Runs and the nightly batch") over a growing inbox:
 /// deltas with no duplicates and no gaps, a lock, and safety against being killed.
 @Suite(.serialized) struct NightlyTests {
   /// Three exports of one person, 10, 20 and 30 days from the same start: each contains the

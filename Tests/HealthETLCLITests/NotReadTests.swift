@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// What was not read (Pipelines/README.md, "What was not read"), counted by hand on a small
+/// What was not read (Pipelines/docs/input.md, "What was not read"), counted by hand on a small
 /// export folder and checked against an independent count on real exports.
 @Suite struct NotReadTests {
   static let xml = """

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `--recover` end to end (Pipelines/README.md, "Bad input"): a broken export is refused with
+/// `--recover` end to end (Pipelines/docs/input.md, "Bad input"): a broken export is refused with
 /// exit 65 and one line saying where, what and what to do; with `--recover` the run keeps what it
 /// can trust, exits 0, and says what it left out in `run.json` and the report; `nightly` never
 /// recovers and names `--recover` when it quarantines.

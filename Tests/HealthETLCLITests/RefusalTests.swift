@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every way a run cannot go on ends with one clear line on stderr and the documented exit code,
-/// and leaves nothing behind (README.md, "Exit codes"; Pipelines/README.md, "Bad input" and
+/// and leaves nothing behind (README.md, "Exit codes"; Pipelines/docs/input.md, "Bad input" and
 /// "Output files"). Each test reproduces a case that used to end otherwise.
 @Suite struct RefusalTests {
   static let tiny = RunCommandTests.tiny

@@ -6,7 +6,7 @@ import Testing
 
   /// Golden files written by hand: values converted by hand (0.5 mi = 804.672 m, 150 lb =
   /// 68.0388555 kg), instants in America/Los_Angeles across the 2024-03-10 spring-forward, ids
-  /// from Python's uuid.uuid5 over the name of Pipelines/README.md, "Sample id".
+  /// from Python's uuid.uuid5 over the name of Pipelines/docs/samples.md, "Sample id".
   @Test func samplesMatchTheGoldenFiles() throws {
     let out = try CLI.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: out) }

@@ -3,7 +3,7 @@ import Testing
 
 /// SIGTERM, SIGINT and SIGHUP stop a run cleanly: its staging folder is removed, the previous
 /// outputs stay as they were, the lock is released, one line goes to stderr and the exit status
-/// is 128 + the signal (Pipelines/README.md, "Runs and the nightly batch"). Before, the staging
+/// is 128 + the signal (Pipelines/docs/nightly.md, "Runs and the nightly batch"). Before, the staging
 /// folder (389 MB in one case) stayed until a later run into the same folder.
 @Suite(.serialized) struct SignalTests {
   @Test(arguments: [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT"), (SIGHUP, "SIGHUP")])

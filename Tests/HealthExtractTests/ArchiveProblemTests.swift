@@ -3,7 +3,7 @@ import HealthExtract
 import Testing
 
 /// Zips and documents that are not what the Health app writes each get their own sentence
-/// (Pipelines/README.md, "Bad input"): a password, damage, another encoding, two exports.
+/// (Pipelines/docs/input.md, "Bad input"): a password, damage, another encoding, two exports.
 @Suite struct ArchiveProblemTests {
   /// 2,000 step records: big enough that a deflated member spans many reads.
   static let document: String = {

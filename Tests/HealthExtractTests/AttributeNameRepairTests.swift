@@ -5,7 +5,7 @@ import Testing
 
 /// Some iOS 8 exports wrote metadata as attributes whose names hold spaces
 /// (`Health Mate App Version="2.6.2"`); in a document without a DOCTYPE the byte filter turns
-/// those spaces into `_` (Pipelines/README.md, "Bad input").
+/// those spaces into `_` (Pipelines/docs/input.md, "Bad input").
 @Suite struct AttributeNameRepairTests {
   static let spaced = """
     <?xml version="1.0" encoding="UTF-8"?>

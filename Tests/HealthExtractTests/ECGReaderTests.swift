@@ -2,7 +2,7 @@ import Foundation
 import HealthExtract
 import Testing
 
-/// The ECG reader (Pipelines/README.md, "Electrocardiograms") over hand-written files.
+/// The ECG reader (Pipelines/docs/electrocardiograms.md, "Electrocardiograms") over hand-written files.
 @Suite struct ECGReaderTests {
   static let english = """
     Name,Alex Example

@@ -3,7 +3,7 @@ import HealthExtract
 import Testing
 
 /// An unpacked export folder is read without following links out of it and without opening
-/// anything but regular files (Pipelines/README.md, "Input", "Routes"). A FIFO opened for reading
+/// anything but regular files (Pipelines/docs/input.md, "Input"; Pipelines/docs/workouts.md, "Routes"). A FIFO opened for reading
 /// waits for a writer, so a test that regresses hangs: the time limit (minutes) only turns that
 /// hang into a failure.
 @Suite(.timeLimit(.minutes(3))) struct ExportFolderLinkTests {

@@ -5,7 +5,7 @@ import Testing
 
 /// The byte filter finds the DOCTYPE it blanks, and decides whether a document needs the iOS 8
 /// attribute repair, by walking the prolog as a parser does: what a comment or a processing
-/// instruction holds is text, even when it reads `<!DOCTYPE` (Pipelines/README.md, "Bad input").
+/// instruction holds is text, even when it reads `<!DOCTYPE` (Pipelines/docs/input.md, "Bad input").
 @Suite struct PrologMarkupTests {
   static let body = BadInputTests.body
 

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct UUIDv5Tests {
   /// RFC 4122's own example pair is for DNS; these two are the examples documented in
-  /// Pipelines/README.md, "Sample id" and "Workout identity".
+  /// Pipelines/docs/samples.md, "Sample id"; Pipelines/docs/workouts.md, "Workout identity".
   @Test func sampleIDOfTheDocumentedExample() {
     #expect(
       UUIDv5.url("healthetl:sample:StepCount|김민수의 iPhone|1704175200|1704175500|152|count")

@@ -34,7 +34,7 @@ STATISTICS_UNITS = {
 }
 
 
-# The nightly delivery state (Pipelines/README.md, "Runs and the nightly batch") is compared as
+# The nightly delivery state (Pipelines/docs/nightly.md, "Runs and the nightly batch") is compared as
 # its own files: its format is versioned separately from the tables.
 DELIVERY_STATE = {
     ".healthetl-state.json": "delivery state file (format versioned on its own)",

@@ -1,5 +1,5 @@
 /// The beat-to-beat (RR) intervals of one HRV reading and their RMSSD and SDNN
-/// (Pipelines/README.md, "Beat-to-beat heart rate"), fed one listed beat at a time, so a reading
+/// (Pipelines/docs/beats.md, "Beat-to-beat heart rate"), fed one listed beat at a time, so a reading
 /// of any length needs no memory.
 ///
 /// Each listed beat stands for the interval that ends at it: its `bpm` is 60 000 ms divided by

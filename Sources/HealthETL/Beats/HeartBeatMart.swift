@@ -1,6 +1,6 @@
 import HealthModel
 
-/// Beat-to-beat heart rate (Pipelines/README.md, "Beat-to-beat heart rate"): the
+/// Beat-to-beat heart rate (Pipelines/docs/beats.md, "Beat-to-beat heart rate"): the
 /// `InstantaneousBeatsPerMinute` entries of HRV records as a long table (`heart_beats.csv`), and
 /// per record its RR intervals' SDNN and RMSSD beside Apple's own SDNN (`hrv_readings.csv`).
 ///
@@ -53,7 +53,7 @@ public final class HeartBeatMart: Mart {
   private var zoneNames = ZoneNames()
   private let staged: RecordScratch<StagedBeat>
   private var idName: [UInt8] = []
-  /// The largest `bpm` read as a beat (Pipelines/README.md, "Bad input": the heart-rate range).
+  /// The largest `bpm` read as a beat (Pipelines/docs/input.md, "Bad input": the heart-rate range).
   private static let highestRate = Plausibility.range(ofCanonicalUnit: "count/min")?.upperBound ?? 400
   /// The smallest: an interval of 3 s. The Watch measures from 30 bpm; below 20 a "beat" is no
   /// reading, and its 60 000 / bpm would pass for any gap in the times (`bpm="1e-9"` made every

@@ -2,7 +2,7 @@ import HealthExtract
 import HealthModel
 
 /// One row per `ClinicalRecord` element with a summary of its FHIR resource file
-/// (Pipelines/README.md, "Clinical records"). While the export streams, each element's attributes
+/// (Pipelines/docs/clinical-records.md, "Clinical records"). While the export streams, each element's attributes
 /// go to a scratch file — 100,000 records with long URLs held as elements took 320 MB — and only
 /// the distinct resource paths they name stay in memory; the resource files are then streamed
 /// once, each read whole up to `largestResource` bytes, and copied into the output folder only

@@ -1,6 +1,6 @@
 import HealthModel
 
-/// The table of a clinical-records job, declared once (Pipelines/README.md, "Clinical records").
+/// The table of a clinical-records job, declared once (Pipelines/docs/clinical-records.md, "Clinical records").
 public enum ClinicalRecordTables {
   /// `clinical_records.csv`: one row per `ClinicalRecord` element.
   static let records = RowTable<ClinicalRecordRow>(

@@ -1,5 +1,5 @@
 /// `clinical-records`: one row per `ClinicalRecord` with a summary of its FHIR resource, the
-/// resources copied only with `copyResources` (Pipelines/README.md, "Clinical records").
+/// resources copied only with `copyResources` (Pipelines/docs/clinical-records.md, "Clinical records").
 public struct ClinicalRecordsJobKind: JobKind {
   public var name: String { "clinical-records" }
   public var tables: [TableSchema] { ClinicalRecordMart.Table.allCases.map(\.schema) }

@@ -1,6 +1,6 @@
 import HealthModel
 
-/// The readings behind `daily.csv`'s `bp_readings` (Pipelines/README.md, "Daily"): per local date,
+/// The readings behind `daily.csv`'s `bp_readings` (Pipelines/docs/daily.md, "Daily"): per local date,
 /// the blood-pressure readings that start on it. A reading is one source's systolic and diastolic
 /// samples with the same start and end: a `BloodPressure` correlation's pair (its members count
 /// once, see "Duplicates"), or the same pair written at top level only. A systolic without its

@@ -1,5 +1,5 @@
 /// `daily`: one row per local date with the figures of the other marts side by side
-/// (Pipelines/README.md, "Daily"); a run with one also writes `health.xlsx`.
+/// (Pipelines/docs/daily.md, "Daily"); a run with one also writes `health.xlsx`.
 public struct DailyJobKind: JobKind {
   /// The products of other subjects whose columns the table adds after daily's own (the
   /// registry gathers them from every kind's `dayColumns`).

@@ -123,7 +123,7 @@ final class DailyCollector {
   }
 }
 
-/// Writes `daily.csv` (Pipelines/README.md, "Daily"): the figures of the sleep, workout and
+/// Writes `daily.csv` (Pipelines/docs/daily.md, "Daily"): the figures of the sleep, workout and
 /// one-day statistics outputs side by side, one row per local date. It reads the nights
 /// (`SleepNights`), the workout rows (`WorkoutResults`) and the one-day statistics its columns
 /// repeat (`DayStatistics`) and the columns other subjects add (`DayColumnsProduct`), so it
@@ -216,7 +216,7 @@ public final class DailyMart: Mart {
     for (date, readings) in bloodPressure.perDate(rules) {
       collector.set(.bloodPressureReadings, on: date, written: Double(readings), precision: .asRecorded)
     }
-    // As a statistics file would write a dBASPL value (Pipelines/README.md, "Precision").
+    // As a statistics file would write a dBASPL value (Pipelines/docs/outputs.md, "Precision").
     let decibels = UnitPrecision.precision(unit: "dBASPL")
     for (date, level) in headphone.levels(rules) {
       collector.set(.headphoneAudio, on: date, written: level, precision: decibels)
@@ -248,7 +248,7 @@ public struct DailyDays: MartProduct {
   public let days: [DailyValues]
   /// The columns other subjects add, in order: `added[i]` is `DailyValues.contributed(i)`.
   public let added: [Column]
-  /// The days worth a look (Pipelines/README.md, "Worth a look").
+  /// The days worth a look (Pipelines/docs/nightly.md, "Worth a look").
   public let oddities: Oddities
   /// The dates whose steps one source's overlapping samples made: left out of step averages.
   public let overlappingSteps: Set<CivilDate>

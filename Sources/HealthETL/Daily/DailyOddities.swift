@@ -1,7 +1,7 @@
 import Foundation
 import HealthModel
 
-/// The days worth a look (Pipelines/README.md, "Worth a look"): one source's overlapping samples
+/// The days worth a look (Pipelines/docs/nightly.md, "Worth a look"): one source's overlapping samples
 /// of a summed type, and walking and running distance far beyond what the day's steps allow.
 /// `daily.csv` keeps the values; the report lists the days and leaves a day whose steps one
 /// source's overlaps made out of its step average.

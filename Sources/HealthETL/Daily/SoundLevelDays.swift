@@ -2,7 +2,7 @@ import Foundation
 import HealthModel
 
 /// The levels behind `daily.csv`'s `headphone_audio_dba` and `environmental_audio_dba`
-/// (Pipelines/README.md, "Daily"): HealthKit aggregates sound exposure as an equivalent continuous
+/// (Pipelines/docs/daily.md, "Daily"): HealthKit aggregates sound exposure as an equivalent continuous
 /// level (`discreteEquivalentContinuousLevel`), the level of a steady sound carrying the same
 /// energy over the same time — 10·log10(Σ tᵢ·10^(Lᵢ/10) ÷ Σ tᵢ), tᵢ the seconds of sample i —
 /// not the arithmetic mean of the decibels: 60 dB for an hour and 90 dB for an hour is 87 dB, not

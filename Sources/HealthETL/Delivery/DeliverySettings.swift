@@ -85,7 +85,7 @@ public struct BearerToken: Sendable, CustomStringConvertible {
 }
 
 /// How to deliver: where to, with which credentials, in which batches, how patiently
-/// (Pipelines/README.md, "Delivering to a server").
+/// (Pipelines/docs/nightly.md, "Delivering to a server").
 public struct DeliverySettings: Sendable {
   /// The endpoint, as given.
   public let url: String

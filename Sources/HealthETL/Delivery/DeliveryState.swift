@@ -2,7 +2,7 @@ import Foundation
 import HealthModel
 
 /// What an output folder has delivered of its workout server records, and which exports the
-/// nightly batch has handled (Pipelines/README.md, "Runs and the nightly batch"). It lives in
+/// nightly batch has handled (Pipelines/docs/nightly.md, "Runs and the nightly batch"). It lives in
 /// `.healthetl-state.json` (small) and `.healthetl-emitted` (the ids, binary), both written in the
 /// same atomic commit as the outputs they describe.
 ///
@@ -13,7 +13,7 @@ import HealthModel
 /// not posted yet, keyed by `recordUuid`, gets every workout exactly once in effect, whenever a
 /// run was killed.
 ///
-/// Delivery (`healthetl deliver`, Pipelines/README.md, "Delivering to a server"): a record
+/// Delivery (`healthetl deliver`, Pipelines/docs/nightly.md, "Delivering to a server"): a record
 /// emitted in a final delta joins the `outbox`; a delivery run seals the outbox into `batches`
 /// (committed before anything is sent, so a batch keeps its records, and with them its
 /// idempotency key, on every attempt of every run); a batch leaves the state when a server

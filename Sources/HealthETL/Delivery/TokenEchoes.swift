@@ -1,7 +1,7 @@
 import Foundation
 
 /// The bearer token as a server's answer may carry it back, and its removal from such an answer
-/// (Pipelines/README.md, "Delivering to a server").
+/// (Pipelines/docs/nightly.md, "Delivering to a server").
 ///
 /// A server that echoes the request's headers rarely echoes them byte for byte: PHP writes `/` as
 /// `\/`, a JSON encoder may write any character as `\uXXXX`, a URL in the answer is

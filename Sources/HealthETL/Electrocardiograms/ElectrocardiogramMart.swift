@@ -10,7 +10,7 @@ public struct ElectrocardiogramPreview: Sendable, Equatable {
   public var microvolts: [Double]
 }
 
-/// Reads the export's ECG files after the parse (Pipelines/README.md, "Electrocardiograms") and
+/// Reads the export's ECG files after the parse (Pipelines/docs/electrocardiograms.md, "Electrocardiograms") and
 /// writes a row per recording and a row per sample. Files are streamed one after another; only
 /// the current line of a file and, for the report, the first seconds of the latest few recordings
 /// are held.
@@ -34,7 +34,7 @@ public final class ElectrocardiogramMart: Mart {
   /// The longest recording kept: 4 times the 30 s the Watch's ECG app records, so that a longer
   /// recording of a future device still fits, while a file of millions of sample lines (a 9 KB zip
   /// member can hold 3 million) writes at most this many seconds: 61,440 samples at the Watch's
-  /// 512 Hz, 2,400,000 at the highest rate read (20,000 Hz). Pipelines/README.md, "Electrocardiograms".
+  /// 512 Hz, 2,400,000 at the highest rate read (20,000 Hz). Pipelines/docs/electrocardiograms.md, "Electrocardiograms".
   static let longestRecordingSeconds = 120.0
 
   private let destinations: [Destination]

@@ -10,7 +10,7 @@ public struct ElectrocardiogramReport: Sendable, Equatable {
   public var malformed = 0
   /// CSV files whose header has neither a date nor a sample rate: not ECGs, not read further.
   public var notECG = 0
-  /// Control characters in header values made spaces (Pipelines/README.md, "Electrocardiograms").
+  /// Control characters in header values made spaces (Pipelines/docs/electrocardiograms.md, "Electrocardiograms").
   public var controlCharactersReplaced = 0
   /// Their names, in the order read (at most `listLimit`).
   public var notECGFiles: [String] = []

@@ -1,5 +1,5 @@
 /// `electrocardiograms`: the Watch's ECG recordings and their samples, read from the CSV files
-/// beside the export (Pipelines/README.md, "Electrocardiograms").
+/// beside the export (Pipelines/docs/electrocardiograms.md, "Electrocardiograms").
 public struct ElectrocardiogramsJobKind: JobKind {
   public var name: String { "electrocardiograms" }
   public var tables: [TableSchema] { ElectrocardiogramMart.Table.allCases.map(\.schema) }

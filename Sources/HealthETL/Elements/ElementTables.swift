@@ -1,5 +1,5 @@
 /// The table of an elements job, declared once: the export's other top-level elements, passed
-/// through as written (Pipelines/README.md, "Other elements").
+/// through as written (Pipelines/docs/samples.md, "Other elements").
 public enum ElementTables {
   static let element = Column.text("element", "the element's name (`ActivitySummary`, `Me`, …)")
   static let childElements = Column.integer(

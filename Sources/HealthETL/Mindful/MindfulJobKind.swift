@@ -1,4 +1,4 @@
-/// `mindful`: mindful minutes per day (Pipelines/README.md, "Mindful minutes"), and the table of
+/// `mindful`: mindful minutes per day (Pipelines/docs/daily.md, "Mindful minutes"), and the table of
 /// days' `mindful_min`.
 public struct MindfulJobKind: JobKind {
   public var name: String { "mindful" }

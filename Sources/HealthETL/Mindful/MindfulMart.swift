@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// Mindful minutes per day (Pipelines/README.md, "Mindful minutes"): keeps each `MindfulSession`
+/// Mindful minutes per day (Pipelines/docs/daily.md, "Mindful minutes"): keeps each `MindfulSession`
 /// sample's start and end while the export streams, and once the run's zone is known writes one
 /// row per date and publishes the minutes for the table of days (`MindfulMinutes`).
 public final class MindfulMart: Mart {

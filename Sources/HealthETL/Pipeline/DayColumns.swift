@@ -15,7 +15,7 @@ public protocol DayColumnsProduct: MartProduct, Sendable where Request == NoRequ
   /// Every date with a value in some column.
   var dates: [CivilDate] { get }
   /// The sample types (short names) whose every sample the columns show: a run whose pipeline has
-  /// the table of days shows them (Pipelines/README.md, "Every record accounted for").
+  /// the table of days shows them (Pipelines/docs/nightly.md, "Every record accounted for").
   static var sampleTypes: [String] { get }
 }
 

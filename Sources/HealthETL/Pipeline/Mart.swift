@@ -27,7 +27,7 @@ public protocol Mart: SampleStage {
   /// record accounted for"); nil for a mart whose outputs show no sample (the report's data
   /// quality counts samples, but shows none of them).
   var sampleUse: SampleUse? { get }
-  /// What it found worth a look, once it has finished (Pipelines/README.md, "Worth a look");
+  /// What it found worth a look, once it has finished (Pipelines/docs/nightly.md, "Worth a look");
   /// nil when it looks for nothing.
   var oddities: Oddities? { get }
   /// Whether its finish writes tables (which `health.xlsx` and `health.sqlite` may take): the
@@ -168,7 +168,7 @@ public struct MartBuild {
 
 /// What every mart needs at the end of a run.
 public struct MartContext {
-  /// The run's zone for local dates and buckets (Pipelines/README.md, "Time zone").
+  /// The run's zone for local dates and buckets (Pipelines/docs/samples.md, "Time zone").
   public let zone: RunZone
   public let catalog: SampleCatalog
   public let transaction: OutputTransaction
@@ -205,7 +205,7 @@ public struct MartContext {
 
 extension MartContext {
   /// Where the export's files beside its main XML are, the run's own output folder left out
-  /// (Pipelines/README.md, "What was not read").
+  /// (Pipelines/docs/input.md, "What was not read").
   public var exportCompanions: ExportInput.Companions {
     input.map { ExportInput.companions(of: $0, outputFolder: transaction.outputDirectory) }
       ?? .unavailable(reason: "the run was not told where the export is")

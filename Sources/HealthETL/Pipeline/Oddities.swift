@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// What a mart found worth a look (Pipelines/README.md, "Worth a look"): values that stay as
+/// What a mart found worth a look (Pipelines/docs/nightly.md, "Worth a look"): values that stay as
 /// written in the tables but that no person measured that way — a 25-hour night, a run at 60 km/h,
 /// a day of distance without steps. Per rule, how many items and the first `itemsKept` of them, so
 /// an odd export cannot make `run.json` or the report as long as itself.

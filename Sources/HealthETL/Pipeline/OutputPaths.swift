@@ -1,6 +1,6 @@
 import Foundation
 
-/// The rules for the files pipelines write (Pipelines/README.md, "Output files"): every output
+/// The rules for the files pipelines write (Pipelines/docs/outputs.md, "Output files"): every output
 /// is a file inside the output folder, no two outputs share a file or use one as a folder, and
 /// none takes a file HealthETL keeps for itself. Paths are compared after normalization, so
 /// `x.csv`, `./x.csv` and `d//../x.csv` cannot sneak past each other.

@@ -1,5 +1,5 @@
 /// What a mart did with the distinct samples of each type, for the run's accounting
-/// (Pipelines/README.md, "Every record accounted for"): how many went into its outputs and, for
+/// (Pipelines/docs/nightly.md, "Every record accounted for"): how many went into its outputs and, for
 /// a type it shows whole, why each of the others did not.
 ///
 /// A mart declares its own use, so a new subject needs no line anywhere else: the run compares

@@ -1,4 +1,4 @@
-/// `report`: one self-contained HTML page (Pipelines/README.md, "The report").
+/// `report`: one self-contained HTML page (Pipelines/docs/report.md, "The report").
 public struct ReportJobKind: JobKind {
   public var name: String { "report" }
   public var tables: [TableSchema] { ReportTables.all }

@@ -308,7 +308,7 @@ public final class ReportMart: Mart {
   }
 
   /// The dates with a value in any of `dayColumns`, each column rounded from the value its source
-  /// output writes (Pipelines/README.md, "Precision"), so the page never differs from that file by a
+  /// output writes (Pipelines/docs/outputs.md, "Precision"), so the page never differs from that file by a
   /// double rounding.
   private func daysSection() -> ReportJSON {
     let days = inputs.days.filter { day in

@@ -26,7 +26,7 @@ public struct ExportInventory {
   public var unknownUnits: [String]
   public var unknownTypes: [String]
   public var workoutCopies: Int
-  /// What no reader took in (Pipelines/README.md, "What was not read").
+  /// What no reader took in (Pipelines/docs/input.md, "What was not read").
   public var notRead: NotRead
 
   /// How many source names and device models are listed at most: an export naming a new source
@@ -138,7 +138,7 @@ public struct ExportInventory {
     return object
   }
 
-  /// `run.json` `recovery` (Pipelines/README.md, "`run.json` and `inspect --json`").
+  /// `run.json` `recovery` (Pipelines/docs/nightly.md, "`run.json` and `inspect --json`").
   static func recoveryObject(_ recovery: Recovery) -> [String: Any] {
     [
       "errors": recovery.errors,

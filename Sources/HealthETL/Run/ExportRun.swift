@@ -17,7 +17,7 @@ public enum ExportRun {
     public var zone: RunZone.Request = .auto
     public var strict = false
     public var allowTruncated = false
-    /// `--recover`: read past XML that is not well-formed (Pipelines/README.md, "Bad input").
+    /// `--recover`: read past XML that is not well-formed (Pipelines/docs/input.md, "Bad input").
     public var recover = false
     public var quiet = false
     /// What to compute and write; its settings apply unless overridden (`--tz` via `zone`).
@@ -36,7 +36,7 @@ public enum ExportRun {
     public var outputBudget = OutputBudget.standard
     /// The pipelines a user could run besides `plan`'s (the shipped ones, by the name
     /// `--pipeline` takes): the accounting names those that show what this run did not
-    /// (Pipelines/README.md, "Every record accounted for").
+    /// (Pipelines/docs/nightly.md, "Every record accounted for").
     public var otherPipelines: [(name: String, plan: RunPlan)] = []
 
     public init(input: InputSource, plan: RunPlan, executor: RunExecutor) {

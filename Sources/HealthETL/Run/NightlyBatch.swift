@@ -5,7 +5,7 @@ public import RunExecution
 
 /// `healthetl nightly`: every export in the inbox not processed yet (by content hash), oldest
 /// first, each as one atomic run into the output folder, under the folder's lock
-/// (Pipelines/README.md, "Runs and the nightly batch").
+/// (Pipelines/docs/nightly.md, "Runs and the nightly batch").
 ///
 /// Safe to kill at any moment: an export's outputs, the state recording it as processed, and the
 /// delta it adds to `workout_records.new.json` are committed together or not at all. An export
@@ -169,7 +169,7 @@ public enum NightlyBatch {
     do { return try DeliveryState.load(from: directory) } catch { throw .state(error) }
   }
 
-  /// Whose fault a failed run of one export is (Pipelines/README.md, "Runs and the nightly batch").
+  /// Whose fault a failed run of one export is (Pipelines/docs/nightly.md, "Runs and the nightly batch").
   enum Fault: Equatable {
     /// Not a usable export (not an export, cut short, malformed, unreadable): quarantined at once.
     case export
@@ -250,7 +250,7 @@ public enum NightlyBatch {
 
   /// Why an export is quarantined, short. A night never reads past damage; for XML broken in the
   /// middle, or an export cut short, the reason keeps where and what, and names what keeps the
-  /// rest by hand (Pipelines/README.md, "Bad input").
+  /// rest by hand (Pipelines/docs/input.md, "Bad input").
   static func quarantineReason(_ error: ETLError) -> String {
     switch error {
     case .extract(.malformed(_, let line, let column, let message)):

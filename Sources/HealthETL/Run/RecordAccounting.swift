@@ -1,7 +1,7 @@
 import Foundation
 import HealthModel
 
-/// Every record of the export accounted for (Pipelines/README.md, "Every record accounted for"):
+/// Every record of the export accounted for (Pipelines/docs/nightly.md, "Every record accounted for"):
 /// per type, each record read is a duplicate of another, rejected with a reason, used by an output
 /// of the run, set aside by a mart that shows the type with a reason, or held by the export but
 /// not shown by the run's pipelines — with the pipelines that would show it. What is none of

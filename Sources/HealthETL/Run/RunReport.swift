@@ -1,7 +1,7 @@
 import Foundation
 
 /// `run.json`: what was read, what was decided, what was written, and what it cost
-/// (Pipelines/README.md, "`run.json` and `inspect --json`").
+/// (Pipelines/docs/nightly.md, "`run.json` and `inspect --json`").
 public struct RunReport {
   public struct Output: Sendable {
     public var path: String

@@ -1,7 +1,7 @@
 import Foundation
 import HealthModel
 
-/// `run.json`'s `worthALook`: what the marts flagged (Pipelines/README.md, "Worth a look"), per
+/// `run.json`'s `worthALook`: what the marts flagged (Pipelines/docs/nightly.md, "Worth a look"), per
 /// rule its title, how many items, and the first `Oddities.itemsKept` of them.
 enum WorthALook {
   static func jsonObject(_ oddities: Oddities) -> [String: Any] {

@@ -1,7 +1,7 @@
 import Foundation
 import HealthModel
 
-/// Writes every distinct sample (Pipelines/README.md, "Samples" and "Sample jobs") as a row: by
+/// Writes every distinct sample (Pipelines/docs/samples.md, "Samples" and "Sample jobs") as a row: by
 /// default one CSV per type (`samples/{type}.csv`), or one CSV, JSON or NDJSON file for all types,
 /// as the pipeline asks; and, when the run writes `health.sqlite`, the rows of the first
 /// destination's files into its tables (kept as fields until the zone is known, `ScratchRows`).
@@ -266,7 +266,7 @@ public final class SampleMart: Mart {
   }
 
   /// The URL namespace followed by `healthetl:sample:<type>|<source>|<start>|<end>|<raw value>|<raw unit>`
-  /// (Pipelines/README.md, "Sample id"), the names given as bytes.
+  /// (Pipelines/docs/samples.md, "Sample id"), the names given as bytes.
   static func idName(
     _ sample: borrowing Sample, type: [UInt8], source: [UInt8], rawUnit: [UInt8], into name: inout [UInt8]
   ) {

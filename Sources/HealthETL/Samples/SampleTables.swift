@@ -1,5 +1,5 @@
 /// The table of a samples job, declared once: every distinct record as a typed sample
-/// (Pipelines/README.md, "Samples").
+/// (Pipelines/docs/samples.md, "Samples").
 public enum SampleTables {
   public static let samples = TableSchema(
     "samples", rows: "one row per distinct record, in document order", defaultFile: "samples/{type}.csv",

@@ -1,6 +1,6 @@
 import HealthModel
 
-/// `samples`: every distinct record as a row (Pipelines/README.md, "Samples").
+/// `samples`: every distinct record as a row (Pipelines/docs/samples.md, "Samples").
 public struct SamplesJobKind: JobKind {
   public var name: String { "samples" }
   public var tables: [TableSchema] { SampleTables.all }

@@ -1,7 +1,7 @@
 public import HealthModel
 
 /// The size of a statistics bucket, written `<n><unit>`: `1m`, `15m`, `1h`, `1d`, `1w`, `1mo`, `1y`
-/// (Pipelines/README.md, "Interval statistics").
+/// (Pipelines/docs/statistics.md, "Interval statistics").
 ///
 /// Units: `s` seconds, `m` or `min` minutes, `h` hours, `d` days, `w` weeks, `mo` months, `y`
 /// years; `n` is a whole number from 1 to 1,000,000. Seconds, minutes and hours are fixed

@@ -1,4 +1,4 @@
-/// The source merge for sums (Pipelines/README.md, "Source priority" and "Interval statistics"),
+/// The source merge for sums (Pipelines/docs/samples.md, "Source priority"; Pipelines/docs/statistics.md, "Interval statistics"),
 /// as a sweep over samples in start order.
 ///
 /// Time is cut at every sample boundary. For each piece, the winner is the best-ranked group

@@ -1,6 +1,6 @@
 import HealthModel
 
-/// The groups that source priority ranks (Pipelines/README.md, "Source priority"), numbered while
+/// The groups that source priority ranks (Pipelines/docs/samples.md, "Source priority"), numbered while
 /// the export streams and ranked once it is read: the statistics' spill, the report's quality
 /// spill and the workout splits' distance spill each tag every sample with its group, and order
 /// the groups only at the end, because the run's priority settings and every group's device are

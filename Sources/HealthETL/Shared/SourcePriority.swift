@@ -1,6 +1,6 @@
 import HealthModel
 
-/// The ranking of Pipelines/README.md, "Source priority": which group of samples wins a stretch
+/// The ranking of Pipelines/docs/samples.md, "Source priority": which group of samples wins a stretch
 /// of time when several sources recorded it. A group is a source name plus whether its samples
 /// were entered by hand.
 ///

@@ -11,7 +11,7 @@ public struct SleepInterval: Sendable, Hashable {
   /// The record's `creationDate`; nil when it had none (it then counts as the earliest).
   public var created: Instant?
   public var stage: SleepStage
-  /// The position of the sample's group (Pipelines/README.md, "Source priority") in the run's
+  /// The position of the sample's group (Pipelines/docs/samples.md, "Source priority") in the run's
   /// ranking: 0 is the highest-ranked group. Two samples with the same `group` belong to the same
   /// group.
   public var group: Int32
@@ -27,7 +27,7 @@ public struct SleepInterval: Sendable, Hashable {
   /// Seconds from start to end.
   public var length: Int64 { end - start }
 
-  /// Whether the sample can decide the stage of a piece (Pipelines/README.md, "Sleep jobs", step 4):
+  /// Whether the sample can decide the stage of a piece (Pipelines/docs/sleep.md, "Sleep jobs", step 4):
   /// in-bed samples only say where the person lay, and a zero-length sample covers no time.
   public var canWinPiece: Bool { stage != .inBed && end > start }
 

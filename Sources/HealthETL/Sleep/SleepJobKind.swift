@@ -1,4 +1,4 @@
-/// `sleep`: nights and sessions (Pipelines/README.md, "Sleep jobs").
+/// `sleep`: nights and sessions (Pipelines/docs/sleep.md, "Sleep jobs").
 public struct SleepJobKind: JobKind {
   public var name: String { "sleep" }
   public var tables: [TableSchema] { SleepMart.Table.allCases.map(\.schema) }

@@ -1,7 +1,7 @@
 import Foundation
 public import HealthModel
 
-/// Sleep per night (Pipelines/README.md, "Sleep jobs"): keeps the `SleepAnalysis` samples while
+/// Sleep per night (Pipelines/docs/sleep.md, "Sleep jobs"): keeps the `SleepAnalysis` samples while
 /// the export streams by and, once the run's zone is known, writes the `daily` table
 /// (`sleep_daily.csv`) and the `sessions` table (`sleep_sessions.csv`), or whatever files and
 /// formats the pipeline's job lists.
@@ -159,7 +159,7 @@ public final class SleepMart: Mart {
 
   // MARK: - At the end
 
-  /// Renumbers every kept sample's group by priority (Pipelines/README.md, "Source priority";
+  /// Renumbers every kept sample's group by priority (Pipelines/docs/samples.md, "Source priority";
   /// 0 = highest) under the run's settings, and returns the source name of each numbered group.
   ///
   /// Samples whose (source, device, manual) keys rank equal — the same source on several
@@ -202,7 +202,7 @@ public final class SleepMart: Mart {
 public struct SleepNights: MartProduct {
   public let nights: [SleepNightSummary]
   public let sessions: [SleepSessionSummary]
-  /// The nights worth a look (Pipelines/README.md, "Worth a look"), by date: why, in words.
+  /// The nights worth a look (Pipelines/docs/nightly.md, "Worth a look"), by date: why, in words.
   /// Their values stay as written; averages leave them out.
   public let flagged: [CivilDate: String]
   /// What the sleep mart flagged, as `run.json` lists it.

@@ -26,7 +26,7 @@ public struct SleepNightSummary: Sendable, Hashable {
   }
 }
 
-/// Sleep per night (Pipelines/README.md, "Sleep jobs") from ranked samples to sessions and nights,
+/// Sleep per night (Pipelines/docs/sleep.md, "Sleep jobs") from ranked samples to sessions and nights,
 /// with no I/O.
 public enum SleepNightCalculator {
   /// What the sleep rules make of a run's sleep samples.

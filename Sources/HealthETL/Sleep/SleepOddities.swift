@@ -1,7 +1,7 @@
 import Foundation
 import HealthModel
 
-/// The nights worth a look (Pipelines/README.md, "Worth a look"): nights no person sleeps, and
+/// The nights worth a look (Pipelines/docs/nightly.md, "Worth a look"): nights no person sleeps, and
 /// one source's identical blocks repeated night after night. Their values stay as written in
 /// `sleep_daily.csv`; the report leaves them out of its averages and lists them.
 enum SleepOddities {

@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// A stretch of a session with one winning stage (Pipelines/README.md, "Sleep jobs", step 4).
+/// A stretch of a session with one winning stage (Pipelines/docs/sleep.md, "Sleep jobs", step 4).
 public struct SleepPiece: Sendable, Hashable {
   public var start: Instant
   public var end: Instant
@@ -19,7 +19,7 @@ public struct SleepPiece: Sendable, Hashable {
   public var length: Int64 { end - start }
 }
 
-/// Decides what each stretch of a session was (Pipelines/README.md, "Sleep jobs", steps 4–5) and
+/// Decides what each stretch of a session was (Pipelines/docs/sleep.md, "Sleep jobs", steps 4–5) and
 /// how long the person was in bed.
 public enum SleepPieceResolver {
   /// The pieces of a session whose samples are `intervals`, sorted by start (as

@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// One sleep session (Pipelines/README.md, "Sleep jobs", step 2): a run of sleep samples of every
+/// One sleep session (Pipelines/docs/sleep.md, "Sleep jobs", step 2): a run of sleep samples of every
 /// source and value with no gap longer than the session gap between them.
 public struct SleepSession: Sendable, Hashable {
   /// The earliest start of its samples.

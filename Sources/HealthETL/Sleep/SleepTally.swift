@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// The measures of one session or one date, in whole seconds (Pipelines/README.md, "Sleep jobs",
+/// The measures of one session or one date, in whole seconds (Pipelines/docs/sleep.md, "Sleep jobs",
 /// steps 5–7).
 public struct SleepTally: Sendable, Hashable {
   public var core: Int64 = 0
@@ -33,7 +33,7 @@ public struct SleepTally: Sendable, Hashable {
   /// Core + deep + REM + unspecified.
   public var asleep: Int64 { core + deep + rem + unspecified }
 
-  /// A measure the tables write (Pipelines/README.md, "Sleep jobs", step 7).
+  /// A measure the tables write (Pipelines/docs/sleep.md, "Sleep jobs", step 7).
   public enum Measure: Sendable, CaseIterable {
     case asleep, core, deep, rem, unspecified, awake
   }

@@ -1,7 +1,7 @@
 import HealthExtract
 
 /// What an export held that no reader of HealthETL takes in, counted by name
-/// (Pipelines/README.md, "What was not read"): the elements, the attributes and the files beside
+/// (Pipelines/docs/input.md, "What was not read"): the elements, the attributes and the files beside
 /// the main XML that no job of any pipeline could write. A format HealthETL does not read yet
 /// shows up here by name instead of passing in silence.
 ///

@@ -2,7 +2,7 @@ public import HealthExtract
 import HealthModel
 
 /// The staging layer's entry: turns the reader's element events into typed, de-duplicated samples
-/// and workouts (Pipelines/README.md, "Samples"), counts everything it reads, rejects what it
+/// and workouts (Pipelines/docs/samples.md, "Samples"), counts everything it reads, rejects what it
 /// cannot use, and hands the rest to the stages. It only dispatches: each element family has its
 /// own reader.
 public final class RecordNormalizer: ExportEventHandler {
@@ -12,7 +12,7 @@ public final class RecordNormalizer: ExportEventHandler {
   /// Occurrences of element names HealthETL does not know.
   public private(set) var unknownElementCounts: [String: Int] = [:]
 
-  /// What no reader takes in (Pipelines/README.md, "What was not read"); the files are added
+  /// What no reader takes in (Pipelines/docs/input.md, "What was not read"); the files are added
   /// after the parse (`countNotReadFiles`).
   public var notRead: NotRead {
     var result = tallied

@@ -2,7 +2,7 @@ import HealthExtract
 import HealthModel
 
 /// The `Record` family: every record becomes one typed sample, checked, de-duplicated and handed
-/// to the stages (Pipelines/README.md, "Samples" and "Duplicates").
+/// to the stages (Pipelines/docs/samples.md, "Samples" and "Duplicates").
 ///
 /// This is the per-record path, so it allocates nothing: strings are interned, dates and numbers
 /// are parsed from bytes, and the record's value and metadata live in reused scratch buffers.
@@ -25,7 +25,7 @@ final class RecordReader {
   /// "Beat-to-beat heart rate"): a real reading lists a minute's, 30–80; the rest of a longer list
   /// is counted, not held, so one odd record cannot fill the memory.
   static let mostBeatsPerRecord = 10_000
-  /// The attributes this family takes in (Pipelines/README.md, "What was not read").
+  /// The attributes this family takes in (Pipelines/docs/input.md, "What was not read").
   static let attributesRead: [ExportElement: [ExportAttribute]] = [
     .record: [
       .type, .sourceName, .source, .sourceVersion, .device, .unit, .creationDate, .startDate, .endDate, .value,

@@ -1,7 +1,7 @@
 public import HealthExtract
 import HealthModel
 
-/// One point of a workout route (Pipelines/README.md, "Routes"): a `<trkpt>` of a GPX file or an
+/// One point of a workout route (Pipelines/docs/workouts.md, "Routes"): a `<trkpt>` of a GPX file or an
 /// inline `Location` of an older export, values parsed, nil where the point has none.
 public struct RoutePoint: Sendable, Equatable {
   /// Epoch seconds (fractions kept when a GPX time has them).

@@ -1,7 +1,7 @@
 public import HealthModel
 
 /// The one time zone a run uses for local dates and buckets, and why it was chosen
-/// (Pipelines/README.md, "Time zone").
+/// (Pipelines/docs/samples.md, "Time zone").
 public struct RunZone: Sendable {
   public let rules: ZoneRules
   /// A sentence for the report: `--tz Europe/Berlin`, `most frequent HKTimeZone (412 of 415 votes)`…
@@ -64,7 +64,7 @@ public struct RunZone: Sendable {
     return RunZone(rules: .utc, reason: "no HKTimeZone, ExportDate or record: UTC")
   }
 
-  /// What the locale's country and the offsets written say (Pipelines/README.md, "Time zone").
+  /// What the locale's country and the offsets written say (Pipelines/docs/samples.md, "Time zone").
   enum LocaleAnswer {
     /// Nothing to go by: no locale with a country, no dates, or no zone table.
     case none

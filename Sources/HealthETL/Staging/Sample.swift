@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// One normalized `Record` (Pipelines/README.md, "Samples"), handed to stages by the staging layer.
+/// One normalized `Record` (Pipelines/docs/samples.md, "Samples"), handed to stages by the staging layer.
 ///
 /// Strings are interned ids resolved through the `SampleCatalog`; `rawValue` and `metadata` are
 /// borrowed from the normalizer and valid only during the call that receives the sample.
@@ -24,7 +24,7 @@ public struct Sample {
   /// The line of the start tag.
   public var line = 0
   /// Whether the record was entered by hand (`HKWasUserEntered` = 1), which ranks it first among
-  /// sources (Pipelines/README.md, "Source priority").
+  /// sources (Pipelines/docs/samples.md, "Source priority").
   public var userEntered = false
   /// Whether the record sat inside a `Correlation`.
   public var inCorrelation = false
@@ -43,7 +43,7 @@ public struct Sample {
 }
 
 /// The `InstantaneousBeatsPerMinute` entries of the current record, as written, borrowed from the
-/// normalizer's scratch space (Pipelines/README.md, "Beat-to-beat heart rate").
+/// normalizer's scratch space (Pipelines/docs/beats.md, "Beat-to-beat heart rate").
 public struct BeatList {
   /// The bytes of an entry's `time` and `bpm` (an empty range for a missing attribute).
   struct Entry {

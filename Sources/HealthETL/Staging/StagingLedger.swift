@@ -10,7 +10,7 @@ final class StagingLedger {
   /// Position of each `HKTimeZone` value in `facts.timeZoneVotes`.
   private var voteIndex: [String: Int] = [:]
 
-  /// The run's clock, for an export without an `ExportDate` (Pipelines/README.md, "Bad input").
+  /// The run's clock, for an export without an `ExportDate` (Pipelines/docs/input.md, "Bad input").
   private lazy var now = Instant(seconds: Int64(time(nil)))
 
   /// Why a record or workout starting at `start` holds no day of data, or nil when it may: before
@@ -24,7 +24,7 @@ final class StagingLedger {
       : "is more than a day after the export date"
   }
 
-  /// One vote for the run's zone (Pipelines/README.md, "Time zone"): one per distinct Record,
+  /// One vote for the run's zone (Pipelines/docs/samples.md, "Time zone"): one per distinct Record,
   /// Workout or Correlation that carries the key.
   func vote(forZone value: String) {
     // No zone name is that long (the tz database's are under 100 bytes), so a longer value is

@@ -2,7 +2,7 @@ import HealthExtract
 import HealthModel
 
 /// The `Workout` family: a workout with its activities, events, statistics, routes and metadata,
-/// collected as written, de-duplicated by its identity (Pipelines/README.md, "Workout identity") and
+/// collected as written, de-duplicated by its identity (Pipelines/docs/workouts.md, "Workout identity") and
 /// handed to the stages. Workouts are few, so this is ordinary values and strings.
 final class WorkoutReader {
   private(set) var copies = 0

@@ -1,6 +1,6 @@
 import HealthModel
 
-/// `statistics`: interval statistics of one type (Pipelines/README.md, "Interval statistics").
+/// `statistics`: interval statistics of one type (Pipelines/docs/statistics.md, "Interval statistics").
 /// Every statistics job of a run shares one mart: one spill and one merge per type.
 public struct StatisticsJobKind: JobKind {
   public var name: String { "statistics" }

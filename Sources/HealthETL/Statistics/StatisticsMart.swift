@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// Interval statistics (Pipelines/README.md, "Interval statistics"): the offline
+/// Interval statistics (Pipelines/docs/statistics.md, "Interval statistics"): the offline
 /// HKStatisticsCollectionQuery, one table per job (`stats/<job name>.csv` by default; csv, json or
 /// ndjson files as the pipeline lists), all jobs served by one parse.
 ///

@@ -1,10 +1,10 @@
 public import HealthModel
 
-/// What a statistics job computes per bucket (Pipelines/README.md, "Interval statistics"): each
+/// What a statistics job computes per bucket (Pipelines/docs/statistics.md, "Interval statistics"): each
 /// becomes one CSV column of that name.
 public enum StatisticsOption: String, Sendable, Hashable, CaseIterable {
   /// Cumulative types: the sum, sources merged by priority unless `separateBySource`
-  /// (Pipelines/README.md, "Source priority").
+  /// (Pipelines/docs/samples.md, "Source priority").
   case sum
   /// Discrete types: the arithmetic mean of the samples starting in the bucket.
   case avg
@@ -99,7 +99,7 @@ public enum StatisticsQueryError: Error, Sendable, Equatable, CustomStringConver
 }
 
 /// One interval-statistics job of a pipeline: the offline HKStatisticsCollectionQuery of one
-/// quantity type (Pipelines/README.md, "Interval statistics").
+/// quantity type (Pipelines/docs/statistics.md, "Interval statistics").
 ///
 /// The initializers validate everything that can be known without the export — name, type,
 /// interval, anchor, options and whether each option applies to the type's aggregation style — so

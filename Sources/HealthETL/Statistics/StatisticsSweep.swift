@@ -229,7 +229,7 @@ final class StatisticsSweep {
     try flush(before: .max)
   }
 
-  /// The tie-break for `mostRecent` (Pipelines/README.md, "Interval statistics"): latest start,
+  /// The tie-break for `mostRecent` (Pipelines/docs/statistics.md, "Interval statistics"): latest start,
   /// then latest end, then latest creation (none counts as earliest), then the higher-priority
   /// group, then the larger value.
   private static func isMoreRecent(_ record: SpillRecord, rank: Int32, than row: Row) -> Bool {

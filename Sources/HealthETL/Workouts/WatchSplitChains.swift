@@ -1,4 +1,4 @@
-/// The chains of a workout's Segment events (Pipelines/README.md, "Splits"): in start order, each
+/// The chains of a workout's Segment events (Pipelines/docs/workouts.md, "Splits"): in start order, each
 /// segment continues the chain whose last segment ends closest to its start — within 2 s, once
 /// the pauses between them are left out — the earliest such chain on a tie, else starts a chain.
 ///

@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// One `WorkoutActivity` of a workout (Pipelines/README.md, "Multi-sport workouts"): a
+/// One `WorkoutActivity` of a workout (Pipelines/docs/workouts.md, "Multi-sport workouts"): a
 /// discipline of a triathlon, or a step of an interval workout, with its own type, times, events
 /// and statistics. Nil is "no data", never 0.
 public struct WorkoutActivityRow: Sendable, Equatable {

@@ -4,7 +4,7 @@ import HealthModel
 /// read strictly: the user edits this file, and a misspelt name must fail the run loudly
 /// rather than silently send `SERVER999`.
 ///
-/// File format (every key documented in `Pipelines/README.md`, "`workout-codes.json`"):
+/// File format (every key documented in `Pipelines/docs/workouts.md`, "`workout-codes.json`"):
 /// ```json
 /// {
 ///   "version": 1,

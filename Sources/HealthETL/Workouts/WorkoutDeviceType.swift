@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// `deviceTypeCode` from every clue a workout carries (Pipelines/README.md, "Server records").
+/// `deviceTypeCode` from every clue a workout carries (Pipelines/docs/workouts.md, "Server records").
 extension WorkoutServerRecord {
   /// In order, the first clue that decides:
   ///

@@ -1,7 +1,7 @@
 import HealthModel
 
 /// Swim lengths from Lap events first, and where a workout's totals came from
-/// (Pipelines/README.md, "Swimming").
+/// (Pipelines/docs/workouts.md, "Swimming").
 extension WorkoutRowBuilder {
   /// The lengths of one swim, in start order, numbered from 1.
   ///

@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// Writes the workout outputs (Pipelines/README.md, "Workouts"): `workouts.csv` (+
+/// Writes the workout outputs (Pipelines/docs/workouts.md, "Workouts"): `workouts.csv` (+
 /// `workouts.json`), `workout_records.json` (the server records) and `swim_laps.csv` — or
 /// whichever files and formats a pipeline's `workouts` job lists.
 ///
@@ -204,7 +204,7 @@ public final class WorkoutMart: Mart {
 /// The workout rows a workouts mart computed, in output order (start, then id).
 public struct WorkoutResults: MartProduct {
   public let rows: [WorkoutRow]
-  /// The workouts worth a look (Pipelines/README.md, "Worth a look").
+  /// The workouts worth a look (Pipelines/docs/nightly.md, "Worth a look").
   public let oddities: Oddities
 
   public init(rows: [WorkoutRow], oddities: Oddities = Oddities()) {

@@ -2,7 +2,7 @@ import Foundation
 import HealthModel
 
 /// How fast a person moves in an activity, as the limits of what HealthETL believes
-/// (Pipelines/README.md, "Worth a look" and "Splits"): on foot no kilometre under 2:00 (the
+/// (Pipelines/docs/nightly.md, "Worth a look"; Pipelines/docs/workouts.md, "Splits"): on foot no kilometre under 2:00 (the
 /// 1,000 m world record is 2:11.96), on a bike none under 0:36 (100 km/h, faster than a rider
 /// holds for a whole kilometre even downhill), swimming nothing above 2.5 m/s (the 50 m record
 /// averages 2.39 m/s).
@@ -50,7 +50,7 @@ enum ActivitySpeed {
   }
 }
 
-/// The workouts worth a look (Pipelines/README.md, "Worth a look"): totals no person achieves in
+/// The workouts worth a look (Pipelines/docs/nightly.md, "Worth a look"): totals no person achieves in
 /// their activity, one source's workouts that overlap each other, and splits a series would have
 /// made faster than a person moves.
 enum WorkoutOddities {

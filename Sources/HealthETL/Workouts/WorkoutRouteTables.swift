@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// The columns and tables of laps from events, routes and splits (Pipelines/README.md, "Swimming",
+/// The columns and tables of laps from events, routes and splits (Pipelines/docs/workouts.md, "Swimming",
 /// "Routes", "Splits"), declared with the other workout tables.
 extension WorkoutTables {
   /// Appended to `workouts`: laps and strokes with where they came from, and the route's totals.

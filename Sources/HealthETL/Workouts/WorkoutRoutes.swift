@@ -2,7 +2,7 @@ import Foundation
 import HealthExtract
 import HealthModel
 
-/// A workout's route, summed up (Pipelines/README.md, "Routes").
+/// A workout's route, summed up (Pipelines/docs/workouts.md, "Routes").
 public struct RouteSummary: Sendable, Equatable {
   /// Points read for the workout: GPX track points and inline `Location`s.
   public var points: Int
@@ -98,7 +98,7 @@ struct SpilledLocation: BitwiseCopyable {
   }
 }
 
-/// Reads every route of a run once, after the main parse (Pipelines/README.md, "Routes"): the
+/// Reads every route of a run once, after the main parse (Pipelines/docs/workouts.md, "Routes"): the
 /// inline `Location`s kept in scratch during the parse, then every file of the export's
 /// `workout-routes/` folder in one streaming pass (zip members in archive order, decompressed as
 /// they are read). Each point is checked (`RoutePointFilter`); a kept one is written to the

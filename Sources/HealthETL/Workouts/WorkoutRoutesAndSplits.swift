@@ -28,7 +28,7 @@ final class WorkoutRoutesAndSplits {
   /// Per distance stream, the samples that took part in a workout's splits.
   private var distanceUsed = [0, 0]
   /// Per workout: why a series' splits were not taken (faster than the activity allows), empty
-  /// when they were (Pipelines/README.md, "Splits").
+  /// when they were (Pipelines/docs/workouts.md, "Splits").
   private var notTaken: [[String]] = []
 
   /// The workouts whose splits a series would have made too fast, by index: what happened, in words.

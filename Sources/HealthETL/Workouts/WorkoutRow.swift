@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// Everything derived from one workout (Pipelines/README.md, "Workouts"): a row of `workouts.csv`,
+/// Everything derived from one workout (Pipelines/docs/workouts.md, "Workouts"): a row of `workouts.csv`,
 /// its swim lengths and its server record. Nil is "no data" (an empty field, JSON null), never 0.
 public struct WorkoutRow: Sendable {
   /// UUID v5 of `healthetl:workout:<source>|<type>|<start>|<end>`, upper-case.
@@ -53,11 +53,11 @@ public struct WorkoutRow: Sendable {
   public var location: String?
   /// Strokes per style in `SwimStrokeStyle.allCases` order; nil without stroke samples.
   public var strokesByStyle: [Double]?
-  /// The lengths of a swimming workout (Pipelines/README.md, "Swimming"), in order.
+  /// The lengths of a swimming workout (Pipelines/docs/workouts.md, "Swimming"), in order.
   public var laps: [SwimLap]
   /// The workout in the server's record format.
   public var serverRecord: WorkoutServerRecord
-  // Strokes, provenance, route and splits (Pipelines/README.md, "Swimming", "Routes", "Splits").
+  // Strokes, provenance, route and splits (Pipelines/docs/workouts.md, "Swimming", "Routes", "Splits").
   /// All strokes: the lengths' stroke samples, else the `SwimmingStrokeCount` statistic.
   public var strokes: Double? = nil
   /// `samples` or `statistics`.
@@ -101,7 +101,7 @@ public struct SwimLap: Sendable, Equatable {
   public var distanceFrom: String? = nil
 }
 
-/// Where a swim length comes from (Pipelines/README.md, "Swimming").
+/// Where a swim length comes from (Pipelines/docs/workouts.md, "Swimming").
 public enum SwimLapOrigin: String, Sendable {
   /// A `Lap` event of the workout.
   case event

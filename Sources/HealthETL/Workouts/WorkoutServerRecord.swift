@@ -1,6 +1,6 @@
 public import HealthModel
 
-/// One workout in the server's record format (Pipelines/README.md, "Server records"): exactly
+/// One workout in the server's record format (Pipelines/docs/workouts.md, "Server records"): exactly
 /// seven string fields.
 public struct WorkoutServerRecord: Sendable, Hashable {
   /// Local date of the workout's end, `yyyyMMdd`.
@@ -75,7 +75,7 @@ public struct WorkoutServerRecord: Sendable, Hashable {
     return end - start
   }
 
-  /// `WATCH` / `PHONE` / `ETC` by the classes of Pipelines/README.md, "Source priority": the
+  /// `WATCH` / `PHONE` / `ETC` by the classes of Pipelines/docs/samples.md, "Source priority": the
   /// device's model, else the source name.
   public static func deviceTypeCode(deviceModel: String?, sourceName: String) -> String {
     switch SourceClass.classify(deviceModel: deviceModel, sourceName: sourceName) {

@@ -1,6 +1,6 @@
 import HealthModel
 
-/// One row of `workout_splits.csv` (Pipelines/README.md, "Splits").
+/// One row of `workout_splits.csv` (Pipelines/docs/workouts.md, "Splits").
 public struct WorkoutSplit: Sendable, Equatable {
   /// `distance`, `distance_scaled`, `route`, `route_scaled` or `watch`.
   public var from: String
@@ -139,7 +139,7 @@ struct WorkoutDistanceSamples {
     var pauses: PauseIntervals
   }
 
-  /// The splits of each request (Pipelines/README.md, "Splits"): the distance samples
+  /// The splits of each request (Pipelines/docs/workouts.md, "Splits"): the distance samples
   /// overlapping `[start, end)`, each clipped to it pro rata by time, merged like the statistics'
   /// `sum` — the workout's own source ranked first, then by source priority — and scaled to the
   /// workout's distance when it has one. A sample faster than `RoutePointFilter.fastestSpeed`
@@ -287,7 +287,7 @@ extension WorkoutSplit {
   }
 }
 
-/// The splits the Watch recorded: the workout's `Segment` events (Pipelines/README.md, "Splits").
+/// The splits the Watch recorded: the workout's `Segment` events (Pipelines/docs/workouts.md, "Splits").
 enum WatchSplits {
   /// A run's Segment events form chains — each segment starting where the previous one ended,
   /// within 2 s once pauses between them are left out — one chain per unit the Watch split by (a run in the real fixtures carries a

@@ -5,7 +5,7 @@ import HealthModel
 extension WorkoutRowBuilder {
   static let swimmingType = WorkoutActivityTypeTable.prefix + "Swimming"
 
-  /// The lengths of a swimming workout (Pipelines/README.md, "Swimming"): its Lap events, with
+  /// The lengths of a swimming workout (Pipelines/docs/workouts.md, "Swimming"): its Lap events, with
   /// the stroke samples joined to them by time, plus any stroke sample no Lap event matches;
   /// without Lap events, one length per stroke sample whose start lies in `[start, end)`. When
   /// the workout's own source wrote some stroke samples, only its samples count (a second device

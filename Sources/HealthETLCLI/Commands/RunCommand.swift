@@ -39,7 +39,7 @@ enum RunCommand {
       help: "Output megabytes allowed whatever the export's size (default 64)."),
   ]
 
-  /// `--output-budget RATIO` and `--output-allowance MB` (Pipelines/README.md, "Output budget");
+  /// `--output-budget RATIO` and `--output-allowance MB` (Pipelines/docs/outputs.md, "Output budget");
   /// a ratio of 0 turns the budget off.
   static func outputBudget(_ parsed: ParsedArguments, command: String) throws(UsageError) -> OutputBudget {
     var budget = OutputBudget.standard

@@ -1,6 +1,6 @@
 /// HealthKit's raw values of category values, for exports that write the number where later ones
 /// write the name (iOS 8–9: `SleepAnalysis` `value="1"`), or write no value at all
-/// (Pipelines/README.md, "Samples", "The iOS 8–9 shapes").
+/// (Pipelines/docs/samples.md, "Samples"; Pipelines/docs/sleep.md, "The iOS 8–9 shapes").
 ///
 /// From Apple's `HKCategoryValues.h` (iOS 18 SDK): each category type's `NS_ENUM` with its
 /// raw values. A name is the one current exports write, so a number and a name read alike.
@@ -70,7 +70,7 @@ public enum CategoryRawValues {
   }()
 
   /// The `SleepAnalysis` value name of a Withings `Sleep Stage` attribute (iOS 8–9 exports of
-  /// Health Mate, which write it instead of a value; Pipelines/README.md, "Sleep jobs", "The
+  /// Health Mate, which write it instead of a value; Pipelines/docs/sleep.md, "Sleep jobs", "The
   /// iOS 8–9 shapes"): Deep → asleepDeep, Light → asleepCore (Apple's core is light sleep, AASM
   /// stages 1 and 2), REM → asleepREM, Awake → awake, any other text → asleepUnspecified (a sleep
   /// tracker's record of a stage it names is sleep). Letter case and surrounding spaces do not

@@ -1,4 +1,4 @@
-/// What a measurement can be (Pipelines/README.md, "Bad input"): values no body or device gives,
+/// What a measurement can be (Pipelines/docs/input.md, "Bad input"): values no body or device gives,
 /// and dates no export holds data for, are rejected rather than allowed to drive the size of the
 /// outputs (a step record in year 1 made `daily.csv` 3.6 million rows long) or their text (a heart
 /// rate of 1e308).
@@ -18,7 +18,7 @@ public enum Plausibility {
   /// 15 significant digits of integer part no value keeps its stated precision.
   public static let largestUnconvertedMagnitude = 1e15
 
-  /// The values a quantity may take, in its canonical unit (Pipelines/README.md, "Units"); nil
+  /// The values a quantity may take, in its canonical unit (Pipelines/docs/samples.md, "Units"); nil
   /// for a unit HealthETL does not convert. Bounds are far outside what any person or device
   /// records, so that only errors are caught: a heart rate of 400 bpm or a body temperature of
   /// 100 °C is kept, a negative heart rate or HRV is not.

@@ -53,7 +53,7 @@ public struct SampleTypeInfo: Sendable, Hashable {
   public static func aggregation(ofShortName shortName: String) -> AggregationStyle? { aggregationStyles[shortName] }
 
   /// From Apple's `HKTypeIdentifiers.h` (iOS 18.1 SDK), which annotates every quantity identifier
-  /// with its aggregation style (listed in Pipelines/README.md, "Which options apply").
+  /// with its aggregation style (listed in Pipelines/docs/statistics.md, "Which options apply").
   static let aggregationStyles: [String: AggregationStyle] = {
     var table: [String: AggregationStyle] = [:]
     let cumulative = [
@@ -94,7 +94,7 @@ public struct SampleTypeInfo: Sendable, Hashable {
     return table
   }()
 
-  /// The unit a known quantity type's values are in once converted (Pipelines/README.md, "Units"):
+  /// The unit a known quantity type's values are in once converted (Pipelines/docs/samples.md, "Units"):
   /// the canonical unit of the dimension Apple records it in. Types whose unit HealthETL does not
   /// convert (VO₂ max, power, effort) keep the unit exports write; nil for other types.
   public static func canonicalUnit(ofShortName shortName: String) -> String? { canonicalUnits[shortName] }

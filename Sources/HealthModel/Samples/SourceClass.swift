@@ -1,4 +1,4 @@
-/// The default rank classes of Pipelines/README.md, "Source priority": what kind of device a
+/// The default rank classes of Pipelines/docs/samples.md, "Source priority": what kind of device a
 /// source is.
 public enum SourceClass: Int, Sendable, Comparable {
   case appleWatch = 0

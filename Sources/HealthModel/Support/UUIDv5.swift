@@ -1,5 +1,5 @@
 /// Name-based UUIDs (RFC 4122 section 4.3, version 5: SHA-1) in the URL namespace, the
-/// deterministic ids of samples and workouts (Pipelines/README.md, "Sample id" and
+/// deterministic ids of samples and workouts (Pipelines/docs/samples.md, "Sample id" and
 /// "Workout identity").
 public enum UUIDv5 {
   /// `6ba7b811-9dad-11d1-80b4-00c04fd430c8`.

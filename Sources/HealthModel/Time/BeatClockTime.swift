@@ -1,5 +1,5 @@
 /// The `time` of an `InstantaneousBeatsPerMinute` entry: a clock time without a date, written as
-/// the phone's locale writes one (Pipelines/README.md, "Beat-to-beat heart rate") — `7:47:41.86 PM`
+/// the phone's locale writes one (Pipelines/docs/beats.md, "Beat-to-beat heart rate") — `7:47:41.86 PM`
 /// (12-hour, en_US, also with a narrow or non-breaking space before `PM`), `19:47:41.86` or
 /// `19:47:41,86` (24-hour, decimal point or comma).
 public enum BeatClockTime {

@@ -1,5 +1,5 @@
 /// The UTC offsets an export wrote on its dates, one vote per distinct (offset, local date as
-/// written) pair, each with the first instant seen for it (Pipelines/README.md, "Time zone").
+/// written) pair, each with the first instant seen for it (Pipelines/docs/samples.md, "Time zone").
 ///
 /// iOS 8–9 exports wrote every date with the offset of its own instant (`+0100` in winter,
 /// `+0200` in summer): which zones of the locale's country give those offsets at those instants

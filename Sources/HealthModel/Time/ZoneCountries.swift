@@ -3,7 +3,7 @@ import Foundation
 /// Which time zones each country has, and the country's name, from the system tz database's own
 /// tables (`zone.tab`, else `zone1970.tab`, and `iso3166.tab`), read once per run: so that an
 /// export's locale (`en_DE`) can name the zones its dates may have been written in
-/// (Pipelines/README.md, "Time zone").
+/// (Pipelines/docs/samples.md, "Time zone").
 public struct ZoneCountries: Sendable {
   /// Country code → zone names, in the table's order: `zone.tab` lists a country's most
   /// populous zone first (`America/New_York` for US), and gives each country its own names

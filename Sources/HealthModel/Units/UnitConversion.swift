@@ -1,5 +1,5 @@
 /// How a unit as written in an export maps to the canonical unit of its dimension
-/// (Pipelines/README.md, "Units"): the one unit table of HealthETL.
+/// (Pipelines/docs/samples.md, "Units"): the one unit table of HealthETL.
 ///
 /// Every conversion is `base = (raw + shift) × numerator ÷ denominator`, with decimal constants,
 /// so it can be evaluated two ways from the same entry: millions of record values use the

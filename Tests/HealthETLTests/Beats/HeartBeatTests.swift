@@ -4,7 +4,7 @@ import Testing
 
 @testable import HealthETL
 
-/// Beat-to-beat heart rate (Pipelines/README.md, "Beat-to-beat heart rate"): reading the clock
+/// Beat-to-beat heart rate (Pipelines/docs/beats.md, "Beat-to-beat heart rate"): reading the clock
 /// times, placing them on the timeline, the RR intervals and their SDNN and RMSSD, worked by hand.
 struct HeartBeatTests {
   static func clock(_ text: String) -> Int32? {
@@ -194,7 +194,7 @@ struct HeartBeatMartTests {
   }
 }
 
-/// A beat list longer than any reading (Pipelines/README.md, "Beat-to-beat heart rate").
+/// A beat list longer than any reading (Pipelines/docs/beats.md, "Beat-to-beat heart rate").
 struct HeartBeatLimitTests {
   /// 10,002 beats a second apart at 60 bpm: the first 10,000 are kept — read back in chunks of
   /// 4096 — and the other 2 count as unread, without rows. Every interval is 1000 ms (the first

@@ -6,7 +6,7 @@ import Testing
 @testable import HealthETL
 
 /// The checks of the electrocardiograms and clinical-records jobs that decide what is read
-/// (Pipelines/README.md, "Electrocardiograms", "Clinical records").
+/// (Pipelines/docs/electrocardiograms.md, "Electrocardiograms"; Pipelines/docs/clinical-records.md, "Clinical records").
 @Suite struct ClinicalRecordAndECGHeaderTests {
   @Test(arguments: [
     ("/clinical-records/Procedure-488D.json", "clinical-records/Procedure-488D.json"),

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HealthETL
 
-/// `copyResources` and the values taken from resources (Pipelines/README.md, "Clinical records";
+/// `copyResources` and the values taken from resources (Pipelines/docs/clinical-records.md, "Clinical records";
 /// issue 31, item 6), over an export folder written here.
 @Suite struct ClinicalRecordCopyTests {
   /// `A.json`, `A.JSON` and `A` once shared one copy (`A.json`, holding the file read last) and all

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthETL
 
-/// The families' columns of `daily.csv` (Pipelines/README.md, "Daily"): small exports worked by
+/// The families' columns of `daily.csv` (Pipelines/docs/daily.md, "Daily"): small exports worked by
 /// hand, every date in UTC.
 @Suite struct DailyFamilyColumnsTests {
   static func quantity(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthETL
 
-/// `daily.csv`'s rounding and rows (Pipelines/README.md, "Daily"); the join of a whole run's
+/// `daily.csv`'s rounding and rows (Pipelines/docs/daily.md, "Daily"); the join of a whole run's
 /// `daily.csv` with the files it repeats is `Tests/EndToEnd/test_daily.py`.
 @Suite struct DailyMartTests {
   @Test func valuesAreScaledThenRoundedHalfAwayFromZeroOnTheDecimalValue() {

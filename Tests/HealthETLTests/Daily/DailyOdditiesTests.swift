@@ -4,7 +4,7 @@ import Testing
 
 @testable import HealthETL
 
-/// The days worth a look (Pipelines/README.md, "Worth a look"), worked out by hand; UTC.
+/// The days worth a look (Pipelines/docs/nightly.md, "Worth a look"), worked out by hand; UTC.
 @Suite struct DailyOdditiesTests {
   static func record(_ type: String, _ source: String, _ value: String, _ unit: String, _ start: String, _ end: String)
     -> String

@@ -60,7 +60,7 @@ import Testing
 }
 
 /// Elements with more attributes between them than a table should have columns (issue 31,
-/// item 5; Pipelines/README.md, "Other elements").
+/// item 5; Pipelines/docs/samples.md, "Other elements").
 @Suite struct ElementLongTableTests {
   /// `count` `Odd` elements, the i-th with one attribute `a{i}` of its own.
   static func oddElements(_ count: Int) -> String {

@@ -3,7 +3,7 @@ import HealthETL
 import Testing
 
 /// Mindful minutes as a subject of its own: its table, and the column it adds to the table of
-/// days (Pipelines/README.md, "Mindful minutes").
+/// days (Pipelines/docs/daily.md, "Mindful minutes").
 @Suite struct MindfulTests {
   @Test func mindfulMinutesAreTheSecondsTheSessionsCoverPerDate() throws {
     func session(_ start: String, _ end: String, source: String = "Breathe") -> String {

@@ -12,7 +12,7 @@ private func system(_ path: String, _ code: Int32, creating: Bool = false) -> Ou
     ? .cannotCreate(path: path, reason: reason, code: code) : .ioError(path: path, reason: reason, code: code)
 }
 
-/// Whose fault a failed export of a night is (Pipelines/README.md, "Runs and the nightly batch"),
+/// Whose fault a failed export of a night is (Pipelines/docs/nightly.md, "Runs and the nightly batch"),
 /// and the count of nights an export failed, kept in the state.
 @Suite struct NightlyFaultTests {
   @Test(arguments: [

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HealthETL
 
-/// Every record accounted for (Pipelines/README.md, "Every record accounted for"): per type, the
+/// Every record accounted for (Pipelines/docs/nightly.md, "Every record accounted for"): per type, the
 /// staging layer's counts against what the run's marts declare they used.
 @Suite struct RecordAccountingTests {
   /// Nine records, worked out by hand:

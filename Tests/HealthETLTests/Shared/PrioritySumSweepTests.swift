@@ -2,7 +2,7 @@ import Testing
 
 @testable import HealthETL
 
-/// The priority merge of sums (`PrioritySumSweep`; Pipelines/README.md, "Source priority"): the
+/// The priority merge of sums (`PrioritySumSweep`; Pipelines/docs/samples.md, "Source priority"): the
 /// winning group's share of each piece, and work that follows the samples, not their overlap
 /// (issue 31, item 5).
 @Suite struct PrioritySumSweepTests {

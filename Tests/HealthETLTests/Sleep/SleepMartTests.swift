@@ -3,7 +3,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// `sleep_daily.csv` / `sleep_sessions.csv` end to end (Pipelines/README.md, "Sleep jobs"), every
+/// `sleep_daily.csv` / `sleep_sessions.csv` end to end (Pipelines/docs/sleep.md, "Sleep jobs"), every
 /// number worked by hand.
 /// Records are written in UTC and the run uses `--tz UTC` unless a test is about zones.
 @Suite struct SleepNightAggregatorTests {
@@ -236,7 +236,7 @@ import Testing
   @Test func aTripAbroadIsDatedInTheRunZoneNotTheSamplesOwn() throws {
     // Home is Berlin; a nap in Tokyo 19:00–20:00 JST on 03-05 carries HKTimeZone Asia/Tokyo and is
     // written at the export's +0100: 11:00–12:00 +0100. In Tokyo it would end after 18:00 and
-    // belong to 03-06; sleep is dated in the run's zone (Pipelines/README.md, "Time zone"), where
+    // belong to 03-06; sleep is dated in the run's zone (Pipelines/docs/samples.md, "Time zone"), where
     // it ends at 12:00 → 03-05. Core 3600 s; instants in Berlin time.
     let output = try SleepTesting.run(
       [

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HealthETL
 
-/// The nights worth a look (Pipelines/README.md, "Worth a look"), worked out by hand. All times
+/// The nights worth a look (Pipelines/docs/nightly.md, "Worth a look"), worked out by hand. All times
 /// UTC; a night's date is its session's end date (day boundary 18:00).
 @Suite struct SleepOdditiesTests {
   static func record(_ source: String, _ start: String, _ end: String, _ value: String = "AsleepUnspecified") -> String

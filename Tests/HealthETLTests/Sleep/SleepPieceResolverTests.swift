@@ -2,7 +2,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Pieces and their winners, in-bed union and tallies (Pipelines/README.md, "Sleep jobs", steps
+/// Pieces and their winners, in-bed union and tallies (Pipelines/docs/sleep.md, "Sleep jobs", steps
 /// 4–7). Times in minutes from a base instant; groups are priority positions (0 wins over 1).
 @Suite struct SleepPieceResolverTests {
   static let base: Int64 = 1_709_582_400

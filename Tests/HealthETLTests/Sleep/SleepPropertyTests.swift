@@ -4,7 +4,7 @@ import HealthExtract
 import SyntheticExport
 import Testing
 
-/// Sleep invariants (Pipelines/README.md, "Sleep jobs") on generated exports: the project's
+/// Sleep invariants (Pipelines/docs/sleep.md, "Sleep jobs") on generated exports: the project's
 /// SampleData/export.zip and exports of other seeds (Watch stages, iPhone in bed, AutoSleep
 /// overlapping some nights, repeated samples, naps, a DST change), whatever the numbers turn out to
 /// be.

@@ -2,7 +2,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Sessions and their dates (Pipelines/README.md, "Sleep jobs", steps 2–3). Times are offsets from
+/// Sessions and their dates (Pipelines/docs/sleep.md, "Sleep jobs", steps 2–3). Times are offsets from
 /// a base instant, in minutes.
 @Suite struct SleepSessionizerTests {
   /// 2024-03-04T20:00:00Z.

@@ -206,7 +206,7 @@ enum SleepTesting {
     if let start = m.sleepStart, let end = m.sleepEnd { #expect(epoch(end) - epoch(start) >= asleep, "\(label)") }
     // Someone won a piece exactly when some time was asleep or awake.
     #expect((m.sources != nil) == (m.staged > 0), "\(label): sources")
-    // Empty, never 0 (Pipelines/README.md, "Sleep jobs" step 7): asleep and unspecified are
+    // Empty, never 0 (Pipelines/docs/sleep.md, "Sleep jobs" step 7): asleep and unspecified are
     // measured when a stretch was won; core, deep and REM together; a staged night measures awake.
     #expect((m.asleep != nil) == (m.sources != nil) && (m.unspecified != nil) == (m.asleep != nil), "\(label)")
     #expect((m.core != nil) == (m.deep != nil) && (m.core != nil) == (m.rem != nil), "\(label): stages")

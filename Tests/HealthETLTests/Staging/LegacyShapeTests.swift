@@ -3,7 +3,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// The record shapes of iOS 8–9 exports (Pipelines/README.md, "The iOS 8–9 format"): category
+/// The record shapes of iOS 8–9 exports (Pipelines/docs/input.md, "The iOS 8–9 format"): category
 /// values written as numbers or not at all, Withings' `Sleep Stage`, and discrete quantities
 /// written as day aggregates. Every record here is written as those exports wrote it: `source=`,
 /// compact dates, metadata as attributes.
@@ -96,7 +96,7 @@ import Testing
   }
 
   /// Two Withings records of the same minutes with different stages are two samples: the stage
-  /// is their raw value, part of their identity (Pipelines/README.md, "Duplicates").
+  /// is their raw value, part of their identity (Pipelines/docs/samples.md, "Duplicates").
   @Test func stagesAreTheRawValueOfTheIdentity() throws {
     let deep = Self.sleep(
       "Health Mate", "20150302220000+0000", "20150302223000+0000", value: nil, extra: "Sleep Stage=\"Deep\"")

@@ -4,7 +4,7 @@ import HealthModel
 import Testing
 
 /// Values no body or device gives and dates no export holds data for are rejected at staging
-/// (Pipelines/README.md, "Bad input"), so one record cannot drive the outputs' size or text.
+/// (Pipelines/docs/input.md, "Bad input"), so one record cannot drive the outputs' size or text.
 @Suite struct PlausibilityTests {
   static let heartRate = "HKQuantityTypeIdentifierHeartRate"
   static let exportDate = "<ExportDate value=\"2024-03-20 08:00:00 +0100\"/>"

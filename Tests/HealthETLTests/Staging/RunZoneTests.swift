@@ -28,7 +28,7 @@ import Testing
 }
 
 /// The zone of an export without `HKTimeZone` from its locale's country and the offsets its dates
-/// carry (Pipelines/README.md, "Time zone"): iOS 8–9 wrote each date with its own offset.
+/// carry (Pipelines/docs/samples.md, "Time zone"): iOS 8–9 wrote each date with its own offset.
 @Suite struct LocaleZoneTests {
   /// `yyyyMMddHHmmss±hhmm` as iOS 8–9 wrote dates.
   static func note(_ facts: inout ExportFacts, _ dates: [String]) {

@@ -2,7 +2,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Calendar buckets (Pipelines/README.md, "Days and buckets" and "Buckets"): half-open, in the
+/// Calendar buckets (Pipelines/docs/samples.md, "Days and buckets"; Pipelines/docs/statistics.md, "Buckets"): half-open, in the
 /// run's zone, DST days of 23 and 25 hours, calendar weeks and months, anchors. Record times are
 /// written in UTC (`+0000`); the comments give the local wall time.
 @Suite struct StatisticsBucketTests {

@@ -3,7 +3,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Discrete options (Pipelines/README.md, "Interval statistics"): avg/min/max/count over samples
+/// Discrete options (Pipelines/docs/statistics.md, "Interval statistics"): avg/min/max/count over samples
 /// starting in the bucket, twavg, mostRecent and its ties, duration; and job validation before any
 /// input is read. Zone UTC.
 @Suite struct StatisticsDiscreteTests {

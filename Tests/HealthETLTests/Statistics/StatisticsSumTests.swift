@@ -1,7 +1,7 @@
 import HealthETL
 import Testing
 
-/// `sum` (Pipelines/README.md, "Interval statistics", with "Source priority"): every expected
+/// `sum` (Pipelines/docs/statistics.md, "Interval statistics", with "Source priority"): every expected
 /// number is worked out by hand in the comments. Zone UTC unless said otherwise, so wall times are
 /// the instants written.
 @Suite struct StatisticsSumTests {

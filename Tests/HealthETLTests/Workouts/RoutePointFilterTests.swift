@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthETL
 
-/// Which route points are kept, and in which order (Pipelines/README.md, "Routes"), worked out by
+/// Which route points are kept, and in which order (Pipelines/docs/workouts.md, "Routes"), worked out by
 /// hand.
 @Suite struct RoutePointFilterTests {
   typealias Reason = RoutePointFilter.Reason

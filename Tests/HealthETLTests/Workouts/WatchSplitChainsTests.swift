@@ -2,7 +2,7 @@ import Testing
 
 @testable import HealthETL
 
-/// The chains of Segment events (`WatchSplitChains`; Pipelines/README.md, "Splits") and the
+/// The chains of Segment events (`WatchSplitChains`; Pipelines/docs/workouts.md, "Splits") and the
 /// paused seconds they leave out (`PauseIntervals`): the same chains as looking at every chain
 /// for every segment, for work that follows the segments (issue 31, item 5).
 @Suite struct WatchSplitChainsTests {

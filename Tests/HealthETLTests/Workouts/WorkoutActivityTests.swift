@@ -5,7 +5,7 @@ import HealthModel
 import SyntheticExport
 import Testing
 
-/// `workout_activities.csv` (Pipelines/README.md, "Multi-sport workouts"), on a triathlon written
+/// `workout_activities.csv` (Pipelines/docs/workouts.md, "Multi-sport workouts"), on a triathlon written
 /// by hand. Every expected value is read off the XML below.
 struct WorkoutActivityTests {
   static let day = "2024-06-01"

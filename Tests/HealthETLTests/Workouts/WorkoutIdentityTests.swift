@@ -2,7 +2,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// The workout id (Pipelines/README.md, "Workout identity") and the activity type table (Apple's
+/// The workout id (Pipelines/docs/workouts.md, "Workout identity") and the activity type table (Apple's
 /// `HKWorkoutActivityType.h`).
 @Suite struct WorkoutIdentityTests {
   /// RFC 4122 section 4.3 written out here, apart from `UUIDv5`: SHA-1 over the namespace's 16 bytes
@@ -25,7 +25,7 @@ import Testing
   @Test func documentedExampleId() throws {
     let name = "healthetl:workout:Jürgen’s Apple Watch|HKWorkoutActivityTypeRunning|1704175200|1704177030"
     // Python: uuid.uuid5(uuid.NAMESPACE_URL, name) → 289da714-c2da-5473-8c28-e278807a0917 (computed
-    // while writing this test), which is also the example in Pipelines/README.md, "Workout identity".
+    // while writing this test), which is also the example in Pipelines/docs/workouts.md, "Workout identity".
     #expect(Self.rfc4122Version5(name) == "289DA714-C2DA-5473-8C28-E278807A0917")
 
     // The same workout through the stage: 1704175200 = 2024-01-02T06:00:00Z, 1704177030 = +1830 s.

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HealthETL
 
-/// The workouts worth a look and the splits rule (Pipelines/README.md, "Worth a look",
+/// The workouts worth a look and the splits rule (Pipelines/docs/nightly.md, "Worth a look",
 /// "Splits"), worked out by hand; all times UTC on 2024-03-20.
 @Suite struct WorkoutOdditiesTests {
   typealias F = WorkoutFixture

@@ -329,7 +329,7 @@ struct WorkoutRealFixtureTests {
   /// Every split of every run, walk, hike and ride lies inside its workout, moves no faster than
   /// 100 m/s, and its kilometres and its miles each add up to the distance its `from` names: the
   /// workout's distance, or — an unscaled route, which spans only part of the workout — the
-  /// route's (Pipelines/README.md, "Splits"). Returns how many workouts had splits.
+  /// route's (Pipelines/docs/workouts.md, "Splits"). Returns how many workouts had splits.
   @discardableResult
   static func expectSplitsAddUp(_ run: WorkoutFixture.Run, _ name: String) -> Int {
     var withSplits = 0

@@ -6,7 +6,7 @@ import Testing
 @testable import HealthETL
 
 /// Laps from Lap events, splits and the GPX reader on small hand-worked cases
-/// (Pipelines/README.md, "Swimming", "Routes", "Splits").
+/// (Pipelines/docs/workouts.md, "Swimming", "Routes", "Splits").
 @Suite struct WorkoutRouteTests {
   typealias F = WorkoutFixture
 

@@ -3,7 +3,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// `workouts.csv` fields and their fallback rules (Pipelines/README.md, "Workouts"). Expected
+/// `workouts.csv` fields and their fallback rules (Pipelines/docs/workouts.md, "Workouts"). Expected
 /// values are worked out by hand in the comments.
 @Suite struct WorkoutRowTests {
   typealias F = WorkoutFixture
@@ -161,7 +161,7 @@ import Testing
   }
 
   @Test func humidityScaling() throws {
-    // "6900 %" → 0.69 and "56 %" → 0.56 (Pipelines/README.md, "Workout edge cases");
+    // "6900 %" → 0.69 and "56 %" → 0.56 (Pipelines/docs/workouts.md, "Workout edge cases");
     // "5700 %" → 0.57; exactly 100 % stays 1.
     for (text, expected) in [("6900 %", 0.69), ("56 %", 0.56), ("5700 %", 0.57), ("100 %", 1.0), ("0 %", 0.0)] {
       let body = F.workout(

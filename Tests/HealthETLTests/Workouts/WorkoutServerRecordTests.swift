@@ -3,7 +3,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// `workout_records.json` (Pipelines/README.md, "Server records"): local times, `execRuntime`, the
+/// `workout_records.json` (Pipelines/docs/workouts.md, "Server records"): local times, `execRuntime`, the
 /// exact seven fields.
 @Suite struct WorkoutServerRecordTests {
   static func runtime(_ text: String?, _ unit: String? = "min", elapsed: Int64 = 999) -> Int64 {

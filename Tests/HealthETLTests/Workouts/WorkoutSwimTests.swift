@@ -3,7 +3,7 @@ import HealthETL
 import HealthModel
 import Testing
 
-/// Swimming (Pipelines/README.md, "Swimming"): `swim_laps.csv` and the swim fields of `workouts.csv`.
+/// Swimming (Pipelines/docs/workouts.md, "Swimming"): `swim_laps.csv` and the swim fields of `workouts.csv`.
 @Suite struct WorkoutSwimTests {
   typealias F = WorkoutFixture
 

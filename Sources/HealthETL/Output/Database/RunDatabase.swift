@@ -14,7 +14,7 @@ public final class RunDatabase: TableSink {
   public static let file = ToolFiles.database
   public static let metadataFile = ToolFiles.databaseMetadata
   /// Files of one pattern that get a table of their own; the pattern's later files share one
-  /// (Pipelines/README.md, "health.sqlite"). Each `CREATE` costs SQLite time in proportion to
+  /// (Pipelines/docs/outputs.md, "health.sqlite"). Each `CREATE` costs SQLite time in proportion to
   /// the tables already there (it reads its schema table back and walks every table), so a
   /// table per file made 10,000 types take 144 s; a real export has about 200.
   public static let tablesPerPattern = 500

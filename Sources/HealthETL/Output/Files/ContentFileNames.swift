@@ -2,7 +2,7 @@ import Foundation
 import HealthModel
 
 /// File names made from what an export says: the `{type}` of `samples/{type}.csv` and the `{name}`
-/// of `elements/{name}.csv` (Pipelines/README.md, "Where files go").
+/// of `elements/{name}.csv` (Pipelines/docs/outputs.md, "Where files go").
 ///
 /// An export may name a type anything — `Foo.Bar` and `Foo_Bar`, `StepCount` and `stepcount`, 300
 /// characters, `CON`, `run` — and every name must still get a file of its own, on any file system,

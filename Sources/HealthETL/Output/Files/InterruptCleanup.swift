@@ -6,7 +6,7 @@ import Synchronization
 /// a output folder its lock created. The signals are received by Dispatch sources, so the
 /// clean-up runs on an ordinary thread (no async-signal-unsafe work in a signal handler); it
 /// removes what is registered, prints one line and exits with 128 + the signal number
-/// (Pipelines/README.md, "Runs and the nightly batch").
+/// (Pipelines/docs/nightly.md, "Runs and the nightly batch").
 ///
 /// The swap of a finished staging folder into place runs inside `whileNotInterrupted`, under the
 /// same lock as the clean-up: a signal either comes before the swap (the previous outputs stay)

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// How many bytes a run's output files may hold: a fixed allowance plus a multiple of the
-/// export's size (Pipelines/README.md, "Output budget"). Outputs follow what an export can
+/// export's size (Pipelines/docs/outputs.md, "Output budget"). Outputs follow what an export can
 /// plausibly hold, so one whose outputs pass it is the export's fault (exit 65; a night
 /// quarantines it), found while writing, long before a disk is full.
 public struct OutputBudget: Sendable, Equatable {

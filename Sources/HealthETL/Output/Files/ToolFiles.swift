@@ -1,6 +1,6 @@
 /// The files HealthETL keeps in an output folder for itself. No pipeline output may take one of
 /// these names: a table written over the delivery state or the lock would silently break the
-/// next run (Pipelines/README.md, "Output files").
+/// next run (Pipelines/docs/outputs.md, "Output files").
 public enum ToolFiles {
   /// `flock`ed by every run into the folder.
   public static let lock = ".healthetl.lock"

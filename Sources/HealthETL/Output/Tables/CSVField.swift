@@ -8,7 +8,7 @@ import HealthModel
 /// starts with `=`, `+`, `-` or `@` (and LibreOffice one that starts with a tab or CR before them),
 /// so such a text cell starts with a single quote (OWASP's rule for CSV injection). A cell that is
 /// a plain decimal number (`-3.5`, `+1e-05`) is left as it is: it cannot be a formula, and a raw
-/// value stays readable (Pipelines/README.md, "Values").
+/// value stays readable (Pipelines/docs/outputs.md, "Values").
 enum CSVField {
   static func needsQuotes(_ bytes: UnsafeRawBufferPointer) -> Bool {
     for byte in bytes where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D { return true }

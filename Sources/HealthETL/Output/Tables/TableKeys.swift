@@ -1,5 +1,5 @@
 /// What identifies a row of an output table and what a query looks it up by: the keys and
-/// indexes of its table in `health.sqlite` (Pipelines/README.md, "health.sqlite").
+/// indexes of its table in `health.sqlite` (Pipelines/docs/outputs.md, "health.sqlite").
 public struct TableKeys: Sendable, Equatable {
   /// A column holding the primary key of a row of another table of the same job.
   public struct Reference: Sendable, Equatable {

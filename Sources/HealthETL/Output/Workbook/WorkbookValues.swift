@@ -216,7 +216,7 @@ public struct WorkbookChart: Hashable, Sendable {
 
   /// A sheet longer than this many rows is charted over its last `recentRows` only, with a
   /// 7-day moving average (a trendline) on each series of a chart that does not stack: 1,100 daily
-  /// bars in a chart are hair-thin and unreadable (Pipelines/README.md, "`health.xlsx`").
+  /// bars in a chart are hair-thin and unreadable (Pipelines/docs/daily.md, "`health.xlsx`").
   public static let longHistoryRows = 400
   public static let recentRows = 365
   public static let movingAverageDays = 7

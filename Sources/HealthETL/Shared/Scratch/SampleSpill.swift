@@ -11,7 +11,7 @@ struct SpillRecord: Equatable {
   var created: Int64
   /// The statistics stream (one per distinct type the jobs ask for).
   var stream: Int32
-  /// The sample's group (source name + entered by hand; Pipelines/README.md, "Source priority"),
+  /// The sample's group (source name + entered by hand; Pipelines/docs/samples.md, "Source priority"),
   /// interned by the stage.
   var group: Int32
 

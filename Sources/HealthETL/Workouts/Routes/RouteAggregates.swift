@@ -1,7 +1,7 @@
 import Foundation
 
 /// Running totals of a workout's route, updated point by point as route files stream, so no
-/// point is kept (Pipelines/README.md, "Routes").
+/// point is kept (Pipelines/docs/workouts.md, "Routes").
 ///
 /// - distance: great-circle (haversine) distance between consecutive points of one track
 ///   segment, on a sphere of the Earth's mean radius; nothing is measured across a segment break,
@@ -90,7 +90,7 @@ struct RouteAggregate: Equatable {
 
 /// The stretches of a workout during which it was paused: `pause` … `resume` and `motionPaused`
 /// … `motionResumed` events, merged where they overlap; a pause never resumed lasts to the
-/// workout's end (Pipelines/README.md, "Splits").
+/// workout's end (Pipelines/docs/workouts.md, "Splits").
 struct PauseIntervals: Equatable {
   /// Sorted, disjoint `[start, end)` in epoch seconds.
   private(set) var intervals: [(start: Double, end: Double)] = []
@@ -194,7 +194,7 @@ struct SplitMeasure: Equatable {
 }
 
 /// Cuts a stream of positions — (time, distance covered since the previous position, elevation),
-/// in time order — into splits of `unit` metres (Pipelines/README.md, "Splits").
+/// in time order — into splits of `unit` metres (Pipelines/docs/workouts.md, "Splits").
 ///
 /// A boundary is placed where the cumulative distance reaches the next multiple of `unit`,
 /// interpolating time and elevation linearly between the two positions around it; the last

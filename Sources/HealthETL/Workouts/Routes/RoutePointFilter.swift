@@ -1,4 +1,4 @@
-/// Which points of a route are kept, and in which order (Pipelines/README.md, "Routes"): one
+/// Which points of a route are kept, and in which order (Pipelines/docs/workouts.md, "Routes"): one
 /// filter per stretch (a GPX file, or a workout's inline `Location`s), fed the points in file
 /// order. A dropped point is left out of everything — `route_points`, the route totals, the
 /// outline and the splits — so no point can put a route where a person cannot have been, or make
@@ -157,7 +157,7 @@ struct RoutePointFilter {
 }
 
 /// The points a stretch dropped, by reason, with where each reason was first seen: one route
-/// problem however many points (Pipelines/README.md, "Routes").
+/// problem however many points (Pipelines/docs/workouts.md, "Routes").
 struct DroppedRoutePoints {
   /// What a place is (`line` of a GPX file, `Location` of an inline route).
   let placeName: String

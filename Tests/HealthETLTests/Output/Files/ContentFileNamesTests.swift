@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthETL
 
-/// File names made from type and element names (Pipelines/README.md, "Where files go"). The eight
+/// File names made from type and element names (Pipelines/docs/outputs.md, "Where files go"). The eight
 /// hex digits are the start of `printf %s NAME | sha256sum`, worked out outside HealthETL.
 @Suite struct ContentFileNamesTests {
   static func samplePaths(_ names: [String]) -> [String: String] {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthETL
 
-/// The output budget (Pipelines/README.md, "Output budget"): the bytes a transaction's files stage
+/// The output budget (Pipelines/docs/outputs.md, "Output budget"): the bytes a transaction's files stage
 /// are counted as they go to disk, and the write that would pass the limit is refused before it
 /// is made.
 @Suite struct OutputBudgetTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthETL
 
-/// One run at a time per output folder (Pipelines/README.md, "Runs and the nightly batch"), even
+/// One run at a time per output folder (Pipelines/docs/nightly.md, "Runs and the nightly batch"), even
 /// when the lock file is deleted during a run and across the commit's folder exchange.
 @Suite struct OutputLockTests {
   private func folder() throws -> String {

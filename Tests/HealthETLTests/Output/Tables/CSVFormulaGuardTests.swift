@@ -3,7 +3,7 @@ import Testing
 
 @testable import HealthETL
 
-/// Export text never becomes a spreadsheet formula (Pipelines/README.md, "Values"); the whole run
+/// Export text never becomes a spreadsheet formula (Pipelines/docs/outputs.md, "Values"); the whole run
 /// opened in a real spreadsheet program is `Tests/EndToEnd/test_csv_injection.py`.
 @Suite struct CSVFormulaGuardTests {
   private func field(_ text: String) -> String {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HealthETL
 
-/// A sheet's tab reads as words, not as the job's file name (Pipelines/README.md, "`health.xlsx`").
+/// A sheet's tab reads as words, not as the job's file name (Pipelines/docs/daily.md, "`health.xlsx`").
 @Suite struct SheetNameWordsTests {
   @Test func jobNamesReadAsWords() {
     #expect(JobName.words("heart-rate-per-day") == "Heart rate per day")
