@@ -121,11 +121,19 @@ enum SleepOddities {
     return flagged
   }
 
+  /// The sources a night's sleep came from, at most `sourcesNamed` of them, each cut to
+  /// `nameLimit` characters: a night overlapped by 100,000 sources made a 150 KB line of run.json.
   private static func sources(_ tally: SleepTally, _ names: [String]) -> String {
     var seen = Set<String>()
     let winners = tally.winningGroups.map { names[Int($0)] }.filter { seen.insert($0).inserted }
-    return winners.isEmpty ? "" : "; from " + winners.joined(separator: ", ")
+    guard !winners.isEmpty else { return "" }
+    let named = winners.prefix(sourcesNamed).map { $0.count > nameLimit ? $0.prefix(nameLimit) + "…" : $0 }
+    let rest = winners.count - named.count
+    return "; from " + named.joined(separator: ", ") + (rest > 0 ? " and \(rest) more" : "")
   }
+
+  static let sourcesNamed = 3
+  static let nameLimit = 80
 
   /// `25 h 10 min`.
   static func hoursMinutes(_ seconds: Int64) -> String {
