@@ -131,6 +131,7 @@ public enum NightlyBatch {
       run.nightlyEntry = export
       run.outputBudget = options.outputBudget
       // Durably first: a run that dies (a signal, an abort, out of memory) leaves it set.
+      try requireDescriptorHeadroom(opening: candidate.path)
       var attempting = state
       attempting.attempt = export
       try commit(attempting, options)
@@ -294,6 +295,23 @@ public enum NightlyBatch {
   }
 
   /// Commits `state` alone.
+  /// Free descriptors a night needs before it writes an attempt. A commit swaps its folder and
+  /// then syncs the parent; at the last descriptors (12 for the default pipeline) that sync fails
+  /// after the swap, so the attempt stays on disk for a run that never started, no descriptor is
+  /// left to take it back, and the next night would count a good export's death.
+  static let attemptHeadroom = 8
+
+  /// Stops the night, as the machine's fault, when fewer than `attemptHeadroom` descriptors are free.
+  static func requireDescriptorHeadroom(opening path: String) throws(ETLError) {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max),
+      let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    else { return }
+    if Int(limit.rlim_cur) - open < attemptHeadroom {
+      throw .output(.tooManyOpenFiles(path: path, limit: Int(limit.rlim_cur)))
+    }
+  }
+
   static func commit(_ state: DeliveryState, _ options: Options) throws(ETLError) {
     do {
       let transaction = try OutputTransaction(options.output)
