@@ -230,9 +230,15 @@ report-screenshot: report-page-deps
 # The default pipeline on every `sample --profile` and every real export of ../shared/fixtures/real
 # (when present), and each report.html at desktop (1280 px) and phone (390 px) width:
 # .build/gallery/<export>-desktop.png and -phone.png, the outputs in .build/gallery/outputs/.
-.PHONY: gallery
+.PHONY: gallery readme-picture
 gallery: release report-page-deps
 	HEALTHETL_BIN=$(RELEASE_BIN) python3 Tests/EndToEnd/gallery.py --out .build/gallery
+
+# The README's picture: the first screen of the bundled sample's report from `make gallery`,
+# 900 px wide in 128 colours (ImageMagick's convert, installed when missing).
+readme-picture: gallery
+	@command -v convert >/dev/null || $(MAKE) deps PACKAGES=imagemagick
+	convert .build/gallery/sample-desktop.png -crop 1280x1240+0+0 -resize 900x -colors 128 SampleData/report.png
 
 # --- Workbook round trip (libxlsxwriter) --------------------------------------------------------
 # Opens a workbook written through libxlsxwriter in a real spreadsheet program. Gnumeric's

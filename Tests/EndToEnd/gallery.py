@@ -103,7 +103,8 @@ def main() -> int:
 
     arguments.out.mkdir(parents=True, exist_ok=True)
     (arguments.out / "exports").mkdir(exist_ok=True)
-    exports = make_profiles(arguments.out / "exports")
+    # The bundled sample first: its desktop screenshot is the README's picture (`make readme-picture`).
+    exports = [Export("sample", REPO / "SampleData" / "export.zip")] + make_profiles(arguments.out / "exports")
     if not REAL.is_dir():
         print(f"gallery: {REAL} is absent: only the sample profiles", file=sys.stderr)
     exports += real_exports()
