@@ -19,15 +19,22 @@ enum ActivitySpeed {
     }
   }
 
+  /// Seconds a message can show: a workout's totals are the export's, so a duration of 1e300 s
+  /// or a speed of 1e-300 m/s (which crashed the conversion to a whole number) reads as 10⁹ s,
+  /// and a negative or undefined one as 0.
+  static func bounded(_ seconds: Double) -> Double {
+    seconds.isNaN ? 0 : min(max(seconds, 0), 1e9)
+  }
+
   /// `2:00 /km`: the limit as a pace, for messages.
   static func pace(_ metersPerSecond: Double) -> String {
-    let seconds = Int((1000 / metersPerSecond).rounded())
+    let seconds = Int(bounded(1000 / metersPerSecond).rounded())
     return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60) /km"
   }
 
   /// `5:41`, `1:02:15`.
   static func clock(_ seconds: Double) -> String {
-    let whole = Int(seconds.rounded())
+    let whole = Int(bounded(seconds).rounded())
     let text =
       "\(whole / 60 % 60 < 10 && whole >= 3600 ? "0" : "")\(whole / 60 % 60):\(whole % 60 < 10 ? "0" : "")\(whole % 60)"
     return whole >= 3600 ? "\(whole / 3600):" + text : text

@@ -129,6 +129,18 @@ import Testing
         "faster than 2:00 /km; splits from \(km[0].from.prefix { $0 != " " })") == true)
   }
 
+  /// A workout's totals come from the export: a duration of 1e300 s or a speed of 1e-300 m/s
+  /// crashed the message's conversion to whole seconds (found by the `run` fuzzer). 10⁹ s is
+  /// 277,777 h 46 min 40 s.
+  @Test func messagesOfAbsurdTotalsAreBounded() {
+    #expect(ActivitySpeed.clock(1e300) == "277777:46:40")
+    #expect(ActivitySpeed.clock(-5) == "0:00")
+    #expect(ActivitySpeed.clock(.nan) == "0:00")
+    #expect(ActivitySpeed.clock(341) == "5:41")
+    #expect(ActivitySpeed.pace(1e-300) == "16666666:40 /km")
+    #expect(ActivitySpeed.pace(.infinity) == "0:00 /km")
+  }
+
   @Test func theLimitsOfEachActivity() {
     // On foot 1000 m / 120 s; cycling 1000 m / 36 s; swimming 2.5 m/s; other activities none.
     #expect(ActivitySpeed.fastest("Running") == 1000.0 / 120)
