@@ -127,7 +127,8 @@ extension SampleModel {
   func meals(_ plan: DayPlan) -> [Meal] {
     var r = rng(.meals, plan.index)
     var meals: [Meal] = []
-    for (meal, second) in [Int64(7 * 3600 + 1800), 12 * 3600 + 1800, 19 * 3600].enumerated() {
+    let mealtimes: [Int64] = [7 * 3600 + 1800, 12 * 3600 + 1800, 19 * 3600]
+    for (meal, second) in mealtimes.enumerated() {
       let time = instant(plan.date, second + r.seconds(0...1800))
       meals.append(
         Meal(
@@ -258,7 +259,8 @@ extension SampleModel {
   private func audio(_ type: RecordType, _ plan: DayPlan, _ out: inout [Sample]) {
     var r = rng(type == .headphoneAudioExposure ? .headphones : .environment, plan.index)
     if type == .headphoneAudioExposure {
-      for (second, length) in [(Int64(12 * 3600 + 2400), Int64(1800)), (20 * 3600 + 1800, 3600)] {
+      let sessions: [(second: Int64, length: Int64)] = [(12 * 3600 + 2400, 1800), (20 * 3600 + 1800, 3600)]
+      for (second, length) in sessions {
         let start = instant(plan.date, second + r.seconds(0...600))
         out.append(
           Sample(

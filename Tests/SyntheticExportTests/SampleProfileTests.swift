@@ -310,7 +310,7 @@ private struct WrittenExport {
     #expect(dates > 10_000)
   }
 
-  /// A running app's shapes (export-shapes.md, "Third-party workout apps"), 28 days from Monday
+  /// A running app's shapes, as export-shapes.md lists them for third-party workout apps, 28 days from Monday
   /// 2024-03-18: day 9 (Wed 03-27) has no steps and five 4 km entries 18:00–19:30; day 16
   /// (Wed 04-03) a 5.5 km run in 341 s; day 20 (Sun 04-07) a 7,200 s run of 18 km in five 3.6 km
   /// lumps of 20 s, 1,500 s apart; each routine run three whole-distance samples a minute apart.
@@ -335,12 +335,12 @@ private struct WrittenExport {
 
     let workouts = export.workouts
     // The impossible run: 5.5 km in 341 s, one sample over it.
-    let fast = workouts.filter { WrittenExport.attribute("totalDistance", $0) == "5.500" }
+    let fast = workouts.filter { WrittenExport.attribute("totalDistance", $0) == "5.5" }
     let fastRun = try #require(fast.first)
     #expect(fast.count == 1 && span(fastRun).end - span(fastRun).start == 341)
     #expect(app.filter { span($0) == span(fastRun) }.map(value) == [5500])
     // The long run: 18 km in 2 h, its distance five 3.6 km lumps of 20 s, 25 minutes apart.
-    let long = try #require(workouts.first { WrittenExport.attribute("totalDistance", $0) == "18.000" })
+    let long = try #require(workouts.first { WrittenExport.attribute("totalDistance", $0) == "18" })
     let run = span(long)
     #expect(run.end - run.start == 7200)
     let lumps = app.filter { span($0).start >= run.start && span($0).end <= run.end }
