@@ -220,8 +220,8 @@ enum SampleUnit: UInt8 {
     case .withingsDeep: return "Deep"
     case .gram: return "g"
     case .milligramPerDeciliter: return "mg/dL"
-    // As HealthKit writes mmol/L of glucose: with the molar mass in the unit.
-    case .millimolePerLiter: return "mmol<180.1558800000541>/L"
+    // As HealthKit writes mmol/L of glucose: with the molar mass in the unit, its brackets escaped.
+    case .millimolePerLiter: return "mmol&lt;180.1558800000541&gt;/L"
     case .percent: return "%"
     case .kilogram: return "kg"
     case .kilometerPerHour: return "km/hr"

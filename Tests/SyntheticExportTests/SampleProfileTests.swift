@@ -395,7 +395,7 @@ private struct WrittenExport {
     #expect(glucose.filter { $0.contains("sourceName=\"mySugr\" sourceVersion=\"3.96.1\" unit=\"mg/dL\"") }.count == 84)
     #expect(
       glucose.filter {
-        $0.contains("sourceName=\"OneTouch Reveal\"") && $0.contains("unit=\"mmol<180.1558800000541>/L\"")
+        $0.contains("sourceName=\"OneTouch Reveal\"") && $0.contains("unit=\"mmol&lt;180.1558800000541&gt;/L\"")
       }.count == 14)
     #expect(glucose.count == 98)
 
