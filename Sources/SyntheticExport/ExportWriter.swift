@@ -51,10 +51,17 @@ struct ExportWriter: ~Copyable {
       }
     }
     guard model.profile.wearsWatch else {
-      // No cuff, no Watch: no correlations or activity summaries, and only the runs a
-      // third-party app logged.
+      // No Watch: no activity summaries; correlations only from the cuff and food apps of
+      // `food-glucose-bp`, and only the runs a third-party app logged.
       for day in 0..<model.days {
-        if let run = model.thirdPartyRun(model.plan(day)) { thirdPartyWorkout(run) }
+        let plan = model.plan(day)
+        for reading in model.cuffReadings(plan) { correlation(reading) }
+        if model.profile == .foodGlucoseBP {
+          for meal in model.meals(plan) { foodCorrelation(meal) }
+        }
+      }
+      for day in 0..<model.days {
+        for run in model.thirdPartyRuns(model.plan(day)) { thirdPartyWorkout(run) }
       }
       out.put("</HealthData>\n")
       out.flush()
@@ -291,9 +298,9 @@ struct ExportWriter: ~Copyable {
   /// at top level.
   private mutating func correlation(_ reading: SampleModel.BloodPressureReading) {
     out.put(" <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"")
-    out.put(SampleSource.withings.name)
+    out.put(reading.source.name)
     out.put("\" sourceVersion=\"")
-    out.put(SampleSource.withings.version)
+    out.put(reading.source.version)
     out.put("\" creationDate=\"")
     out.date(reading.created)
     out.put("\" startDate=\"")
@@ -308,10 +315,28 @@ struct ExportWriter: ~Copyable {
       record(
         type,
         Sample(
-          start: reading.time, end: reading.time, created: reading.created, value: Double(value), source: .withings,
-          unit: .millimeterOfMercury, pointer: 0),
+          start: reading.time, end: reading.time, created: reading.created, value: Double(value),
+          source: reading.source, unit: .millimeterOfMercury, pointer: 0),
         nested: true)
     }
+    out.put(" </Correlation>\n")
+  }
+
+  /// A meal: a `Food` correlation holding its `Dietary*` records, which also appear at top level.
+  private mutating func foodCorrelation(_ meal: Meal) {
+    out.put(" <Correlation type=\"HKCorrelationTypeIdentifierFood\" sourceName=\"")
+    out.put(meal.source.name)
+    out.put("\" sourceVersion=\"")
+    out.put(meal.source.version)
+    out.put("\" creationDate=\"")
+    out.date(meal.created)
+    out.put("\" startDate=\"")
+    out.date(meal.time)
+    out.put("\" endDate=\"")
+    out.date(meal.time)
+    out.put("\">\n")
+    count(.correlation)
+    for (type, sample) in meal.members { record(type, sample, nested: true) }
     out.put(" </Correlation>\n")
   }
 

@@ -10,6 +10,8 @@ enum Stream: UInt64 {
   case sleepApps, thirdPartyRun
   /// ECG recordings (`--ecgs`).
   case electrocardiogram
+  /// Streams of the `third-party-workouts` and `food-glucose-bp` profiles.
+  case headphones, meals, glucose, bodyComposition, mobility, environment, cycling
 }
 
 /// One record before it is written: times in epoch seconds, the value and how to print it.
@@ -352,6 +354,12 @@ struct SampleModel {
     case .mindfulSession: mindful(plan, &out)
     case .restingHeartRate, .walkingHeartRateAverage: dailyHeartRate(type, plan, &out)
     case .heartRateVariabilitySDNN: variability(plan, &out)
+    case .headphoneAudioExposure, .environmentalAudioExposure, .dietaryEnergyConsumed, .dietaryCarbohydrates,
+      .dietaryProtein, .dietaryFatTotal, .bloodGlucose, .bodyFatPercentage, .bodyMassIndex, .leanBodyMass,
+      .walkingSpeed, .walkingStepLength, .walkingAsymmetryPercentage, .walkingDoubleSupportPercentage,
+      .distanceCycling:
+      // The Watch user's export holds none of these (`SampleProfile.thirdPartyWorkouts`, `.foodGlucoseBP`).
+      return
     }
   }
 
@@ -373,6 +381,7 @@ struct SampleModel {
     var created: Int64
     var systolic: Int
     var diastolic: Int
+    var source = SampleSource.withings
   }
 
   /// A weekly reading with the Withings cuff.

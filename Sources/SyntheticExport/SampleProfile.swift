@@ -38,6 +38,20 @@ public enum SampleProfile: String, CaseIterable, Sendable {
   /// are saved as the Watch saves a triathlon (`SwimBikeRun` with one `WorkoutActivity` per leg).
   case multisport
 
+  /// Runs as third-party running apps write them (Runkeeper on an iPhone without a Watch): each
+  /// routine run's distance three overlapping samples that each hold the whole distance, the later
+  /// two past the run's end; on day 9, a day without steps, five 4 km entries of the app in 90
+  /// minutes; on day 20 a two-hour run whose distance comes in 20-second lumps 25 minutes apart;
+  /// on day 16 a 5.5 km "run" in 341 s; headphone audio during the runs measured by AirPods named
+  /// `AirPods Pro` (model `A2084`) or only by their code `0x200f`.
+  case thirdPartyWorkouts = "third-party-workouts"
+  /// The families beyond activity and sleep from many apps (21 sources): meals as `Food`
+  /// correlations whose `Dietary*` members also appear at top level, blood glucose from a meter
+  /// app in mg/dL and from another in mmol/L, blood-pressure correlations and one systolic without
+  /// its diastolic, body composition, the iPhone's walking metrics, headphone and environmental
+  /// audio, and cycling commutes from four apps.
+  case foodGlucoseBP = "food-glucose-bp"
+
   /// Whether the export is the Watch user's (`watch`, and `multisport`, which only saves some
   /// workouts differently).
   var wearsWatch: Bool { self == .watch || self == .multisport }
@@ -47,7 +61,7 @@ public enum SampleProfile: String, CaseIterable, Sendable {
     switch self {
     case .ios10: return CivilDate(year: 2017, month: 1, day: 2)
     case .ios8: return CivilDate(year: 2015, month: 3, day: 2)
-    case .watch, .iphoneSleepApps, .sleepAppsOddities, .garmin, .multisport:
+    case .watch, .iphoneSleepApps, .sleepAppsOddities, .garmin, .multisport, .thirdPartyWorkouts, .foodGlucoseBP:
       return CivilDate(year: 2024, month: 3, day: 18)
     }
   }
@@ -73,7 +87,8 @@ extension SampleModel {
     switch profile {
     case .garmin: return .garminConnect
     case .ios10, .ios8: return .runtastic
-    case .watch, .iphoneSleepApps, .sleepAppsOddities, .multisport: return nil
+    case .thirdPartyWorkouts: return .runkeeper
+    case .watch, .iphoneSleepApps, .sleepAppsOddities, .multisport, .foodGlucoseBP: return nil
     }
   }
 
@@ -123,8 +138,17 @@ extension SampleModel {
         }
       }
     case .flightsClimbed:
+      // The day the phone stayed at home has no stairs either.
+      if profile == .thirdPartyWorkouts && plan.index == ThirdPartyShapes.noStepsDay { return }
       watchSamples(.flightsClimbed, plan, into: &out)
       for index in out.indices[first...] { out[index].source = phone }
+    case .headphoneAudioExposure where profile == .thirdPartyWorkouts: headphonesOnRuns(plan, &out)
+    case .bloodPressureSystolic, .bloodPressureDiastolic, .headphoneAudioExposure, .environmentalAudioExposure,
+      .dietaryEnergyConsumed, .dietaryCarbohydrates, .dietaryProtein, .dietaryFatTotal, .bloodGlucose,
+      .bodyFatPercentage, .bodyMassIndex, .leanBodyMass, .walkingSpeed, .walkingStepLength,
+      .walkingAsymmetryPercentage, .walkingDoubleSupportPercentage, .distanceCycling:
+      guard profile == .foodGlucoseBP else { return }
+      families(type, plan, &out)
     default: return
     }
     out[first...].sort { ($0.start, $0.source.rawValue) < ($1.start, $1.source.rawValue) }
@@ -135,7 +159,9 @@ extension SampleModel {
   /// apart, each holding the whole distance, the later ones ending after the run.
   private func onFoot(_ type: RecordType, _ plan: DayPlan, _ out: inout [Sample]) {
     let run = thirdPartyRun(plan)
-    for chunk in footChunks(plan) {
+    // Day 9 of `third-party-workouts`: the phone stayed at home.
+    let noSteps = profile == .thirdPartyWorkouts && plan.index == ThirdPartyShapes.noStepsDay
+    for chunk in footChunks(plan) where !noSteps {
       var source = chunk.source
       if source == .watch {
         guard profile == .garmin else { continue }
@@ -167,6 +193,7 @@ extension SampleModel {
             value: run.meters, source: run.source, unit: .meter, decimals: 0, pointer: 0))
       }
     }
+    if type == .distanceWalkingRunning && profile == .thirdPartyWorkouts { appDistanceOddities(plan, &out) }
   }
 
   private func chunkInterval(_ chunk: FootChunk) -> Interval { Interval(start: chunk.start, end: chunk.end) }
@@ -305,7 +332,7 @@ extension SampleModel {
       }
       if plan.index % 4 == 1 { add(night.inBed - r.seconds(0...600), night.outOfBed, .jawboneUP, .noValue) }
       if plan.index % 3 == 0 { add(night.inBed, night.outOfBed, .oldIPhone, .sleepInBed, metadata: .userEntered) }
-    case .watch, .multisport:
+    case .watch, .multisport, .thirdPartyWorkouts, .foodGlucoseBP:
       return
     }
   }

@@ -7,6 +7,12 @@ enum SampleSource: UInt8 {
   case watch, iPhone, autoSleep, withings
   // The other profiles' sources (`SampleProfile`).
   case garminConnect, sleepCycle, pillow, oldIPhone, miFit, runtastic, healthMate, jawboneUP
+  // `third-party-workouts`: a running app, and the iPhone's headphone audio from AirPods that name
+  // themselves by product or by model code.
+  case runkeeper, airPodsPro, airPodsByCode
+  // `food-glucose-bp`: food, glucose, blood-pressure, scale and cycling apps.
+  case myFitnessPal, loseIt, yazio, lifesum, cronometer, nutrino, fatSecret, noom
+  case mySugr, oneTouchReveal, omronConnect, qardio, renpho, eufyLife, strava, wahoo, zwift
 
   var name: StaticString {
     switch self {
@@ -22,6 +28,26 @@ enum SampleSource: UInt8 {
     case .runtastic: return "Runtastic"
     case .healthMate: return "Health Mate"
     case .jawboneUP: return "Jawbone UP"
+    case .runkeeper: return "Runkeeper"
+    case .airPodsPro: return "Alex’s iPhone"
+    case .airPodsByCode: return "Alex’s iPhone"
+    case .myFitnessPal: return "MyFitnessPal"
+    case .loseIt: return "Lose It!"
+    case .yazio: return "YAZIO"
+    case .lifesum: return "Lifesum"
+    case .cronometer: return "Cronometer"
+    case .nutrino: return "Nutrino"
+    case .fatSecret: return "FatSecret"
+    case .noom: return "Noom"
+    case .mySugr: return "mySugr"
+    case .oneTouchReveal: return "OneTouch Reveal"
+    case .omronConnect: return "OMRON connect"
+    case .qardio: return "Qardio"
+    case .renpho: return "Renpho"
+    case .eufyLife: return "EufyLife"
+    case .strava: return "Strava"
+    case .wahoo: return "Wahoo"
+    case .zwift: return "Zwift"
     }
   }
 
@@ -39,6 +65,26 @@ enum SampleSource: UInt8 {
     case .runtastic: return "7.2"
     case .healthMate: return "2.6.2"
     case .jawboneUP: return "4.6"
+    case .runkeeper: return "14.2.1"
+    case .airPodsPro: return "17.2"
+    case .airPodsByCode: return "17.2"
+    case .myFitnessPal: return "24.3.0"
+    case .loseIt: return "15.1.2"
+    case .yazio: return "10.9.0"
+    case .lifesum: return "13.4.1"
+    case .cronometer: return "4.12.3"
+    case .nutrino: return "3.2"
+    case .fatSecret: return "9.1.0"
+    case .noom: return "11.8.0"
+    case .mySugr: return "3.96.1"
+    case .oneTouchReveal: return "5.6.1"
+    case .omronConnect: return "7.12.0"
+    case .qardio: return "2.9.4"
+    case .renpho: return "5.4.0"
+    case .eufyLife: return "3.7.2"
+    case .strava: return "351.0.1"
+    case .wahoo: return "3.2.1"
+    case .zwift: return "1.0.121"
     }
   }
 
@@ -53,7 +99,16 @@ enum SampleSource: UInt8 {
       return "&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone14,3, software:17.2&gt;"
     case .oldIPhone:
       return "&gt;, name:iPhone, manufacturer:Apple, model:iPhone, hardware:iPhone8,4, software:10.2&gt;"
+    case .airPodsPro:
+      // The AirPods the phone measured headphone audio with; by product name and model number…
+      return "&gt;, name:AirPods Pro, manufacturer:Apple Inc., model:A2084, localIdentifier:0x200e&gt;"
+    case .airPodsByCode:
+      // …or, as some real exports hold, named by the model code alone.
+      return "&gt;, name:0x200f, manufacturer:Apple Inc., model:0x200f&gt;"
     case .autoSleep, .withings, .garminConnect, .sleepCycle, .pillow, .miFit, .runtastic, .healthMate, .jawboneUP:
+      return nil
+    case .runkeeper, .myFitnessPal, .loseIt, .yazio, .lifesum, .cronometer, .nutrino, .fatSecret, .noom, .mySugr,
+      .oneTouchReveal, .omronConnect, .qardio, .renpho, .eufyLife, .strava, .wahoo, .zwift:
       return nil
     }
   }
@@ -66,6 +121,11 @@ enum RecordType: Int, CaseIterable {
   case flightsClimbed, bloodPressureSystolic, bloodPressureDiastolic, sleepAnalysis, appleStandHour
   case distanceSwimming, swimmingStrokeCount, mindfulSession, restingHeartRate, walkingHeartRateAverage
   case heartRateVariabilitySDNN
+  // Written by the `third-party-workouts` and `food-glucose-bp` profiles only.
+  case headphoneAudioExposure, environmentalAudioExposure, dietaryEnergyConsumed, dietaryCarbohydrates
+  case dietaryProtein, dietaryFatTotal, bloodGlucose, bodyFatPercentage, bodyMassIndex, leanBodyMass
+  case walkingSpeed, walkingStepLength, walkingAsymmetryPercentage, walkingDoubleSupportPercentage
+  case distanceCycling
 
   var identifier: StaticString {
     switch self {
@@ -86,6 +146,21 @@ enum RecordType: Int, CaseIterable {
     case .restingHeartRate: return "HKQuantityTypeIdentifierRestingHeartRate"
     case .walkingHeartRateAverage: return "HKQuantityTypeIdentifierWalkingHeartRateAverage"
     case .heartRateVariabilitySDNN: return "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
+    case .headphoneAudioExposure: return "HKQuantityTypeIdentifierHeadphoneAudioExposure"
+    case .environmentalAudioExposure: return "HKQuantityTypeIdentifierEnvironmentalAudioExposure"
+    case .dietaryEnergyConsumed: return "HKQuantityTypeIdentifierDietaryEnergyConsumed"
+    case .dietaryCarbohydrates: return "HKQuantityTypeIdentifierDietaryCarbohydrates"
+    case .dietaryProtein: return "HKQuantityTypeIdentifierDietaryProtein"
+    case .dietaryFatTotal: return "HKQuantityTypeIdentifierDietaryFatTotal"
+    case .bloodGlucose: return "HKQuantityTypeIdentifierBloodGlucose"
+    case .bodyFatPercentage: return "HKQuantityTypeIdentifierBodyFatPercentage"
+    case .bodyMassIndex: return "HKQuantityTypeIdentifierBodyMassIndex"
+    case .leanBodyMass: return "HKQuantityTypeIdentifierLeanBodyMass"
+    case .walkingSpeed: return "HKQuantityTypeIdentifierWalkingSpeed"
+    case .walkingStepLength: return "HKQuantityTypeIdentifierWalkingStepLength"
+    case .walkingAsymmetryPercentage: return "HKQuantityTypeIdentifierWalkingAsymmetryPercentage"
+    case .walkingDoubleSupportPercentage: return "HKQuantityTypeIdentifierWalkingDoubleSupportPercentage"
+    case .distanceCycling: return "HKQuantityTypeIdentifierDistanceCycling"
     }
   }
 
@@ -113,8 +188,11 @@ enum SampleUnit: UInt8 {
   case sleepAsleep
   /// Withings' stages in iOS 8–9 exports: a `Sleep Stage` attribute and no value.
   case withingsLight, withingsDeep
+  // Quantities of the `third-party-workouts` and `food-glucose-bp` profiles.
+  case gram, milligramPerDeciliter, millimolePerLiter, percent, kilogram, kilometerPerHour, centimeter
+  case decibelASPL
 
-  var isCategory: Bool { rawValue >= SampleUnit.standStood.rawValue }
+  var isCategory: Bool { (SampleUnit.standStood.rawValue...SampleUnit.withingsDeep.rawValue).contains(rawValue) }
 
   var text: StaticString {
     switch self {
@@ -140,6 +218,15 @@ enum SampleUnit: UInt8 {
     case .sleepAsleep: return "HKCategoryValueSleepAnalysisAsleep"
     case .withingsLight: return "Light"
     case .withingsDeep: return "Deep"
+    case .gram: return "g"
+    case .milligramPerDeciliter: return "mg/dL"
+    // As HealthKit writes mmol/L of glucose: with the molar mass in the unit, its brackets escaped.
+    case .millimolePerLiter: return "mmol&lt;180.1558800000541&gt;/L"
+    case .percent: return "%"
+    case .kilogram: return "kg"
+    case .kilometerPerHour: return "km/hr"
+    case .centimeter: return "cm"
+    case .decibelASPL: return "dBASPL"
     }
   }
 

@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import REPO, binary, real_fixtures  # noqa: E402
 
 REAL = real_fixtures()
-PROFILES = ("watch", "iphone-sleep-apps", "sleep-apps-oddities", "garmin", "ios10", "ios8", "multisport")
+PROFILES = ("watch", "iphone-sleep-apps", "sleep-apps-oddities", "garmin", "ios10", "ios8", "multisport",
+            "third-party-workouts", "food-glucose-bp")
 # Screen widths the report is looked at: a laptop and a phone.
 WIDTHS = {"desktop": 1280, "phone": 390}
 RENDERED = "document.documentElement.dataset.chartsDrawn || document.documentElement.dataset.reportError"

@@ -117,9 +117,21 @@ FASTEST_M_S = {"Running": 1000 / 120, "Walking": 1000 / 120, "Hiking": 1000 / 12
 # chart drawn. The hook for the families of issue 29 item 4 (blood pressure, glucose, nutrition,
 # body composition, mobility, audio, cycling): add each family's column and chart id here when its
 # report section lands.
+# daily.csv column → the report chart that draws it (Pipelines/docs/daily.md, report.html
+# `data-chart`); the report's own field names differ (`active_kcal`, `carbs_g`), the columns' do not.
 FAMILY_CHARTS = {
-    "steps": "steps", "active_kcal": "energy", "resting_hr": "heart-trends", "hrv_sdnn_ms": "heart-trends",
-    "hr_avg": "heart-daily", "body_mass_kg": "body", "vo2max": "body",
+    "steps": "steps", "active_energy_kcal": "energy", "resting_hr_bpm": "heart-trends",
+    "walking_hr_avg_bpm": "heart-trends", "hrv_sdnn_ms": "heart-trends", "hr_avg_bpm": "heart-daily",
+    "body_mass_kg": "body", "vo2max_ml_kg_min": "body",
+    "distance_km": "distance", "cycling_distance_km": "distance", "flights": "flights",
+    "exercise_min": "minutes", "mindful_min": "minutes",
+    "bp_systolic_mmhg": "blood-pressure", "bp_diastolic_mmhg": "blood-pressure", "glucose_mg_dl": "glucose",
+    "dietary_energy_kcal": "nutrition-energy",
+    "carbohydrates_g": "nutrition-macros", "protein_g": "nutrition-macros", "fat_g": "nutrition-macros",
+    "lean_body_mass_kg": "body-mass", "body_fat_fraction": "body-fat", "bmi": "body-fat",
+    "walking_speed_kmh": "walking-speed", "step_length_cm": "walking-speed",
+    "walking_asymmetry_fraction": "walking-balance", "double_support_fraction": "walking-balance",
+    "headphone_audio_dba": "audio", "environmental_audio_dba": "audio",
 }
 SUMMARY = """(() => Object.fromEntries([...document.querySelectorAll('[data-summary]')].map(d =>
   [d.dataset.summary, { value: d.dataset.value, over: d.querySelector('.over').textContent }])))()"""

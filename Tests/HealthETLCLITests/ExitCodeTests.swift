@@ -37,7 +37,7 @@ import Testing
     (["sample", "--days", "zero", "--out", "/tmp/x.xml"], 64, "--days"),
     (
       ["sample", "--profile", "fitbit", "--out", "/tmp/x.xml"], 64,
-      "unknown --profile 'fitbit'; the profiles are watch, iphone-sleep-apps, sleep-apps-oddities, garmin, ios10"
+      "unknown --profile 'fitbit'; the profiles are watch, iphone-sleep-apps, sleep-apps-oddities, garmin, ios10, ios8, multisport, third-party-workouts, food-glucose-bp"
     ),
     (
       ["sample", "--profile", "garmin", "--routes", "3", "--out", "/tmp/x.xml"], 64,

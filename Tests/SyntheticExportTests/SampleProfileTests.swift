@@ -309,4 +309,122 @@ private struct WrittenExport {
     }
     #expect(dates > 10_000)
   }
+
+  /// A running app's shapes, as export-shapes.md lists them for third-party workout apps, 28 days from Monday
+  /// 2024-03-18: day 9 (Wed 03-27) has no steps and five 4 km entries 18:00–19:30; day 16
+  /// (Wed 04-03) a 5.5 km run in 341 s; day 20 (Sun 04-07) a 7,200 s run of 18 km in five 3.6 km
+  /// lumps of 20 s, 1,500 s apart; each routine run three whole-distance samples a minute apart.
+  @Test func thirdPartyWorkoutsHasTheRunningAppsShapes() throws {
+    let export = try WrittenExport(.thirdPartyWorkouts)
+    func span(_ line: String) -> (start: Int64, end: Int64) {
+      (
+        WrittenExport.instant(WrittenExport.attribute("startDate", line)!),
+        WrittenExport.instant(WrittenExport.attribute("endDate", line)!)
+      )
+    }
+    let app = export.records("DistanceWalkingRunning").filter { $0.contains("sourceName=\"Runkeeper\"") }
+    func value(_ line: String) -> Double { Double(WrittenExport.attribute("value", line)!)! }
+
+    // Day 9: no step, five 4 km entries starting 15 minutes apart, 18:00 to 19:30 (+0100).
+    #expect(!export.records("StepCount").contains { $0.contains("startDate=\"2024-03-27") })
+    let entries = app.filter { $0.contains("startDate=\"2024-03-27") }
+    #expect(entries.map(value) == [4000, 4000, 4000, 4000, 4000])
+    let first = WrittenExport.instant("2024-03-27 18:00:00 +0100")
+    #expect(entries.map { span($0).start } == [0, 900, 1800, 2700, 3600].map { first + $0 })
+    #expect(entries.last.map { span($0).end } == first + 90 * 60)
+
+    let workouts = export.workouts
+    // The impossible run: 5.5 km in 341 s, one sample over it.
+    let fast = workouts.filter { WrittenExport.attribute("totalDistance", $0) == "5.5" }
+    let fastRun = try #require(fast.first)
+    #expect(fast.count == 1 && span(fastRun).end - span(fastRun).start == 341)
+    #expect(app.filter { span($0) == span(fastRun) }.map(value) == [5500])
+    // The long run: 18 km in 2 h, its distance five 3.6 km lumps of 20 s, 25 minutes apart.
+    let long = try #require(workouts.first { WrittenExport.attribute("totalDistance", $0) == "18" })
+    let run = span(long)
+    #expect(run.end - run.start == 7200)
+    let lumps = app.filter { span($0).start >= run.start && span($0).end <= run.end }
+    #expect(lumps.map(value) == [3600, 3600, 3600, 3600, 3600])
+    #expect(lumps.map { span($0).start - run.start } == [60, 1560, 3060, 4560, 6060])
+    #expect(lumps.allSatisfy { span($0).end - span($0).start == 20 })
+
+    // The routine runs: three samples each holding the whole distance, the last two past the end.
+    let routine = workouts.filter { $0 != long && $0 != fastRun }
+    #expect(routine.count >= 3 && workouts.allSatisfy { $0.contains("sourceName=\"Runkeeper\"") })
+    #expect(app.count == 3 * routine.count + 5 + 1 + 5)
+    for workout in routine {
+      let meters = Double(WrittenExport.attribute("totalDistance", workout)!)! * 1000
+      let copies = app.filter { span($0).start >= span(workout).start && span($0).start <= span(workout).start + 120 }
+      #expect(copies.map(value) == [meters, meters, meters])
+      #expect(copies.map { span($0).end - span(workout).end } == [0, 60, 120])
+    }
+
+    // Headphone audio during the runs, a sample per 10 minutes (the long run 12, the short one
+    // 1), measured by AirPods named as a product with a model number or by their code alone.
+    let audio = export.records("HeadphoneAudioExposure")
+    let expected = workouts.reduce(0) { sum, workout in sum + Int((span(workout).end - span(workout).start + 599) / 600)
+    }
+    #expect(audio.count == expected)
+    let byName = audio.filter { $0.contains("name:AirPods Pro, manufacturer:Apple Inc., model:A2084") }
+    let byCode = audio.filter { $0.contains("name:0x200f, manufacturer:Apple Inc., model:0x200f") }
+    #expect(!byName.isEmpty && !byCode.isEmpty && byName.count + byCode.count == audio.count)
+  }
+
+  /// The families of food, glucose and blood-pressure apps, 28 days: three meals a day (84 `Food`
+  /// correlations of 4 members, each member also at top level); mySugr before each meal (84, mg/dL)
+  /// and OneTouch Reveal on even days (14, mmol/L); OMRON's readings on even days (14 correlations)
+  /// and Qardio's systolic without diastolic on day 5; Renpho on days 1, 4, … 25 (9) and EufyLife's
+  /// BMI on days 3, 10, 17, 24 (4); headphones twice a day (56) and the Watch's environment every
+  /// half hour 9:00–21:00 (24 × 28 = 672); cycling on the 20 weekdays; 21 sources.
+  @Test func foodGlucoseBPHasTheFamilies() throws {
+    let export = try WrittenExport(.foodGlucoseBP)
+    let food = export.lines.filter { $0.hasPrefix(" <Correlation type=\"HKCorrelationTypeIdentifierFood\"") }
+    #expect(food.count == 84)
+    let nested = export.lines.filter { $0.hasPrefix("  <Record type=\"HKQuantityTypeIdentifierDietary") }
+    #expect(nested.count == 4 * 84)
+    var topLevel: [String] = []
+    for type in ["DietaryEnergyConsumed", "DietaryCarbohydrates", "DietaryProtein", "DietaryFatTotal"] {
+      #expect(export.records(type).count == 84, "\(type)")
+      topLevel += export.records(type)
+    }
+    #expect(
+      Set(topLevel.map { $0.trimmingCharacters(in: .whitespaces) })
+        == Set(nested.map { $0.trimmingCharacters(in: .whitespaces) }))
+
+    let glucose = export.records("BloodGlucose")
+    #expect(glucose.filter { $0.contains("sourceName=\"mySugr\" sourceVersion=\"3.96.1\" unit=\"mg/dL\"") }.count == 84)
+    #expect(
+      glucose.filter {
+        $0.contains("sourceName=\"OneTouch Reveal\"") && $0.contains("unit=\"mmol&lt;180.1558800000541&gt;/L\"")
+      }.count == 14)
+    #expect(glucose.count == 98)
+
+    let pressure = export.lines.filter {
+      $0.hasPrefix(" <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\"")
+    }
+    #expect(pressure.count == 14 && pressure.allSatisfy { $0.contains("sourceName=\"OMRON connect\"") })
+    #expect(export.records("BloodPressureSystolic").count == 15 && export.records("BloodPressureDiastolic").count == 14)
+    #expect(export.sources("BloodPressureSystolic") == ["OMRON connect", "Qardio"])
+    #expect(export.sources("BloodPressureDiastolic") == ["OMRON connect"])
+
+    #expect(export.records("BodyFatPercentage").count == 9 && export.records("LeanBodyMass").count == 9)
+    #expect(export.records("BodyMassIndex").count == 13)
+    #expect(export.records("BodyFatPercentage").allSatisfy { $0.contains("unit=\"%\" ") && $0.contains("value=\"0.") })
+    let mobility = [
+      "WalkingSpeed", "WalkingStepLength", "WalkingAsymmetryPercentage", "WalkingDoubleSupportPercentage",
+    ]
+    let walks = export.records(mobility[0]).count
+    #expect(walks > 28)
+    for type in mobility {
+      #expect(export.records(type).count == walks && export.sources(type) == ["Alex’s iPhone"], "\(type)")
+    }
+    #expect(export.records("HeadphoneAudioExposure").count == 56)
+    #expect(export.records("HeadphoneAudioExposure").allSatisfy { $0.contains("name:AirPods Pro") })
+    #expect(export.records("EnvironmentalAudioExposure").count == 672)
+    #expect(export.records("DistanceCycling").count == 20)
+    #expect(export.sources("DistanceCycling") == ["Strava", "Wahoo", "Zwift", "Connect"])
+
+    let names = Set(export.lines.compactMap { WrittenExport.attribute("sourceName", $0) })
+    #expect(names.count == 21, "\(names.sorted())")
+  }
 }

@@ -146,6 +146,10 @@ public final class DailyMart: Mart {
   /// The sound-exposure samples, for the two audio columns.
   private var headphone = SoundLevelDays(typeName: "HeadphoneAudioExposure")
   private var environmental = SoundLevelDays(typeName: "EnvironmentalAudioExposure")
+  /// The sound samples the audio columns took in: no other mart computes them (the other columns'
+  /// samples are counted by the statistics that compute them), so without this the run would call
+  /// them not shown (Pipelines/docs/nightly.md, "Every record accounted for").
+  private var use = SampleUse()
   private let collector = DailyCollector()
   /// One source's overlapping samples, seen as the statistics merge their streams.
   private let overlaps = OverlapWatch()
@@ -163,6 +167,7 @@ public final class DailyMart: Mart {
   }
 
   public var provides: [ProductKey] { [ProductKey(DailyDays.self)] }
+  public var sampleUse: SampleUse? { use }
 
   /// The types whose every sample a daily table shows: those of its one-day statistics (counted
   /// by the statistics mart that computes them) and its contributions' (counted by their marts).
@@ -180,8 +185,9 @@ public final class DailyMart: Mart {
 
   public func consume(_ sample: borrowing Sample, catalog: SampleCatalog) {
     bloodPressure.add(sample, catalog: catalog)
-    headphone.add(sample, catalog: catalog)
-    environmental.add(sample, catalog: catalog)
+    let heard = headphone.add(sample, catalog: catalog)
+    let around = environmental.add(sample, catalog: catalog)
+    if heard || around { use.use(sample.type) }
   }
 
   public func consume(_ element: GenericElement) {

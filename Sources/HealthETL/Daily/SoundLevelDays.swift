@@ -22,12 +22,14 @@ struct SoundLevelDays {
 
   init(typeName: String) { self.typeName = typeName }
 
-  mutating func add(_ sample: borrowing Sample, catalog: SampleCatalog) {
+  /// Whether the sample was taken in (one of `typeName` with a level).
+  @discardableResult mutating func add(_ sample: borrowing Sample, catalog: SampleCatalog) -> Bool {
     let type = Int(sample.type)
-    guard type >= 0, sample.kind == .quantity, sample.value.isFinite else { return }
+    guard type >= 0, sample.kind == .quantity, sample.value.isFinite else { return false }
     while isWanted.count <= type { isWanted.append(catalog.typeInfo(Int32(isWanted.count)).shortName == typeName) }
-    guard isWanted[type] else { return }
+    guard isWanted[type] else { return false }
     add(level: sample.value, start: sample.start.seconds, end: sample.end.seconds)
+    return true
   }
 
   mutating func add(level: Double, start: Int64, end: Int64) {

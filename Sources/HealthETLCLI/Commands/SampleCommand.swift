@@ -15,7 +15,7 @@ enum SampleCommand {
     OptionSpec(
       name: "profile", valueName: "NAME",
       help:
-        "Whose export: watch (default; Apple Watch user), iphone-sleep-apps (iPhone only, sleep apps), sleep-apps-oddities (the same with a flat 12 h asleep week and a 25 h night typed in), garmin (Garmin Connect), ios10 (iOS 10, manual entries, Runtastic), ios8 (the iOS 8–9 format of 2015), multisport (the Watch user, Saturday rides saved as triathlons)."
+        "Whose export: watch (default; Apple Watch user), iphone-sleep-apps (iPhone only, sleep apps), sleep-apps-oddities (the same with a flat 12 h asleep week and a 25 h night typed in), garmin (Garmin Connect), ios10 (iOS 10, manual entries, Runtastic), ios8 (the iOS 8–9 format of 2015), multisport (the Watch user, Saturday rides saved as triathlons), third-party-workouts (a running app's overlapping, lumpy and impossible distances; AirPods), food-glucose-bp (meals, glucose, blood pressure, body composition, walking, audio, cycling from 21 sources)."
     ),
     OptionSpec(
       name: "ecgs", valueName: "N", help: "Also write N ECG recordings (30 s at 512 Hz each) beside the export."),

@@ -136,4 +136,29 @@ import Testing
     #expect(accounting.lines.first?.shownBy == ["stats", "samples"])
     #expect(accounting.summaryLines.first?.hasSuffix("`--pipeline stats` shows them (run.json: accounting)") == true)
   }
+
+  /// The daily table's audio columns are computed by the daily mart itself from every sound
+  /// sample (no statistic does it): its 2 headphone and 1 environmental samples are used, not
+  /// "not shown" as they were while the mart counted nothing (the food-glucose-bp profile's 56
+  /// and 672).
+  @Test func theDailyAudioColumnsUseTheirSoundSamples() throws {
+    var marts: [any Mart] = []
+    let body = """
+       <Record type="HKQuantityTypeIdentifierHeadphoneAudioExposure" sourceName="Phone" unit="dBASPL" startDate="2024-03-18 10:00:00 +0000" endDate="2024-03-18 10:30:00 +0000" value="70"/>
+       <Record type="HKQuantityTypeIdentifierHeadphoneAudioExposure" sourceName="Phone" unit="dBASPL" startDate="2024-03-18 12:00:00 +0000" endDate="2024-03-18 12:30:00 +0000" value="74"/>
+       <Record type="HKQuantityTypeIdentifierEnvironmentalAudioExposure" sourceName="Watch" unit="dBASPL" startDate="2024-03-18 10:00:00 +0000" endDate="2024-03-18 10:30:00 +0000" value="60"/>
+      """
+    let result = try StageHarness.run(StageHarness.export(body), zone: .named("UTC")) { _ in
+      marts = [DailyMart(destinations: [])]
+      return marts
+    }
+    defer { result.remove() }
+    let accounting = RecordAccounting(normalizer: result.normalizer, uses: marts.compactMap(\.sampleUse), others: [])
+    let lines = Dictionary(uniqueKeysWithValues: accounting.lines.map { ($0.type, $0) })
+    #expect(
+      lines["HeadphoneAudioExposure"] == RecordAccounting.Line(type: "HeadphoneAudioExposure", read: 2, used: 2))
+    #expect(
+      lines["EnvironmentalAudioExposure"]
+        == RecordAccounting.Line(type: "EnvironmentalAudioExposure", read: 1, used: 1))
+  }
 }
