@@ -226,7 +226,7 @@ extension SampleModel {
 
   /// Sleep Cycle's heart rate as iOS 8–9 exports hold it: one day aggregate from an afternoon to
   /// the next, in beats per second, with `min`, `max`, `average` and `recordCount` and no
-  /// `value` (export-shapes.md: `min="1.11667" max="1.11667" average="1.11667" recordCount="1"`,
+  /// `value` (SampleData/README.md, "Shapes of real exports": `min="1.11667" max="1.11667" average="1.11667" recordCount="1"`,
   /// 67 bpm). Three days in four; one measurement a day, two or three every fourth day.
   private func heartRateDayAggregate(_ plan: DayPlan, _ out: inout [Sample]) {
     var r = rng(.heartRate, plan.index)

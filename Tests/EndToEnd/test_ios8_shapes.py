@@ -1,7 +1,7 @@
 """The iOS 8–9 shapes, end to end: `healthetl sample --profile ios8` through the default pipeline.
 
-The profile writes what exports of 2014–2015 hold (../shared/reference/export-shapes.md, "Older
-formats"; Pipelines/docs/input.md, "The iOS 8–9 format"): sleep as HealthKit's numbers (`value="1"`
+The profile writes what exports of 2014–2015 hold (SampleData/README.md,
+"Shapes of real exports"; Pipelines/docs/input.md, "The iOS 8–9 format"): sleep as HealthKit's numbers (`value="1"`
 asleep, `value="0"` in bed), Jawbone UP's in-bed records without a value, Withings' stages as a
 `Sleep Stage` attribute without a value, Sleep Cycle's heart rate as day aggregates in count/s
 (`min`, `max`, `average`, `recordCount`, no value), and each date at its own offset with no

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// An iOS 8–9 export (Pipelines/docs/input.md, "The iOS 8–9 format"): `Fixtures/ios8-export.xml`,
-/// written after export-shapes.md — no DTD, `source=`, compact dates, and Health Mate's metadata
+/// written after SampleData/README.md, "Shapes of real exports" — no DTD, `source=`, compact dates, and Health Mate's metadata
 /// attributes with spaces in their names.
 @Suite struct LegacyFormatTests {
   static let export = CLI.fixtures.appendingPathComponent("ios8-export.xml").path

@@ -130,7 +130,7 @@ private struct WrittenExport {
   }
 
   /// An iPhone without a Watch and two sleep apps, as in rgosdin's iOS 12 export and the sleep
-  /// apps of export-shapes.md.
+  /// apps of SampleData/README.md, "Shapes of real exports".
   @Test func iphoneSleepAppsHasNoWatchAndNoStages() throws {
     let export = try WrittenExport(.iphoneSleepApps)
     #expect(export.records("HeartRate").isEmpty && export.records("ActiveEnergyBurned").isEmpty)
@@ -218,7 +218,7 @@ private struct WrittenExport {
     #expect(triathlons >= 2)
   }
 
-  /// The iOS 8–9 format, as export-shapes.md describes it: no DTD, `source=`, compact dates, and
+  /// The iOS 8–9 format, as SampleData/README.md, "Shapes of real exports", describes it: no DTD, `source=`, compact dates, and
   /// Health Mate's metadata attributes with spaces in their names.
   @Test func ios8WritesTheOldFormat() throws {
     let export = try WrittenExport(.ios8, days: 7)
@@ -239,7 +239,7 @@ private struct WrittenExport {
     #expect(!export.workouts.isEmpty && export.workouts.allSatisfy { $0.contains("source=\"Runtastic\"") })
   }
 
-  /// The rest of export-shapes.md's "Older formats": sleep values as numbers, Jawbone UP's
+  /// The rest of the "Older formats" (SampleData/README.md, "Shapes of real exports"): sleep values as numbers, Jawbone UP's
   /// records without a value, Withings' `Sleep Stage`, heart rate as day aggregates in count/s,
   /// `recordCount` and `sessionId`, and each date at its own offset with no `HKTimeZone`. Sixty
   /// days from 2015-03-02 cross the 2015-03-29 spring-forward.
@@ -310,7 +310,7 @@ private struct WrittenExport {
     #expect(dates > 10_000)
   }
 
-  /// A running app's shapes, as export-shapes.md lists them for third-party workout apps, 28 days from Monday
+  /// A running app's shapes, as SampleData/README.md, "Shapes of real exports", lists them for third-party workout apps, 28 days from Monday
   /// 2024-03-18: day 9 (Wed 03-27) has no steps and five 4 km entries 18:00–19:30; day 16
   /// (Wed 04-03) a 5.5 km run in 341 s; day 20 (Sun 04-07) a 7,200 s run of 18 km in five 3.6 km
   /// lumps of 20 s, 1,500 s apart; each routine run three whole-distance samples a minute apart.
