@@ -40,10 +40,14 @@ public enum ExportAttribute: Int, CaseIterable, Sendable {
   /// Withings' `Sleep Stage` attribute of iOS 8–9 sleep records, as it arrives once the byte
   /// filter has rewritten the space in its name (`AttributeNameRepair`).
   case sleepStage
+  /// `HKWasUserEntered="1"`, which iOS 8 wrote as an attribute of the record where later exports
+  /// write a `MetadataEntry`.
+  case wasUserEntered
 
   public var xmlName: String {
     switch self {
     case .sleepStage: return "Sleep_Stage"
+    case .wasUserEntered: return "HKWasUserEntered"
     default: return String(describing: self)
     }
   }

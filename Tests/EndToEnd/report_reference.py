@@ -30,6 +30,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from e2e import csv_rows  # noqa: E402
 
 HR_DAYS = 14
+# DATA.md, "export" `devices`: Apple's Bluetooth product ids of AirPods (ids as read by
+# github.com/maniacx/Bluetooth-Battery-Meter, lib/devices/airpods/deviceConfigs/*.js).
+AIRPODS = {0x2002: "AirPods (1st generation)", 0x200F: "AirPods (2nd generation)", 0x2013: "AirPods (3rd generation)",
+           0x2019: "AirPods 4", 0x201B: "AirPods 4 with noise cancellation", 0x200E: "AirPods Pro",
+           0x2014: "AirPods Pro (2nd generation)", 0x2024: "AirPods Pro (2nd generation, USB-C)",
+           0x2027: "AirPods Pro 3", 0x200A: "AirPods Max", 0x201F: "AirPods Max (USB-C)"}
+
+
+def device_shown(model: str) -> str:
+    """A model as the report names it: a `0x20xx` product id gets a name, its code kept."""
+    if len(model) != 6 or model[:2].lower() != "0x":
+        return model
+    try:
+        product = int(model[2:], 16)
+    except ValueError:
+        return model
+    if product >> 8 != 0x20:
+        return model
+    return f"{AIRPODS.get(product, 'AirPods or Beats headphones')} ({model})"
 # DATA.md, "days": report column -> (daily.csv column, places).
 CELL_COLUMNS = {
     "distance_km": ("distance_km", 2), "cycling_km": ("cycling_distance_km", 2), "flights": ("flights", 0),
@@ -405,7 +424,7 @@ def from_outputs(out: Path, export_zip: Path | None = None) -> dict:
             "time_zone": run["timeZone"],
             "time_zone_reason": run["timeZoneReason"],
             "sources": run["sources"],
-            "devices": run["deviceModels"],
+            "devices": [device_shown(model) for model in run["deviceModels"]],
             "records": sum(run["types"].values()),
             "records_read": sum(run["typesRead"].values()),
             "duplicates": sum(run["duplicates"].values()),

@@ -92,11 +92,11 @@ class IOS8ShapesTest(unittest.TestCase):
         self.assertGreater(written["HeartRate"], 30)
         self.assertEqual(run["types"]["SleepAnalysis"], written["SleepAnalysis"])
         self.assertEqual(run["types"]["HeartRate"], written["HeartRate"])
-        # What the value comes from is read: only Health Mate's own metadata attributes and the
-        # typed-in flag (metadata written as attributes) are left.
+        # What the value comes from is read, and so is the typed-in flag iOS 8 wrote as an
+        # attribute (HKWasUserEntered="1", metadata of its own name): only Health Mate's own
+        # metadata attributes are left.
         names = run["notRead"]["attributes"]["names"]
-        self.assertEqual(set(names), {"Record/@Health_Mate_App_Version", "Record/@Withings_User_Identifier",
-                                      "Record/@HKWasUserEntered"})
+        self.assertEqual(set(names), {"Record/@Health_Mate_App_Version", "Record/@Withings_User_Identifier"})
 
     def test_the_zone_comes_from_the_locale_and_the_offsets(self):
         run = json.loads((self.out / "run.json").read_text(encoding="utf-8"))

@@ -24,6 +24,18 @@ import Testing
     #expect(device.software == "16.1.2")
   }
 
+  /// AirPods write their Bluetooth product id as the model: a known id is named, an unknown one of
+  /// the `0x20xx` range is called headphones, the code stays; other models are as written.
+  @Test func headphoneProductIDsAreNamedWithTheirCodeKept() {
+    #expect(DeviceModelName.shown("0x200e") == "AirPods Pro (0x200e)")
+    #expect(DeviceModelName.shown("0x200F") == "AirPods (2nd generation) (0x200F)")
+    #expect(DeviceModelName.shown("0x2014") == "AirPods Pro (2nd generation) (0x2014)")
+    #expect(DeviceModelName.shown("0x2012") == "AirPods or Beats headphones (0x2012)")
+    for model in ["Watch", "iPhone", "A2084", "0x1234", "0x200", "0x200e1", "0x20zz", ""] {
+      #expect(DeviceModelName.shown(model) == model)
+    }
+  }
+
   @Test func keepsTextThatIsNotADeviceDump() {
     #expect(DeviceDescription(parsing: "Withings scale").name == "Withings scale")
     #expect(DeviceDescription(parsing: "<<HKDevice: 0x1>, name:Scale>").model == nil)

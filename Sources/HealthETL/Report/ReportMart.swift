@@ -291,7 +291,7 @@ public final class ReportMart: Mart {
       ("time_zone", .string(rules.identifier)),
       ("time_zone_reason", .string(header.timeZoneReason)),
       ("sources", .array(header.sources.map(ReportJSON.string))),
-      ("devices", .array(header.devices.map(ReportJSON.string))),
+      ("devices", .array(header.devices.map { ReportJSON.string(DeviceModelName.shown($0)) })),
       ("records", .integer(Int64(types.reduce(0) { $0 + $1.distinct }))),
       ("records_read", .integer(Int64(types.reduce(0) { $0 + $1.read }))),
       ("duplicates", .integer(Int64(types.reduce(0) { $0 + $1.duplicates }))),

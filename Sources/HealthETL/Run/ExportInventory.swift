@@ -198,7 +198,7 @@ public struct ExportInventory {
       names.joined(separator: ", ") + (omitted > 0 ? " … and \(omitted) more" : "")
     }
     lines.append("Sources     \(list(sources, omitted: sourcesOmitted))")
-    lines.append("Devices     \(list(deviceModels, omitted: deviceModelsOmitted))")
+    lines.append("Devices     \(list(deviceModels.map(DeviceModelName.shown), omitted: deviceModelsOmitted))")
     if !unknownUnits.isEmpty { lines.append("Units kept as written: \(unknownUnits.joined(separator: ", "))") }
     lines.append("Not read    \(notRead.summary() ?? "nothing")")
     if read.repairedAttributeNames > 0 {

@@ -29,7 +29,7 @@ final class RecordReader {
   static let attributesRead: [ExportElement: [ExportAttribute]] = [
     .record: [
       .type, .sourceName, .source, .sourceVersion, .device, .unit, .creationDate, .startDate, .endDate, .value,
-      .average, .min, .max, .recordCount, .sessionId, .sleepStage,
+      .average, .min, .max, .recordCount, .sessionId, .sleepStage, .wasUserEntered,
     ],
     .instantaneousBeatsPerMinute: [.bpm, .time],
   ]
@@ -88,7 +88,8 @@ final class RecordReader {
     seenSamples = SampleDeduplicator(budget: deduplicationBudget)
     timeZoneKey = catalog.metadataKeys.intern("HKTimeZone")
     userEnteredKey = catalog.metadataKeys.intern("HKWasUserEntered")
-    attributeMetadata = [ExportAttribute.min, .max, .recordCount, .sessionId].map {
+    // iOS 8's `HKWasUserEntered` attribute is the metadata key of the same name.
+    attributeMetadata = [ExportAttribute.min, .max, .recordCount, .sessionId, .wasUserEntered].map {
       ($0, catalog.metadataKeys.intern($0.xmlName))
     }
     scratch.reserveCapacity(4096)

@@ -75,7 +75,8 @@ public struct RunZone: Sendable {
 
   /// The zone of the locale's country whose offsets match those written on at least
   /// `leastMatchingShare` of the distinct (offset, date) pairs; the most matches win, a tie
-  /// the zone the tz database lists first for the country.
+  /// the zone the tz database lists first for the country. Else, for dates all written at the
+  /// `ExportDate`'s offset, the guess of `exportDayGuess`.
   static func fromLocaleAndOffsets(_ facts: ExportFacts) throws(ZoneError) -> LocaleAnswer {
     let written = facts.writtenOffsets
     guard let locale = facts.locale, let country = ZoneCountries.country(ofLocale: locale), written.count > 0 else {
@@ -98,6 +99,9 @@ public struct RunZone: Sendable {
     }
     let dates = best.total == 1 ? "date" : "dates"
     guard best.matched * 100 >= best.total * leastMatchingShare else {
+      if let guess = exportDayGuess(facts, candidates: candidates, place: place, noZone: noZone) {
+        return .chosen(guess)
+      }
       return .noMatch(
         "no zone of locale \(place) matches the \(best.total) \(dates) written at \(offsets) (\(best.rules.identifier) matches \(best.matched))"
       )
@@ -110,9 +114,34 @@ public struct RunZone: Sendable {
     )
   }
 
+  /// An export written at one offset all year, that of its `ExportDate` (as since iOS 10: the
+  /// phone writes every date at its offset on the day of the export), says nothing of the seasons;
+  /// the zone is guessed as the first of the locale's country, in the tz table's order, whose
+  /// offset at `ExportDate` is that one (Pipelines/docs/samples.md, "Time zone"). Nil when the
+  /// dates carry other offsets too, or no zone of the country has that offset then.
+  static func exportDayGuess(_ facts: ExportFacts, candidates: [ZoneRules], place: String, noZone: String)
+    -> RunZone?
+  {
+    guard let exportDate = facts.exportDate, let offset = facts.exportDateOffset,
+      facts.writtenOffsets.distinctOffsets == [offset]
+    else { return nil }
+    let matching = candidates.filter { $0.offset(at: exportDate) == offset }
+    guard let first = matching.first else { return nil }
+    let written = describe([offset])
+    let others =
+      matching.count == 1
+      ? "" : ", the first of \(matching.count) zones of the country at \(written) then"
+    return RunZone(
+      rules: first,
+      reason:
+        "\(noZone); every date written at \(written), the offset of ExportDate: \(first.identifier) is a guess from locale \(place) and that offset on the export day\(others)"
+    )
+  }
+
   /// The share of votes, in percent, a zone must match: a stray date of another app's clock may
   /// not throw the zone away, while an export of one offset all year (the phone's on the day of
-  /// the export, as since iOS 10) matches a zone with daylight saving on half its dates only.
+  /// the export, as since iOS 10) matches a zone with daylight saving on half its dates only:
+  /// that one is left to `exportDayGuess`, which says it is a guess.
   static let leastMatchingShare = 99
 
   /// `+0100/+0200`, the offsets as exports write them; at most four, then `…`.

@@ -95,6 +95,27 @@ import Testing
     #expect(normalizer.notRead.attributes.counts == ["Record/@Health_Mate_App_Version": 6])
   }
 
+  /// iOS 8 wrote `HKWasUserEntered="1"` as an attribute of the record: it is the metadata entry
+  /// of that name, so the sample is typed in by hand (first in source priority), and the
+  /// attribute is read, not tallied as unread. A `MetadataEntry` of it reads the same; a record
+  /// with neither is not typed in.
+  @Test func theUserEnteredAttributeMarksTheSampleTypedIn() throws {
+    let type = "HKQuantityTypeIdentifierBodyMass"
+    let body = [
+      Self.record(
+        type, source: "Alex’s iPhone", unit: "kg", start: "20150302080000+0100", end: "20150302080000+0100",
+        value: "71.5", extra: "HKWasUserEntered=\"1\""),
+      "<Record type=\"\(type)\" source=\"Scale\" unit=\"kg\" startDate=\"20150303080000+0100\" "
+        + "endDate=\"20150303080000+0100\" value=\"71.2\"><MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/></Record>",
+      Self.record(
+        type, source: "Scale", unit: "kg", start: "20150304080000+0100", end: "20150304080000+0100", value: "71.0"),
+    ].joined(separator: "\n")
+    let (normalizer, stage) = try Staging.run(body)
+    #expect(stage.rows.map(\.userEntered) == [true, true, false])
+    #expect(stage.rows[0].metadata == ["HKWasUserEntered": "1"])
+    #expect(normalizer.notRead.attributes.total == 0)
+  }
+
   /// Two Withings records of the same minutes with different stages are two samples: the stage
   /// is their raw value, part of their identity (Pipelines/docs/samples.md, "Duplicates").
   @Test func stagesAreTheRawValueOfTheIdentity() throws {

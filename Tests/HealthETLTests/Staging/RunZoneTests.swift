@@ -62,9 +62,93 @@ import Testing
     #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "Europe/Berlin")
   }
 
-  /// One offset all year, as exports since iOS 10 write the export day's offset on every date:
-  /// +0100 matches Berlin in January and December but not in July (2 of 3, under 99 %), so the
-  /// zone is the fixed offset as before, and the reason says why.
+  /// `yyyyMMddHHmmss±hhmm` as the export's `ExportDate`.
+  static func exportDate(_ facts: inout ExportFacts, _ text: String) {
+    let date = HealthDateParser.parse(text)!
+    facts.exportDate = date.instant
+    facts.exportDateOffset = date.offsetSeconds
+  }
+
+  /// An iPhone-only export since iOS 10: every date at +0100, the offset of its ExportDate
+  /// (2015-12-20, winter). Berlin matches January and December, not July (2 of 3, under 99 %);
+  /// but the one offset written is ExportDate's, and Berlin (first of DE; Busingen too is +0100
+  /// in December) has it on the export day: Berlin is the guess, and the July date then lands at
+  /// +0200 (2015-07-10 10:00Z is 12:00 in Berlin, not 11:00 as the fixed offset had it).
+  @Test func oneOffsetAllYearAtTheExportDaysOffsetGuessesTheCountrysZone() throws {
+    var facts = ExportFacts()
+    facts.locale = "de_DE"
+    Self.exportDate(&facts, "20151220090000+0100")
+    Self.note(&facts, ["20150110120000+0100", "20150710120000+0100", "20151210120000+0100"])
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "Europe/Berlin")
+    #expect(
+      zone.reason
+        == "no HKTimeZone; every date written at +0100, the offset of ExportDate: Europe/Berlin is a guess from locale de_DE (Germany) and that offset on the export day, the first of 2 zones of the country at +0100 then"
+    )
+    let july = HealthDateParser.parse("20150710120000+0100")!.instant
+    #expect(zone.rules.offset(at: july) == 7200)
+    #expect(zone.rules.offset(at: HealthDateParser.parse("20150110120000+0100")!.instant) == 3600)
+  }
+
+  /// en_US at -0500 all year: exported in January, the zones of the US at -0500 then are the ten
+  /// of Eastern time (New York, Detroit, two of Kentucky, six of Indiana), New York first; exported
+  /// in July, -0500 is Central daylight time, and Chicago comes first of its seven. Whether DST is
+  /// in force on the export day decides.
+  @Test func theExportDaysDaylightSavingDecidesTheGuess() throws {
+    var facts = ExportFacts()
+    facts.locale = "en_US"
+    Self.exportDate(&facts, "20160115090000-0500")
+    Self.note(&facts, ["20150110120000-0500", "20150710120000-0500"])
+    var zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "America/New_York")
+    #expect(
+      zone.reason
+        == "no HKTimeZone; every date written at -0500, the offset of ExportDate: America/New_York is a guess from locale en_US (United States) and that offset on the export day, the first of 10 zones of the country at -0500 then"
+    )
+    Self.exportDate(&facts, "20160715090000-0500")
+    zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "America/Chicago")
+    #expect(zone.reason.hasSuffix("the first of 7 zones of the country at -0500 then"))
+  }
+
+  /// en_AU at +0930 all year: Darwin keeps +0930 all year, so it matches every date written and is
+  /// taken by the offsets alone, before any guess (Broken Hill and Adelaide, listed before it, are
+  /// +1030 in the southern summer). Only when every date falls in the southern winter do Broken
+  /// Hill and Adelaide match too, and Broken Hill is listed first.
+  @Test func aZoneWithoutDaylightSavingThatMatchesEveryDateComesBeforeTheGuess() throws {
+    var facts = ExportFacts()
+    facts.locale = "en_AU"
+    Self.exportDate(&facts, "20160715090000+0930")
+    Self.note(&facts, ["20150110120000+0930", "20150710120000+0930"])
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "Australia/Darwin")
+    #expect(
+      zone.reason == "no HKTimeZone; locale en_AU (Australia) and 2 dates written at +0930 match Australia/Darwin")
+  }
+
+  /// The guess needs the one offset written to be ExportDate's: dates at +0100 exported at +0200
+  /// (or dates of two offsets that no zone explains) keep the fixed offset of ExportDate.
+  @Test func anOffsetOtherThanTheExportDaysKeepsTheFixedOffset() throws {
+    var facts = ExportFacts()
+    facts.locale = "de_DE"
+    Self.exportDate(&facts, "20150720090000+0200")
+    Self.note(&facts, ["20150110120000+0100", "20150710120000+0100", "20151210120000+0100"])
+    #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "UTC+02:00")
+    // A country none of whose zones is at the offset on the export day: Germany at +0900.
+    facts = ExportFacts()
+    facts.locale = "de_DE"
+    Self.exportDate(&facts, "20150720090000+0900")
+    Self.note(&facts, ["20150110120000+0900", "20150710120000+0900"])
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "UTC+09:00")
+    #expect(
+      zone.reason
+        == "no usable HKTimeZone; no zone of locale de_DE (Germany) matches the 2 dates written at +0900 (Europe/Berlin matches 0); fixed offset of ExportDate"
+    )
+  }
+
+  /// One offset all year with no ExportDate instant to check it against: the fixed offset as
+  /// before, and the reason says why.
   @Test func oneOffsetAllYearKeepsTheFixedOffset() throws {
     var facts = ExportFacts()
     facts.locale = "en_DE"

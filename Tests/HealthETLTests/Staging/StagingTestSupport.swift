@@ -14,6 +14,7 @@ final class CollectingStage: SampleStage {
     var created: Int64?
     var metadata: [String: String]
     var inCorrelation: Bool
+    var userEntered = false
   }
 
   var rows: [Row] = []
@@ -32,7 +33,8 @@ final class CollectingStage: SampleStage {
         category: sample.kind == .category
           ? catalog.categoryShortName(value: sample.categoryValue, type: sample.type) : nil,
         source: catalog.sourceName(sample.source), start: sample.start.seconds, end: sample.end.seconds,
-        created: sample.created?.seconds, metadata: metadata, inCorrelation: sample.inCorrelation))
+        created: sample.created?.seconds, metadata: metadata, inCorrelation: sample.inCorrelation,
+        userEntered: sample.userEntered))
   }
 
   func consume(_ workout: WorkoutElement) { workouts.append(workout) }
