@@ -464,6 +464,10 @@ def headline_means(data: dict) -> dict[str, tuple[float | None, int]]:
                 left += 1
             else:
                 kept.append(value)
+        if key == "steps" and not kept and left:
+            # Every day one app's overlapping samples: the mean of them all, as Health adds them up.
+            kept = [v for d, v in zip(rows["date"], values) if v is not None and d in flagged]
+            left = 0
         result[key] = (sum(kept) / len(kept) if kept else None, left)
     return result
 

@@ -912,6 +912,40 @@ class EmptyRangeReportTests(unittest.TestCase):
         self.assertEqual(self.page.console_errors(), [])
 
 
+class AllStepDaysFlaggedReportTests(unittest.TestCase):
+    """k0rventen's export: every day's steps add up one app's overlapping samples, so every day is
+    in `worth_a_look.left_out.steps` and the summary showed no step average at all. It now shows
+    the mean of all of them, as Health adds them up, and says so."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools()
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-step-days-"))
+        cls.data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        days = cls.data["days"]
+        cls.data["worth_a_look"]["left_out"]["steps"] = [d for d, v in zip(days["date"], days["steps"]) if v is not None]
+        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
+        open_rendered(cls)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def summary(self):
+        return self.page.evaluate("""(() => { const d = document.querySelector('[data-summary="steps"]');
+            return [d.dataset.value, d.querySelector('.over').textContent]; })()""")
+
+    def test_every_day_flagged_averages_them_all_and_says_so(self):
+        self.page.evaluate("document.querySelector('[data-range=\"all\"]').click()")
+        steps = [v for v in self.data["days"]["steps"] if v is not None]
+        value, over = self.summary()
+        self.assertAlmostEqual(float(value), sum(steps) / len(steps), places=6)
+        self.assertEqual(over, f"over {len(steps)} days, each adding up one app's overlapping samples, "
+                               "as Health does (Worth a look)")
+        self.assertEqual(self.page.console_errors(), [])
+
+
 class ExampleDataTests(unittest.TestCase):
     """example-data.json is what report_reference.py makes of the bundled sample's outputs, and
     that second implementation's priority merge agrees with the Swift statistics."""

@@ -51,6 +51,66 @@ struct WatchSplitChains {
     return (chaining.chains, chaining.steps)
   }
 
+  /// The segments with the pauses inside them given back (Pipelines/docs/workouts.md, "Splits").
+  /// The Watch's segments run each from where the previous one ended, their duration the wall-clock
+  /// span, pauses included (the real fixtures' runs with pauses); a segment whose duration leaves out
+  /// the pauses inside it ends early by them, and the next one starts at its end plus those pauses —
+  /// which would break the chain there. So a segment with a pause inside it spans to the start of
+  /// the segment that starts where its duration, counted as moving time, ends (within 2 s), when no
+  /// segment starts at its own end. Given and kept sorted by start, then end.
+  static func acrossPauses(_ segments: [Segment], pauses: PauseIntervals) -> [Segment] {
+    guard !pauses.intervals.isEmpty, segments.count > 1 else { return segments }
+    // The segment starting closest to `time`, within 2 s, other than `own`.
+    func starting(near time: Double, other own: Int) -> Int? {
+      var low = 0
+      var high = segments.count
+      while low < high {
+        let middle = (low + high) / 2
+        if segments[middle].start < time - 2 { low = middle + 1 } else { high = middle }
+      }
+      var best: Int?
+      while low < segments.count, segments[low].start <= time + 2 {
+        if low != own, best == nil || abs(segments[low].start - time) < abs(segments[best!].start - time) {
+          best = low
+        }
+        low += 1
+      }
+      return best
+    }
+    let intervals = pauses.intervals
+    var result = segments
+    var changed = false
+    for (index, segment) in segments.enumerated() {
+      guard pauses.pausedSeconds(from: segment.start, to: segment.end) > 0 else { continue }
+      // Where the duration ends when counted as moving time: each pause it reaches (one starting
+      // as it runs out included, as the next segment starts at the resume) adds its length.
+      var end = segment.end
+      var pause = firstPause(endingAfter: segment.start, in: intervals)
+      while pause < intervals.count, intervals[pause].start <= end {
+        end += intervals[pause].end - max(intervals[pause].start, segment.start)
+        pause += 1
+      }
+      guard starting(near: segment.end, other: index) == nil, let successor = starting(near: end, other: index),
+        segments[successor].start > segment.end
+      else { continue }
+      result[index].end = segments[successor].start
+      changed = true
+    }
+    if changed { result.sort { $0.start != $1.start ? $0.start < $1.start : $0.end < $1.end } }
+    return result
+  }
+
+  /// The index of the first of `intervals` (sorted, disjoint) ending after `time`, or their count.
+  private static func firstPause(endingAfter time: Double, in intervals: [(start: Double, end: Double)]) -> Int {
+    var low = 0
+    var high = intervals.count
+    while low < high {
+      let middle = (low + high) / 2
+      if intervals[middle].end <= time { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
   /// The gap between a chain ending at `end` and a segment starting at `start`: how far apart
   /// they are, less the pauses between them when the chain ends first.
   static func gap(from end: Double, to start: Double, pauses: PauseIntervals) -> Double {

@@ -98,7 +98,8 @@ extension WorkoutTables {
   public static let splits = RowTable<WorkoutPart<WorkoutSplit>>(
     "splits",
     rows:
-      "one row per split of a run, walk, hike or ride, in workout order, then `from`, `unit` and `split`",
+      "one row per split of a run, walk, hike or ride, in workout order, then `from`, `unit` and `split`; one"
+      + " `none` row for a workout whose every series was too fast for its activity",
     defaultFile: "workout_splits.csv",
     columns: [
       .localTime("`start` on the local clock, `YYYY-MM-DD HH:MM:SS`") { $0.part.startInstant },
@@ -106,17 +107,24 @@ extension WorkoutTables {
       .text(
         "from",
         "`distance` (the workout's distance samples), `route` (GPS, when it has none), `distance_scaled` or"
-          + " `route_scaled` (scaled to the workout's distance), or `watch` (the Watch's Segment events)"
+          + " `route_scaled` (scaled to the workout's distance), or `watch` (the Watch's Segment events);"
+          + " `none (why)` on the one row of a workout whose every series was too fast for its activity"
       ) { $0.part.from },
-      .text("unit", "`km` or `mi`; empty for a Segment chain of neither length") { $0.part.unit },
-      .integer("split", "1-based, in time order") { Int64($0.part.split) },
-      .instant("start", "where the split starts (to the second)") { $0.part.startInstant },
-      .instant("end", "where it ends (to the second)") { $0.part.endInstant },
+      .text("unit", "`km` or `mi`; empty for a Segment chain of neither length and on a `none` row") {
+        $0.part.unit
+      },
+      .integer("split", "1-based, in time order; empty on a `none` row") {
+        $0.part.standsForNone ? nil : Int64($0.part.split)
+      },
+      .instant("start", "where the split starts (to the second); the workout's start on a `none` row") {
+        $0.part.startInstant
+      },
+      .instant("end", "where it ends (to the second); the workout's end on a `none` row") { $0.part.endInstant },
       .measure("distance_m", unit: "m", "1000 or 1609.344, less for the last") { $0.part.distanceMeters },
       .measure(
         "duration_s", unit: "s", "moving time: end − start without the pauses"
-      ) { $0.part.movingSeconds },
-      .measure("elapsed_s", unit: "s", "end − start") { $0.part.elapsedSeconds },
+      ) { $0.part.standsForNone ? nil : $0.part.movingSeconds },
+      .measure("elapsed_s", unit: "s", "end − start") { $0.part.standsForNone ? nil : $0.part.elapsedSeconds },
       .measure(
         "pace_s", unit: "s", "moving seconds per `unit` (per km or per mile)"
       ) { $0.part.paceSeconds },

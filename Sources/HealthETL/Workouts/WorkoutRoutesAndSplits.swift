@@ -285,6 +285,10 @@ final class WorkoutRoutesAndSplits {
       all[position].heartRateAverage = summary.average
       all[position].heartRateMaximum = summary.maximum
     }
+    // Every series too fast: one row says why, so the table shows the workout was looked at.
+    if all.isEmpty, !notTaken[index].isEmpty {
+      all = [.none(why: notTaken[index], start: Double(workout.start.seconds), end: Double(workout.end.seconds))]
+    }
     row.splits = all
   }
 }

@@ -19,8 +19,21 @@ public struct WorkoutSplit: Sendable, Equatable {
   public var elevationChangeMeters: Double?
   public var elevationGainMeters: Double?
   public var elevationLossMeters: Double?
+  /// A row that stands for no split (`from` = `none (…)`): the workout's every series was too fast
+  /// for its activity, and this row says why; its split figures are empty.
+  public var standsForNone = false
 
   public var elapsedSeconds: Double { end - start }
+
+  /// The one row of a workout none of whose series gave splits, each too fast for its activity
+  /// (Pipelines/docs/workouts.md, "Splits"): `from` says why, `start`/`end` are the workout's.
+  static func none(why reasons: [String], start: Double, end: Double) -> WorkoutSplit {
+    var row = WorkoutSplit(
+      from: "none (" + reasons.joined(separator: "; ") + ")", unit: nil, split: 0, start: start, end: max(start, end),
+      distanceMeters: nil, movingSeconds: 0)
+    row.standsForNone = true
+    return row
+  }
 
   /// Moving seconds per unit; nil without a unit or distance.
   public var paceSeconds: Double? {
@@ -41,6 +54,7 @@ public struct WorkoutSplit: Sendable, Equatable {
   /// The HeartRate window of the split: the samples whose whole-second start lies in
   /// `[start, end)`, as the closed window of `WorkoutSampleIndex`.
   var heartRateWindow: WorkoutSampleIndex.Window? {
+    guard !standsForNone else { return nil }
     let first = Int64(start.rounded(.up))
     let last = Int64(end.rounded(.up)) - 1
     return last >= first ? WorkoutSampleIndex.Window(start: first, end: last) : nil
@@ -290,7 +304,8 @@ extension WorkoutSplit {
 /// The splits the Watch recorded: the workout's `Segment` events (Pipelines/docs/workouts.md, "Splits").
 enum WatchSplits {
   /// A run's Segment events form chains — each segment starting where the previous one ended,
-  /// within 2 s once pauses between them are left out — one chain per unit the Watch split by (a run in the real fixtures carries a
+  /// within 2 s once pauses between them are left out, a segment whose duration leaves out a pause
+  /// inside it spanning to its successor (`WatchSplitChains.acrossPauses`) — one chain per unit the Watch split by (a run in the real fixtures carries a
   /// kilometre chain and a mile chain, interleaved). A chain is `km` or `mi` when its number of
   /// segments is the workout's distance in that unit, rounded up or down; with two chains, the
   /// one with more segments (as many: the shorter first segment) is `km`. Every segment but a chain's last covers one unit; the last
@@ -308,7 +323,8 @@ enum WatchSplits {
     }
     guard !segments.isEmpty else { return [] }
     segments.sort { $0.start != $1.start ? $0.start < $1.start : $0.end < $1.end }
-    let chains = WatchSplitChains.chains(of: segments, pauses: pauses).chains
+    let chains = WatchSplitChains.chains(of: WatchSplitChains.acrossPauses(segments, pauses: pauses), pauses: pauses)
+      .chains
     func fits(_ count: Int, _ unit: SplitUnit) -> Bool {
       guard let distanceMeters, distanceMeters > 0 else { return false }
       let units = distanceMeters / unit.meters

@@ -64,7 +64,8 @@ import Testing
   /// (50 m/s, under the 100 m/s a sample may not pass, but a kilometre in 0:20 on foot), so the
   /// series is not the run's. Its Watch segments — three of 1 minute, a chain of kilometres (3 is
   /// 3 km, not 1.86 mi rounded) — put a kilometre in 1:00: not written either. Without a route, the
-  /// run has no splits, and says why.
+  /// run has no splits, and its one row in `workout_splits.csv` says why (before, it had no row:
+  /// the reason was only in "Worth a look").
   @Test func splitsFasterThanTheActivityAllowsAreNotWritten() throws {
     let body = [
       Self.distance("1000", "10:00:00", "10:00:20"), Self.distance("2000", "10:05:00", "10:10:00"),
@@ -79,7 +80,17 @@ import Testing
     let run = try F.run(body.joined(separator: "\n"))
     defer { run.result.remove() }
     let row = try #require(run.rows.first)
-    #expect(row.splits.isEmpty)
+    let why =
+      "the distance samples put km 1 in 0:20, faster than 2:00 /km; "
+      + "the Watch's segments put km 1 in 1:00, faster than 2:00 /km"
+    #expect(row.splits.map(\.from) == ["none (\(why))"])
+    let lines = try run.text("workout_splits.csv").split(separator: "\n")
+    #expect(lines.count == 2)
+    // Empty unit, split and figures; the workout's start and end.
+    #expect(
+      lines.last.map(String.init)
+        == "2024-03-20 10:00:00,\(row.id),\"none (\(why))\",,,2024-03-20T10:00:00+00:00,2024-03-20T10:10:00+00:00,,,,,,,,,,"
+    )
     #expect(
       Self.items(run, WorkoutOddities.fastSplits).map(\.detail) == [
         "Running at 10:00 from RunApp: the distance samples put km 1 in 0:20, faster than 2:00 /km; "

@@ -194,6 +194,43 @@ import Testing
     #expect(row.splits.isEmpty)
   }
 
+  /// A 4.2 km run from 08:00:00 (t 0) paused 08:07:00–08:09:30 (t 420–570), its Segment events
+  /// written as the bundled sample writes them: durations of moving time, the next segment
+  /// starting at the end plus the pause inside. km: 0 (5 min), 300 (5 min, ends at 600 — with the
+  /// pause inside, its 300 moving seconds end at 750), 750, 1050 (5 min each); mi: 0 (8 min, ends
+  /// at 480 — at 630 with the 150 s paused from 420), 630 (8 min). Each segment with the pause
+  /// inside spans to its successor's start (none starts at 600 or 480), so the chains are 4 km and
+  /// 2 mi: km 2 is 300–750, 300 s moving of 450; mi 1 is 0–630, 480 s moving of 630. Before, the
+  /// mile's second segment continued the kilometres (600 → 630, 30 s) and the chains were 3, 1
+  /// and 2 segments long. Written as the real fixtures write them — the durations spanning the
+  /// pause (km 2 of 7.5 min, mi 1 of 10.5 min) — the same splits.
+  @Test func aPauseInsideAWatchSegmentBreaksNoChain() throws {
+    func at(_ seconds: Int) -> String {
+      String(format: "2024-04-01 08:%02d:%02d +0000", seconds / 60, seconds % 60)
+    }
+    for (km2, mi1) in [("5", "8"), ("7.5", "10.5")] {
+      let body = F.workout(
+        "Running", duration: "22.5", start: at(0), end: at(1500),
+        extra: "totalDistance=\"4.2\" totalDistanceUnit=\"km\"",
+        children: [
+          F.event("Segment", at(0), minutes: "5"), F.event("Segment", at(0), minutes: mi1),
+          F.event("Segment", at(300), minutes: km2), F.event("Pause", at(420)), F.event("Resume", at(570)),
+          F.event("Segment", at(630), minutes: "8"), F.event("Segment", at(750), minutes: "5"),
+          F.event("Segment", at(1050), minutes: "5"),
+        ])
+      let run = try F.run(body)
+      defer { run.result.remove() }
+      let row = try #require(run.rows.first)
+      let start = 1_711_958_400.0
+      let watch = row.splits.filter { $0.from == "watch" }
+      #expect(watch.map { $0.unit ?? "-" } == ["km", "km", "km", "km", "mi", "mi"], "\(km2)")
+      #expect(watch.map { $0.start - start } == [0, 300, 750, 1050, 0, 630], "\(km2)")
+      #expect(watch.map { $0.end - start } == [300, 750, 1050, 1350, 630, 1110], "\(km2)")
+      #expect(watch.map(\.movingSeconds) == [300, 300, 300, 300, 480, 480], "\(km2)")
+      #expect(watch.map(\.distanceMeters) == [1000, 1000, 1000, 1000, 1609.344, 1609.344], "\(km2)")
+    }
+  }
+
   /// The bundled sample: its route splits once added up past the workout's distance (5,699 m of
   /// splits for the 5,160.46 m run of 2024-03-18: the raw GPS track is longer than the Watch's
   /// distance). Now every workout's splits add up to its distance and lie inside it.

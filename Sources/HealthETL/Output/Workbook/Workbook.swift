@@ -90,13 +90,19 @@ public final class Workbook {
 
   /// Adds a sheet for one table and writes its header row.
   /// - Parameter name: made valid and unique (see `SheetNamer`); the summary lists the real name.
-  public func addSheet(name: String, columns: [WorkbookColumn]) throws(WorkbookError) -> WorkbookSheet {
+  /// - Parameter keepingChartValues: keeps the values of the sheet's numbers and dates for the
+  ///   7-day averages of its charts (`WorkbookChart.movingAverageDays`); for the sheet charts are
+  ///   drawn from.
+  public func addSheet(name: String, columns: [WorkbookColumn], keepingChartValues: Bool = false)
+    throws(WorkbookError) -> WorkbookSheet
+  {
     let workbook = try live()
     guard !columns.isEmpty, columns.count <= 16_384 else {
       throw .invalidRow(sheet: name, detail: "a sheet needs 1 ... 16,384 columns, not \(columns.count)")
     }
     let formats = columns.map { $0.numberFormat.flatMap { numberFormat($0, in: workbook) } }
     let table = SheetTable(requestedName: name, columns: columns, formats: formats)
+    if keepingChartValues { table.keptValues = Array(repeating: [], count: columns.count) }
     let sheetName = namer.claim(name)
     try table.parts.append(startPart(named: sheetName, of: table, in: workbook))
     tables.append(table)
@@ -225,6 +231,10 @@ public final class Workbook {
     let sheet = part.sheet
     let row = lxw_row_t(part.dataRows + 1)
     let sampling = table.sampledRows < ColumnWidthEstimate.sampledRows
+    let keeping = table.keptValues != nil && table.parts.count == 1
+    if keeping {
+      for index in cells.indices { table.keptValues![index].append(.nan) }
+    }
     for (index, cell) in cells.enumerated() {
       let column = table.columns[index]
       let col = lxw_col_t(index)
@@ -268,6 +278,7 @@ public final class Workbook {
           code: Self.systemCode(status))
       }
       if sampling { table.widths.observe(cell, column: index, kind: column.kind) }
+      if keeping { table.keptValues![index][part.dataRows] = Self.chartValue(cell) }
       if cell.isNonzeroNumber {
         table.plottable[index] = true
         if table.parts.count == 1 { table.lastPlottableRows[index] = part.dataRows + 1 }
@@ -276,6 +287,17 @@ public final class Workbook {
     }
     part.dataRows += 1
     if sampling { table.sampledRows += 1 }
+  }
+
+  /// A cell as a chart reads it: a number, a date's serial, a duration in days; NaN otherwise.
+  private static func chartValue(_ cell: WorkbookCell) -> Double {
+    switch cell {
+    case .number(let value): return value
+    case .date(let date): return ExcelSerialDate.serial(date) ?? .nan
+    case .dateTime(let dateTime): return ExcelSerialDate.serial(dateTime) ?? .nan
+    case .duration(let seconds): return ExcelSerialDate.duration(seconds: seconds)
+    default: return .nan
+    }
   }
 
   func continueOnNewSheet(_ table: SheetTable) throws(WorkbookError) -> String {
@@ -371,40 +393,54 @@ public final class Workbook {
         return .library(path: path, operation: "writing '\(chartsSheetName)'", message: Self.message(status))
       }
     }
+    // Each chart's rows: a long history is the year up to the chart's last value only (an export
+    // whose steps stopped years ago still shows them), with a 7-day line where bars do not stack.
+    let windows = charts.map { entry -> (first: Int, end: Int, isLong: Bool) in
+      let dataRows = entry.table.parts[0].dataRows
+      let lastValueRow = entry.values.map { entry.table.lastPlottableRows[$0] }.max() ?? 0
+      let isLong = lastValueRow > WorkbookChart.longHistoryRows
+      // An empty table still gets a (blank) one-row range: a chart needs a range to be valid.
+      let end = isLong ? lastValueRow : max(dataRows, 1)
+      return (isLong ? end - WorkbookChart.recentRows + 1 : 1, end, isLong)
+    }
+    let averages = sevenDayAverages(windows: windows)
+    if let failure = writeAverages(averages, on: sheet, in: workbook) { return failure }
     for (index, entry) in charts.enumerated() {
       let (chart, table, category, values) = entry
+      let window = windows[index]
+      let averaged = averages.first { $0.chart == index }
       let type: lxw_chart_type
       switch chart.kind {
       case .line: type = LXW_CHART_LINE
-      case .column: type = LXW_CHART_COLUMN
+      // Bars and a line cannot share a chart here (libxlsxwriter 1.1 combines no charts): a long
+      // history's days become dots under their 7-day line.
+      case .column: type = averaged == nil ? LXW_CHART_COLUMN : LXW_CHART_LINE
       case .stackedColumn: type = LXW_CHART_COLUMN_STACKED
       }
       guard let drawn = workbook_add_chart(workbook, UInt8(type.rawValue)) else {
         return .library(path: path, operation: "adding chart '\(chart.title)'", message: "out of memory")
       }
+      // A 7-day average without its days is no value: a gap, not a line across it.
+      chart_show_blanks_as(drawn, UInt8(LXW_CHART_BLANKS_AS_GAP.rawValue))
       let first = table.parts[0]
-      // An empty table still gets a (blank) one-row range: a chart needs a range to be valid.
-      let lastRow = lxw_row_t(max(first.dataRows, 1))
-      // A long history: the year up to the chart's last value only (an export whose steps stopped
-      // years ago still shows them), with a 7-day line where bars do not stack.
-      let lastValueRow = values.map { table.lastPlottableRows[$0] }.max() ?? 0
-      let isLong = lastValueRow > WorkbookChart.longHistoryRows
-      let windowEnd = isLong ? lxw_row_t(lastValueRow) : lastRow
-      let firstRow = isLong ? windowEnd - lxw_row_t(WorkbookChart.recentRows) + 1 : 1
+      let firstRow = lxw_row_t(window.first)
+      let windowEnd = lxw_row_t(window.end)
       let suffix =
-        !isLong ? "" : lastValueRow == first.dataRows ? ", last 365 days" : ", 365 days to its last value"
-      for (series, column) in zip(chart.series, values) {
+        !window.isLong ? "" : window.end == first.dataRows ? ", last 365 days" : ", 365 days to its last value"
+      for (position, (series, column)) in zip(chart.series, values).enumerated() {
         guard let added = chart_add_series(drawn, nil, nil) else {
           return .library(path: path, operation: "adding a series to '\(chart.title)'", message: "out of memory")
         }
         chart_series_set_categories(added, first.name, firstRow, lxw_col_t(category), windowEnd, lxw_col_t(category))
         chart_series_set_values(added, first.name, firstRow, lxw_col_t(column), windowEnd, lxw_col_t(column))
-        if isLong, chart.kind != .stackedColumn {
-          chart_series_set_trendline(
-            added, UInt8(LXW_CHART_TRENDLINE_TYPE_AVERAGE.rawValue), UInt8(WorkbookChart.movingAverageDays))
-          chart_series_set_trendline_name(added, "\(series.name ?? table.columns[column].name), 7-day average")
-        }
-        if chart.kind == .line {
+        if chart.kind == .column, averaged != nil {
+          // The days as dots, not joined: the 7-day line is the line.
+          var line = lxw_chart_line()
+          line.none = 1
+          chart_series_set_line(added, &line)
+          chart_series_set_marker_type(added, UInt8(LXW_CHART_MARKER_CIRCLE.rawValue))
+          chart_series_set_marker_size(added, 3)
+        } else if chart.kind == .line {
           // A line joins neighbouring days only, so a day measured alone (a heart rate every few
           // days) would draw nothing: a small marker on each value shows it.
           chart_series_set_marker_type(added, UInt8(LXW_CHART_MARKER_CIRCLE.rawValue))
@@ -414,6 +450,16 @@ public final class Workbook {
         // A leading "=" would make libxlsxwriter read the name as a cell reference.
         if name.hasPrefix("=") { name = " " + name }
         chart_series_set_name(added, name)
+        guard let averaged else { continue }
+        guard let line = chart_add_series(drawn, nil, nil) else {
+          return .library(path: path, operation: "adding a series to '\(chart.title)'", message: "out of memory")
+        }
+        chart_series_set_categories(line, first.name, firstRow, lxw_col_t(category), windowEnd, lxw_col_t(category))
+        let averageColumn = lxw_col_t(averaged.firstColumn + 1 + position)
+        chart_series_set_values(
+          line, chartsSheetName, 1, averageColumn, lxw_row_t(averaged.dates.count), averageColumn)
+        chart_series_set_marker_type(line, UInt8(LXW_CHART_MARKER_NONE.rawValue))
+        chart_series_set_name(line, name + ", 7-day average")
       }
       chart_title_set_name(drawn, chart.title + suffix)
       if let axis = chart_axis_get(drawn, LXW_CHART_AXIS_TYPE_X) {
@@ -424,7 +470,7 @@ public final class Workbook {
         chart_axis_set_name(axis, chart.valueAxisTitle)
         if let code = table.columns[values[0]].numberFormat { chart_axis_set_num_format(axis, code) }
       }
-      let legend = chart.series.count > 1 ? LXW_CHART_LEGEND_BOTTOM : LXW_CHART_LEGEND_NONE
+      let legend = chart.series.count > 1 || averaged != nil ? LXW_CHART_LEGEND_BOTTOM : LXW_CHART_LEGEND_NONE
       chart_legend_set_position(drawn, UInt8(legend.rawValue))
       var options = lxw_chart_options()
       options.x_scale = 2
@@ -433,6 +479,108 @@ public final class Workbook {
       if status != LXW_NO_ERROR {
         return .library(path: path, operation: "placing chart '\(chart.title)'", message: Self.message(status))
       }
+    }
+    return nil
+  }
+
+  /// One chart's 7-day averages, written to the Charts sheet from `firstColumn`: the dates of
+  /// its rows, then a column per series, which the chart's lines read.
+  struct SevenDayAverages {
+    var chart: Int
+    var firstColumn: Int
+    var dates: [Double]
+    var names: [String]
+    var columns: [[Double?]]
+  }
+
+  /// The Charts sheet's first column of averages: right of the charts (960 px from column B).
+  static let averagesColumn = 18
+
+  /// The 7-day averages of each long-history chart that does not stack (Pipelines/docs/daily.md,
+  /// "`health.xlsx`"): for each row of its window, the mean of the values of the days from 6 days
+  /// before its date to its date, when at least `WorkbookChart.movingAverageLeastDays` of them have
+  /// one; else none, so a line never crosses months without a value.
+  private func sevenDayAverages(windows: [(first: Int, end: Int, isLong: Bool)]) -> [SevenDayAverages] {
+    var result: [SevenDayAverages] = []
+    var column = Self.averagesColumn
+    for (index, entry) in charts.enumerated() where windows[index].isLong && entry.chart.kind != .stackedColumn {
+      guard let kept = entry.table.keptValues, kept[entry.category].count >= windows[index].end else { continue }
+      let dates = kept[entry.category]
+      let rows = (windows[index].first - 1)..<windows[index].end
+      let span = Double(WorkbookChart.movingAverageDays)
+      var columns: [[Double?]] = []
+      for value in entry.values {
+        let series = kept[value]
+        columns.append(
+          rows.map { row -> Double? in
+            let day = dates[row]
+            guard day.isFinite else { return nil }
+            var sum = 0.0
+            var count = 0
+            var other = row
+            while other >= 0 {
+              let date = dates[other]
+              if date.isFinite {
+                if date <= day - span { break }
+                if date <= day, series[other].isFinite {
+                  sum += series[other]
+                  count += 1
+                }
+              }
+              other -= 1
+            }
+            return count >= WorkbookChart.movingAverageLeastDays ? sum / Double(count) : nil
+          })
+      }
+      let names = zip(entry.chart.series, entry.values).map { series, value in
+        "\(series.name ?? entry.table.columns[value].name), 7-day average"
+      }
+      result.append(
+        SevenDayAverages(
+          chart: index, firstColumn: column, dates: rows.map { dates[$0] }, names: names, columns: columns))
+      column += entry.values.count + 2
+    }
+    return result
+  }
+
+  /// Writes `averages` to the Charts sheet, row by row (constant-memory mode writes rows in order).
+  private func writeAverages(
+    _ averages: [SevenDayAverages], on sheet: UnsafeMutablePointer<lxw_worksheet>,
+    in workbook: UnsafeMutablePointer<lxw_workbook>
+  ) -> WorkbookError? {
+    guard !averages.isEmpty else { return nil }
+    var status = LXW_NO_ERROR
+    func check(_ result: lxw_error) { if status == LXW_NO_ERROR { status = result } }
+    let formats = averages.map {
+      average -> (date: UnsafeMutablePointer<lxw_format>?, value: UnsafeMutablePointer<lxw_format>?) in
+      let entry = charts[average.chart]
+      return (
+        entry.table.columns[entry.category].numberFormat.flatMap { numberFormat($0, in: workbook) },
+        entry.table.formats[entry.values[0]]
+      )
+    }
+    for average in averages {
+      check(worksheet_write_string(sheet, 0, lxw_col_t(average.firstColumn), "date", headerFormat))
+      worksheet_set_column(sheet, lxw_col_t(average.firstColumn), lxw_col_t(average.firstColumn), 11, nil)
+      for (position, name) in average.names.enumerated() {
+        let column = lxw_col_t(average.firstColumn + 1 + position)
+        check(worksheet_write_string(sheet, 0, column, name, headerFormat))
+        worksheet_set_column(sheet, column, column, Double(max(12, name.count)), nil)
+      }
+    }
+    let rows = averages.map(\.dates.count).max() ?? 0
+    for row in 0..<rows {
+      for (average, format) in zip(averages, formats) where row < average.dates.count {
+        let cell = lxw_row_t(row + 1)
+        check(worksheet_write_number(sheet, cell, lxw_col_t(average.firstColumn), average.dates[row], format.date))
+        for (position, values) in average.columns.enumerated() {
+          guard let value = values[row] else { continue }
+          check(worksheet_write_number(sheet, cell, lxw_col_t(average.firstColumn + 1 + position), value, format.value))
+        }
+      }
+    }
+    guard status == LXW_NO_ERROR else {
+      return .library(path: path, operation: "writing the 7-day averages", message: Self.message(status))
     }
     return nil
   }
@@ -578,6 +726,9 @@ final class SheetTable {
   /// Per column: the last row of the first sheet holding a number other than 0 (1 is the first
   /// data row), 0 when none.
   var lastPlottableRows: [Int]
+  /// Per column, the first sheet's values as a chart reads them (`Workbook.chartValue`), NaN for
+  /// a blank; nil unless the sheet was added keeping them.
+  var keptValues: [[Double]]?
 
   init(requestedName: String, columns: [WorkbookColumn], formats: [UnsafeMutablePointer<lxw_format>?]) {
     self.requestedName = requestedName

@@ -34,9 +34,10 @@ extension FileWriterThread where Message == WorkbookMessage, Summary == Workbook
       let workbook = try Workbook(path: path, temporaryDirectory: temporaryDirectory, created: created)
       if chartSheet != nil, !charts.isEmpty { try workbook.addChartsSheet() }
       var tables: [SheetRows] = []
-      for sheet in plan {
+      for (number, sheet) in plan.enumerated() {
         let added = try workbook.addSheet(
-          name: sheet.name, columns: sheet.columns.map(WorkbookTableWriter.workbookColumn))
+          name: sheet.name, columns: sheet.columns.map(WorkbookTableWriter.workbookColumn),
+          keepingChartValues: number == chartSheet && !charts.isEmpty)
         tables.append(SheetRows(sheet: added, columns: sheet.columns, zone: zone))
       }
       inbox.ready()

@@ -215,11 +215,14 @@ public struct WorkbookChart: Hashable, Sendable {
   public var valueAxisTitle: String
 
   /// A sheet longer than this many rows is charted over its last `recentRows` only, with a
-  /// 7-day moving average (a trendline) on each series of a chart that does not stack: 1,100 daily
+  /// 7-day average (worked out into the Charts sheet, empty where fewer than
+  /// `movingAverageLeastDays` of the 7 have a value) on each series of a chart that does not stack: 1,100 daily
   /// bars in a chart are hair-thin and unreadable (Pipelines/docs/daily.md, "`health.xlsx`").
   public static let longHistoryRows = 400
   public static let recentRows = 365
   public static let movingAverageDays = 7
+  /// Days of the 7 that must have a value for the average to have one (as the report's line).
+  public static let movingAverageLeastDays = 4
 
   public init(
     _ kind: Kind, title: String, categoryColumn: String, series: [Series], categoryAxisTitle: String,

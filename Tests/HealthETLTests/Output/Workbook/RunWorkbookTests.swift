@@ -155,18 +155,50 @@ import Testing
   }
 
   /// 500 days of steps: the chart shows the last 365 (rows 137–501 of the sheet) with a 7-day
-  /// moving average, not 500 hair-thin bars; 400 days or fewer are charted whole, without it.
+  /// average, not 500 hair-thin bars; 400 days or fewer are charted whole, without it. The
+  /// averages are on the Charts sheet (column S the dates, T the steps' average, rows 2–366), and
+  /// the days are dots under the line.
   @Test(arguments: [400, 500]) func aLongHistoryIsChartedOverItsLastYearWithASevenDayLine(days: Int) throws {
     let (_, parts) = try Self.daily(rows: days, columns: ["steps"]) { n in [.number(Double(5000 + n))] }
     let chart = try #require(parts["xl/charts/chart1.xml"])
+    #expect(!chart.contains("<c:trendline>"))
     if days > 400 {
       #expect(chart.contains("<c:f>Daily!$B$137:$B$501</c:f>"))
-      #expect(chart.contains("<c:trendline>") && chart.contains("<c:period val=\"7\"/>"))
+      #expect(chart.contains("<c:f>Charts!$T$2:$T$366</c:f>"))
+      #expect(chart.contains("<c:v>Steps, 7-day average</c:v>"))
+      #expect(chart.contains("<c:lineChart>") && !chart.contains("<c:barChart>"))
+      // Blanks as gaps: Excel's default, which libxlsxwriter leaves unwritten (not "span" or "zero").
+      #expect(!chart.contains("dispBlanksAs"))
       #expect(chart.contains("Steps per day, last 365 days"))
     } else {
       #expect(chart.contains("<c:f>Daily!$B$2:$B$401</c:f>"))
-      #expect(!chart.contains("<c:trendline>"))
+      #expect(chart.contains("<c:barChart>") && !chart.contains("Charts!"))
     }
+  }
+
+  /// 500 days of steps (5,000 + day) with none on days 300–359 (two months): the last 365 rows are
+  /// days 135–499. A day's 7-day average is the mean of the steps of it and the 6 days before, when
+  /// at least 4 have steps: day 135's is 5,132 (129–135); day 302's 5,297.5 (296–299); days
+  /// 303–362 have fewer than 4 (day 303: 297–299; day 362: 360–362) — the cells are empty and the
+  /// line stops; day 363's is 5,361.5 (360–363). Before, Excel's trendline averaged the last 7
+  /// points, whatever their days, across the two months.
+  @Test func aSevenDayLineStopsWhereTheDaysHaveNoValue() throws {
+    let (_, parts) = try Self.daily(rows: 500, columns: ["steps"]) { n in
+      [(300..<360).contains(n) ? .missing : .number(Double(5000 + n))]
+    }
+    let charts = try #require(parts["xl/worksheets/sheet1.xml"])
+    // The T cells written, by row: row r holds day 133 + r.
+    let cells = Dictionary(
+      uniqueKeysWithValues: charts.matches(of: #/<c r="T(\d+)"[^>]*><v>([^<]+)</v></c>/#).map {
+        (Int($0.1)! + 133, Double($0.2)!)
+      })
+    #expect(cells[135] == 5132)
+    #expect(cells[302] == 5297.5)
+    #expect((303...362).allSatisfy { cells[$0] == nil })
+    #expect(cells[363] == 5361.5)
+    #expect(cells[499] == 5496)
+    #expect(cells.count == 365 - 60)
+    #expect(charts.contains("Steps, 7-day average"))
   }
 
   /// Steps for 500 days that stop 100 days before the sheet ends (an iPhone replaced by a
