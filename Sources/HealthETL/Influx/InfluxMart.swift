@@ -301,7 +301,7 @@ public final class InfluxMart: Mart, StatisticsBucketReader {
 
   /// A row of `workouts.csv` at its start, tagged by activity type and source, its values as
   /// the file writes them.
-  static func workoutPoint(_ row: WorkoutRow) -> LineProtocol.Point {
+  static func workoutPoint(_ row: WorkoutSummary) -> LineProtocol.Point {
     func written(_ column: String, _ value: Double?) -> LineProtocol.Point.Field {
       .init(column, value.map { .float(WorkoutTables.column(column).precision.rounded($0)) })
     }

@@ -408,7 +408,7 @@ public final class ReportMart: Mart {
     }
     let table = WorkoutTables.workouts.schema
     let laps = WorkoutTables.laps.schema
-    func number(_ value: (WorkoutRow) -> Double?, _ column: String, places: Int) -> ReportJSON {
+    func number(_ value: (WorkoutSummary) -> Double?, _ column: String, places: Int) -> ReportJSON {
       .array(rows.map { ReportJSON.rounded(value($0), csv: precision(table, column), places: places) })
     }
     return .object([
@@ -447,7 +447,7 @@ public final class ReportMart: Mart {
   }
 
   /// The route's outline (DATA.md, "workouts"): `[[lat, lon], …]`, 5 decimals; null without one.
-  static func route(_ row: WorkoutRow) -> ReportJSON {
+  static func route(_ row: WorkoutSummary) -> ReportJSON {
     guard let shape = row.routeShape else { return .null }
     return .array(
       shape.map {

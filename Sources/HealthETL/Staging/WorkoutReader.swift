@@ -10,7 +10,16 @@ final class WorkoutReader {
   var distinct: Int { seen.count }
   private let ledger: StagingLedger
   private let stages: [any SampleStage]
-  private var seen = Set<String>()
+  /// The identities seen: `<sourceName>|<workoutActivityType>` as a number, start and end (24
+  /// bytes a workout, rather than the text of its name).
+  private var seen = Set<Identity>()
+  private var names: [String: Int64] = [:]
+
+  private struct Identity: Hashable {
+    var names: Int64
+    var start: Int64
+    var end: Int64
+  }
 
   private var workout: WorkoutElement?
   private var rejected = false
@@ -176,7 +185,9 @@ final class WorkoutReader {
       route = nil
     }
     guard !rejected, let finished = workout else { return }
-    let key = "\(finished.sourceName)|\(finished.activityType)|\(finished.start.seconds)|\(finished.end.seconds)"
+    let key = Identity(
+      names: number("\(finished.sourceName)|\(finished.activityType)"),
+      start: finished.start.seconds, end: finished.end.seconds)
     guard seen.insert(key).inserted else {
       copies += 1
       return
@@ -184,5 +195,13 @@ final class WorkoutReader {
     ledger.facts.include(start: finished.start, end: finished.end)
     if let zone = finished.metadataValue("HKTimeZone") { ledger.vote(forZone: zone) }
     for stage in stages { stage.consume(finished) }
+  }
+
+  /// A number per distinct `<sourceName>|<workoutActivityType>`, from 0 on.
+  private func number(_ name: String) -> Int64 {
+    if let known = names[name] { return known }
+    let next = Int64(names.count)
+    names[name] = next
+    return next
   }
 }

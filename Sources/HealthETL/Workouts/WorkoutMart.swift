@@ -39,6 +39,7 @@ public final class WorkoutMart: Mart {
   private let codes: WorkoutCodeTable
   private let outputs: [Output]
   private var workouts: [WorkoutElement] = []
+  private var names = SharedNames()
   private var samples: WorkoutSampleIndex
   private let routes: WorkoutRoutesAndSplits
 
@@ -48,25 +49,31 @@ public final class WorkoutMart: Mart {
   /// route report into `run.json`; a mart that only provides rows to others is not.
   private let isJobMart: Bool
 
-  /// The rows of the last `finish`, in output order (start, then id): for stages that build on
-  /// them, such as the nightly batch's `workout_records.new.json`.
+  /// Whether `rows` keeps every full row of `finish` (for tests); otherwise each row is written
+  /// to every table as it is built and dropped (Pipelines/docs/workouts.md, "Memory").
+  private let keepsRows: Bool
+
+  /// The rows of the last `finish`, in output order (start, then id), when the mart was made
+  /// with `keepsRows`; empty otherwise. Other marts read `WorkoutResults`' summaries.
   public private(set) var rows: [WorkoutRow] = []
 
-  /// The server records of the last `finish`, in output order.
-  public var serverRecords: [WorkoutServerRecord] { rows.map(\.serverRecord) }
+  /// The server records of the last `finish` of a job's mart, in output order.
+  public private(set) var serverRecords: [WorkoutServerRecord] = []
 
   /// - Parameters:
   ///   - transaction: the run's outputs.
   ///   - codes: the server codes (`WorkoutCodeTable.load(path:)` of the job's `codes` file).
   ///   - outputs: the files to write.
   ///   - isJobMart: false for a mart that writes no file and only provides its rows to others.
+  ///   - keepsRows: keep every full row in `rows` (tests); memory then grows with the workouts.
   public init(
     transaction: OutputTransaction, codes: WorkoutCodeTable = .shipped, outputs: [Output] = defaultOutputs,
-    isJobMart: Bool = true
+    isJobMart: Bool = true, keepsRows: Bool = false
   ) {
     self.codes = codes
     self.outputs = outputs
     self.isJobMart = isJobMart
+    self.keepsRows = keepsRows
     samples = WorkoutSampleIndex(transaction: transaction)
     routes = WorkoutRoutesAndSplits(transaction: transaction, outputs: outputs, wantsShapes: false)
   }
@@ -101,7 +108,11 @@ public final class WorkoutMart: Mart {
   }
 
   public func consume(_ workout: WorkoutElement) {
-    workouts.append(Self.slim(workout))
+    var slim = Self.slim(workout)
+    // One copy of each name (an activity type is longer than a string holds inline).
+    slim.activityType = names.shared(slim.activityType)
+    slim.sourceName = names.shared(slim.sourceName)
+    workouts.append(slim)
   }
 
   /// Drops what no output reads, so a long export of interval workouts (hundreds of statistics
@@ -152,62 +163,164 @@ public final class WorkoutMart: Mart {
       for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) }
         + routes.heartRateWindows(workouts)
         + workouts.flatMap { $0.activities.compactMap(WorkoutRowBuilder.heartRateWindow) })
+    sampleUse = usedSamples()
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
-    rows = workouts.indices.map { index in
+    // Output order (start, then id; document order for equal ones), so that each row can be
+    // written as soon as it is built, to every table at once, and dropped.
+    let ids = workouts.map(WorkoutRowBuilder.id(of:))
+    let order = workouts.indices.sorted { a, b in
+      let first = workouts[a].start, second = workouts[b].start
+      if first != second { return first < second }
+      return ids[a] != ids[b] ? ids[a] < ids[b] : a < b
+    }
+    var tables = try WorkoutTableWriters(outputs: outputs, context: context)
+    var summaries: [WorkoutSummary] = []
+    summaries.reserveCapacity(order.count)
+    rows = []
+    serverRecords = []
+    for index in order {
       var row = builder.row(for: workouts[index])
       routes.complete(&row, workouts[index], index: index, heartRate: samples)
-      return row
-    }.sorted { $0.start != $1.start ? $0.start < $1.start : $0.id < $1.id }
-    sampleUse = usedSamples()
+      workouts[index] = WorkoutElement()
+      try tables.append(row)
+      summaries.append(WorkoutSummary(row, names: &names))
+      if isJobMart { serverRecords.append(row.serverRecord) }
+      if keepsRows { rows.append(row) }
+    }
+    written += try tables.close()
     var found = Oddities()
     var notes: [String: String] = [:]
-    for (index, note) in routes.splitNotes { notes[WorkoutRowBuilder.id(of: workouts[index])] = note }
-    WorkoutOddities.flag(rows, splitNotes: notes, rules: context.zone.rules, into: &found)
+    for (index, note) in routes.splitNotes { notes[ids[index]] = note }
+    WorkoutOddities.flag(summaries, splitNotes: notes, rules: context.zone.rules, into: &found)
     oddities = found
-    context.products.publish(WorkoutResults(rows: rows, oddities: found), by: self)
+    workouts = []
+    context.products.publish(WorkoutResults(rows: summaries, oddities: found), by: self)
     if isJobMart { context.products.publish(WorkoutServerRecords(records: serverRecords), by: self) }
-    for output in outputs where output.table != .routePoints {
-      func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
-        try context.writer(table, file: output.file, format: output.format)
-      }
-      switch output.table {
-      case .workouts:
-        var workouts = try writer(WorkoutTables.workouts)
-        for row in rows { try workouts.append(row) }
-        written.append(try workouts.close())
-      case .records:
-        var records = try writer(WorkoutTables.records)
-        for row in rows { try records.append(row.serverRecord) }
-        written.append(try records.close())
-      case .laps:
-        var laps = try writer(WorkoutTables.laps)
-        for row in rows { for lap in row.laps { try laps.append(WorkoutPart(workoutID: row.id, part: lap)) } }
-        written.append(try laps.close())
-      case .splits:
-        var splits = try writer(WorkoutTables.splits)
-        for row in rows { for split in row.splits { try splits.append(WorkoutPart(workoutID: row.id, part: split)) } }
-        written.append(try splits.close())
-      case .activities:
-        var activities = try writer(WorkoutTables.activities)
-        for row in rows {
-          for activity in row.activityRows { try activities.append(WorkoutPart(workoutID: row.id, part: activity)) }
-        }
-        written.append(try activities.close())
-      case .routePoints: break
-      }
-    }
     return written
   }
 }
 
-/// The workout rows a workouts mart computed, in output order (start, then id).
+/// Every table of a workouts job open at once, so that each workout's row goes to all of them
+/// as soon as it is built. Closing returns the summaries in the job's output order.
+private struct WorkoutTableWriters {
+  private var workouts: [(position: Int, writer: RowWriter<WorkoutRow>)] = []
+  private var records: [(position: Int, writer: RowWriter<WorkoutServerRecord>)] = []
+  private var laps: [(position: Int, writer: RowWriter<WorkoutPart<SwimLap>>)] = []
+  private var splits: [(position: Int, writer: RowWriter<WorkoutPart<WorkoutSplit>>)] = []
+  private var activities: [(position: Int, writer: RowWriter<WorkoutPart<WorkoutActivityRow>>)] = []
+
+  init(outputs: [WorkoutMart.Output], context: MartContext) throws(OutputError) {
+    for (position, output) in outputs.enumerated() {
+      func writer<Row>(_ table: RowTable<Row>) throws(OutputError) -> RowWriter<Row> {
+        try context.writer(table, file: output.file, format: output.format)
+      }
+      switch output.table {
+      case .workouts: workouts.append((position, try writer(WorkoutTables.workouts)))
+      case .records: records.append((position, try writer(WorkoutTables.records)))
+      case .laps: laps.append((position, try writer(WorkoutTables.laps)))
+      case .splits: splits.append((position, try writer(WorkoutTables.splits)))
+      case .activities: activities.append((position, try writer(WorkoutTables.activities)))
+      case .routePoints: break
+      }
+    }
+  }
+
+  mutating func append(_ row: WorkoutRow) throws(OutputError) {
+    for table in workouts.indices { try workouts[table].writer.append(row) }
+    for table in records.indices { try records[table].writer.append(row.serverRecord) }
+    for table in laps.indices {
+      for lap in row.laps { try laps[table].writer.append(WorkoutPart(workoutID: row.id, part: lap)) }
+    }
+    for table in splits.indices {
+      for split in row.splits { try splits[table].writer.append(WorkoutPart(workoutID: row.id, part: split)) }
+    }
+    for table in activities.indices {
+      for activity in row.activityRows {
+        try activities[table].writer.append(WorkoutPart(workoutID: row.id, part: activity))
+      }
+    }
+  }
+
+  func close() throws(OutputError) -> [OutputSummary] {
+    var closed: [(position: Int, summary: OutputSummary)] = []
+    for table in workouts { closed.append((table.position, try table.writer.close())) }
+    for table in records { closed.append((table.position, try table.writer.close())) }
+    for table in laps { closed.append((table.position, try table.writer.close())) }
+    for table in splits { closed.append((table.position, try table.writer.close())) }
+    for table in activities { closed.append((table.position, try table.writer.close())) }
+    return closed.sorted { $0.position < $1.position }.map(\.summary)
+  }
+}
+
+/// One copy of each activity type and source name, shared by every workout that has it.
+struct SharedNames {
+  private var known: Set<String> = []
+
+  mutating func shared(_ name: String) -> String {
+    if let kept = known.firstIndex(of: name) { return known[kept] }
+    known.insert(name)
+    return name
+  }
+}
+
+/// What other marts read of one workout (daily totals, the report, Influx points, the oddities):
+/// a few columns of its row, kept after the full row has been written and dropped.
+public struct WorkoutSummary: Sendable {
+  /// `WorkoutRow.id`.
+  public let id: String
+  /// `WorkoutRow.activityType`.
+  public let activityType: String
+  /// `WorkoutRow.source`.
+  public let source: String
+  /// `WorkoutRow.start`.
+  public let start: Instant
+  /// `WorkoutRow.end`.
+  public let end: Instant
+  /// `WorkoutRow.durationSeconds`.
+  public let durationSeconds: Double?
+  /// `WorkoutRow.distanceMeters`.
+  public let distanceMeters: Double?
+  /// `WorkoutRow.energyKilocalories`.
+  public let energyKilocalories: Double?
+  /// `WorkoutRow.heartRateAverage`.
+  public let heartRateAverage: Double?
+  /// `WorkoutRow.heartRateMinimum`.
+  public let heartRateMinimum: Double?
+  /// `WorkoutRow.heartRateMaximum`.
+  public let heartRateMaximum: Double?
+  /// `WorkoutRow.laps`: the lengths of a swim, empty for any other workout.
+  public let laps: [SwimLap]
+  /// `WorkoutRow.routeShape`.
+  let routeShape: [RouteShape.Point]?
+
+  /// `WorkoutRow.elapsedSeconds`: end − start.
+  public var elapsedSeconds: Int64 { end - start }
+
+  init(_ row: WorkoutRow, names: inout SharedNames) {
+    id = row.id
+    activityType = names.shared(row.activityType)
+    source = names.shared(row.source)
+    start = row.start
+    end = row.end
+    durationSeconds = row.durationSeconds
+    distanceMeters = row.distanceMeters
+    energyKilocalories = row.energyKilocalories
+    heartRateAverage = row.heartRateAverage
+    heartRateMinimum = row.heartRateMinimum
+    heartRateMaximum = row.heartRateMaximum
+    laps = row.laps
+    routeShape = row.routeShape
+  }
+}
+
+/// What a workouts mart computed of each workout, in output order (start, then id).
 public struct WorkoutResults: MartProduct {
-  public let rows: [WorkoutRow]
+  public let rows: [WorkoutSummary]
   /// The workouts worth a look (Pipelines/docs/nightly.md, "Worth a look").
   public let oddities: Oddities
 
-  public init(rows: [WorkoutRow], oddities: Oddities = Oddities()) {
+  public init(rows: [WorkoutSummary], oddities: Oddities = Oddities()) {
     self.rows = rows
     self.oddities = oddities
   }
@@ -221,8 +334,9 @@ public struct WorkoutResults: MartProduct {
 
   /// The local date of a row and its `duration_s` and `energy_kcal` as `workouts.csv` writes
   /// them, so that totals of them are sums of the file's cells.
-  public func written(_ row: WorkoutRow, zone: ZoneRules) -> (date: CivilDate, seconds: Double?, kilocalories: Double?)
-  {
+  public func written(_ row: WorkoutSummary, zone: ZoneRules) -> (
+    date: CivilDate, seconds: Double?, kilocalories: Double?
+  ) {
     (
       zone.localDate(at: row.start), row.durationSeconds.map(Self.seconds.rounded),
       row.energyKilocalories.map(Self.energy.rounded)

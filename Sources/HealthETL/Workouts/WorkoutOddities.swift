@@ -81,10 +81,11 @@ enum WorkoutOddities {
       + "whose `from` in workout_splits.csv says why, or are not written.")
 
   /// Flags `rows` (in output order) into `oddities`; `splitNotes` are the splits problems by id.
-  static func flag(_ rows: [WorkoutRow], splitNotes: [String: String], rules: ZoneRules, into oddities: inout Oddities)
-  {
-    func date(_ row: WorkoutRow) -> CivilDate { rules.localDate(at: row.start) }
-    func label(_ row: WorkoutRow) -> String {
+  static func flag(
+    _ rows: [WorkoutSummary], splitNotes: [String: String], rules: ZoneRules, into oddities: inout Oddities
+  ) {
+    func date(_ row: WorkoutSummary) -> CivilDate { rules.localDate(at: row.start) }
+    func label(_ row: WorkoutSummary) -> String {
       "\(row.activityType) at \(SleepOddities.minute(row.start, rules).suffix(5)) from \(row.source)"
     }
     for row in rows {
@@ -103,7 +104,7 @@ enum WorkoutOddities {
       }
     }
     // Per source, in start order: a workout overlapping the one reaching furthest so far.
-    var latest: [String: WorkoutRow] = [:]
+    var latest: [String: WorkoutSummary] = [:]
     for row in rows {
       defer { if row.end > latest[row.source]?.end ?? Instant(seconds: .min) { latest[row.source] = row } }
       guard let earlier = latest[row.source], row.start < earlier.end else { continue }

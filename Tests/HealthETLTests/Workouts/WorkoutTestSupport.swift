@@ -34,7 +34,7 @@ enum WorkoutFixture {
   ) throws -> Run {
     var mapper: WorkoutMart?
     let result = try StageHarness.run(source, zone: zone) { transaction in
-      let stage = WorkoutMart(transaction: transaction, codes: codes, outputs: outputs)
+      let stage = WorkoutMart(transaction: transaction, codes: codes, outputs: outputs, keepsRows: true)
       mapper = stage
       return [stage]
     }
