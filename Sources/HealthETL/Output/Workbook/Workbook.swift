@@ -450,7 +450,8 @@ public final class Workbook {
         // A leading "=" would make libxlsxwriter read the name as a cell reference.
         if name.hasPrefix("=") { name = " " + name }
         chart_series_set_name(added, name)
-        guard let averaged else { continue }
+        // A series with no 7-day average draws no empty line in the legend.
+        guard let averaged, averaged.columns[position].contains(where: { $0 != nil }) else { continue }
         guard let line = chart_add_series(drawn, nil, nil) else {
           return .library(path: path, operation: "adding a series to '\(chart.title)'", message: "out of memory")
         }
@@ -532,6 +533,8 @@ public final class Workbook {
             return count >= WorkbookChart.movingAverageLeastDays ? sum / Double(count) : nil
           })
       }
+      // Days too sparse for any 7-day average (a heart rate every few days) keep their bars.
+      guard columns.contains(where: { $0.contains { $0 != nil } }) else { continue }
       let names = zip(entry.chart.series, entry.values).map { series, value in
         "\(series.name ?? entry.table.columns[value].name), 7-day average"
       }

@@ -201,6 +201,18 @@ import Testing
     #expect(charts.contains("Steps, 7-day average"))
   }
 
+  /// A heart rate every third day for 500 days (the dogsheep fixture's shape): never 4 values in
+  /// 7 days, so no 7-day average exists: the chart keeps its bars and draws no empty line.
+  @Test func daysTooSparseForAnAverageKeepTheirBars() throws {
+    let (_, parts) = try Self.daily(rows: 500, columns: ["steps"]) { n in
+      [n % 3 == 0 ? .number(Double(5000 + n)) : .missing]
+    }
+    let charts = try #require(parts["xl/worksheets/sheet1.xml"])
+    #expect(!charts.contains("7-day average"))
+    let chart = try #require(parts["xl/charts/chart1.xml"])
+    #expect(chart.contains("<c:barChart>") && !chart.contains("7-day average"))
+  }
+
   /// Steps for 500 days that stop 100 days before the sheet ends (an iPhone replaced by a
   /// Garmin without steps): the chart ends at the last step count, rows 137–501, not on a year of
   /// blanks.
