@@ -36,7 +36,8 @@ final class WorkoutRoutesAndSplits {
     var notes: [Int: String] = [:]
     for (index, reasons) in notTaken.enumerated() where !reasons.isEmpty {
       let taken = splits[index].first { $0.from != "watch" }.map { "splits from \(Self.source(of: $0.from))" }
-      notes[index] = reasons.joined(separator: "; ") + "; " + (taken ?? "no splits written")
+      notes[index] =
+        reasons.joined(separator: "; ") + "; " + (taken ?? "no splits: its one row in workout_splits.csv says none")
     }
     return notes
   }

@@ -94,7 +94,7 @@ import Testing
     #expect(
       Self.items(run, WorkoutOddities.fastSplits).map(\.detail) == [
         "Running at 10:00 from RunApp: the distance samples put km 1 in 0:20, faster than 2:00 /km; "
-          + "the Watch's segments put km 1 in 1:00, faster than 2:00 /km; no splits written"
+          + "the Watch's segments put km 1 in 1:00, faster than 2:00 /km; no splits: its one row in workout_splits.csv says none"
       ])
   }
 
