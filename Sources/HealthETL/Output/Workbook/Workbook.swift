@@ -387,6 +387,10 @@ public final class Workbook {
     // landscape, one page wide.
     worksheet_set_landscape(sheet)
     worksheet_fit_to_pages(sheet, 1, 0)
+    // The 7-day averages beside the charts are the lines' data, not a page: printed, they made
+    // a 900-day export's Charts sheet seven pages of numbers.
+    worksheet_print_area(
+      sheet, 0, 0, lxw_row_t(max(1, charts.count * rowsPerChart)), lxw_col_t(Self.averagesColumn - 1))
     if charts.isEmpty {
       let status = worksheet_write_string(sheet, 0, 0, "No chart: the charted columns hold no values.", nil)
       if status != LXW_NO_ERROR {

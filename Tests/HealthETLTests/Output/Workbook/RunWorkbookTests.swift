@@ -199,6 +199,9 @@ import Testing
     #expect(cells[499] == 5496)
     #expect(cells.count == 365 - 60)
     #expect(charts.contains("Steps, 7-day average"))
+    // Printed, the sheet is the chart (24 rows from row 1), not the averages beside it.
+    let book = try #require(parts["xl/workbook.xml"])
+    #expect(book.contains(#"<definedName name="_xlnm.Print_Area" localSheetId="0">Charts!$A$1:$R$25</definedName>"#))
   }
 
   /// A heart rate every third day for 500 days (the dogsheep fixture's shape): never 4 values in
