@@ -946,6 +946,40 @@ class AllStepDaysFlaggedReportTests(unittest.TestCase):
         self.assertEqual(self.page.console_errors(), [])
 
 
+class LongNightReportTests(unittest.TestCase):
+    """A 25 h "night" of overlapping manual entries (the sleep-apps-oddities profile) stretched the
+    sleep axis to 25 h, squashing every real night to a third: the axis stops at 16 h, the bar is
+    cut there, the subtitle says so and the tooltip keeps the whole value."""
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools()
+        cls.dir = Path(tempfile.mkdtemp(prefix="report-long-night-"))
+        cls.data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        nights = cls.data["nights"]
+        cls.index = len(nights["date"]) - 3
+        for key in ("core_h", "deep_h", "rem_h", "awake_h"):
+            nights[key][cls.index] = None
+        nights["unspecified_h"][cls.index] = nights["asleep_h"][cls.index] = 25.0
+        nights["in_bed_h"][cls.index] = 25.5
+        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
+        open_rendered(cls)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_the_axis_stops_at_16_hours_and_says_so(self):
+        chart = "Chart.getChart(document.querySelector('canvas[data-chart=\"sleep-stages\"]'))"
+        self.assertEqual(self.page.evaluate(chart + ".scales.y.max"), 16)
+        sub = self.page.evaluate("document.querySelector('[data-figure=\"sleep-stages\"] [data-sub]').textContent")
+        self.assertIn("1 bar reaches beyond 16 h and is cut at the axis (see its tooltip)", sub)
+        values = self.page.evaluate(chart + ".data.datasets.find(d => d.label === 'Asleep (no stages)').data")
+        self.assertIn(25.0, values)
+        self.assertEqual(self.page.console_errors(), [])
+
+
 class ExampleDataTests(unittest.TestCase):
     """example-data.json is what report_reference.py makes of the bundled sample's outputs, and
     that second implementation's priority merge agrees with the Swift statistics."""
