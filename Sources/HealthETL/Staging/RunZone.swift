@@ -39,7 +39,9 @@ public struct RunZone: Sendable {
       do {
         return RunZone(
           rules: try ZoneRules.load(candidate.name),
-          reason: "most frequent HKTimeZone metadata (\(candidate.votes) of \(total) votes)")
+          reason: total == 1
+            ? "the only HKTimeZone metadata (1 vote)"
+            : "most frequent HKTimeZone metadata (\(candidate.votes) of \(total) votes)")
       } catch {
         // A name the database does not know is skipped; a database that is not there fails the
         // run rather than silently falling back to a fixed offset.

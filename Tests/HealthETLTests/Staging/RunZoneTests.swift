@@ -6,7 +6,16 @@ import Testing
   @Test func namesTheDatabaseDoesNotKnowAreSkipped() throws {
     var facts = ExportFacts()
     facts.timeZoneVotes = [("Mars/Olympus", 10), ("Europe/Berlin", 2)]
-    #expect(try RunZone.resolve(.auto, facts: facts).rules.identifier == "Europe/Berlin")
+    let zone = try RunZone.resolve(.auto, facts: facts)
+    #expect(zone.rules.identifier == "Europe/Berlin")
+    #expect(zone.reason == "most frequent HKTimeZone metadata (2 of 12 votes)")
+  }
+
+  /// One HKTimeZone in the whole export (dogsheep's) is no majority: the reason says so.
+  @Test func aSingleVoteIsNamedAsTheOnlyOne() throws {
+    var facts = ExportFacts()
+    facts.timeZoneVotes = [("America/Los_Angeles", 1)]
+    #expect(try RunZone.resolve(.auto, facts: facts).reason == "the only HKTimeZone metadata (1 vote)")
   }
 
   @Test func fallsBackToTheExportDateOffsetThenTheFirstRecordThenUTC() throws {
