@@ -692,6 +692,7 @@ def real_shapes() -> dict:
     w = data["workouts"]
     w["type"][-1], w["duration_s"][-1], w["distance_m"][-1] = "Running", 2159, 6000  # 35:59 over 6.00 km
     data["export"]["sources"] = ["Apple Watch", "Apple\u00a0Watch", " iPhone "]
+    data["export"]["devices"] = []  # iOS 8 and many apps write no device
     data["quality"]["types"] = data["quality"]["types"][:1]
     return data
 
@@ -775,6 +776,10 @@ class RealShapesReportTests(unittest.TestCase):
     def test_sources_differing_in_white_space_are_listed_once(self):
         text = self.page.evaluate("document.querySelector('[data-fact=\"sources\"] dd').textContent")
         self.assertEqual(text, "Apple Watch, iPhone")
+
+    def test_no_device_written_is_not_called_unknown(self):
+        text = self.page.evaluate("document.querySelector('[data-fact=\"devices\"] dd').textContent")
+        self.assertEqual(text, "none named in the export")
 
     def test_one_type_is_not_called_largest_types(self):
         sub = self.page.evaluate("document.querySelector('[data-figure=\"quality-overlap\"] [data-sub]').textContent")
