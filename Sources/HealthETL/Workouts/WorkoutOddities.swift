@@ -78,7 +78,7 @@ enum WorkoutOddities {
     why:
       "A workout's distance samples (or route) would have put a kilometre or mile faster than the activity "
       + "allows (a lumpy series scaled to the workout's distance): its splits come from the next source, "
-      + "whose `from` in workout_splits.csv says why, or its one row there says `none` and why.")
+      + "whose from column in workout_splits.csv says why, or its one row there says none and why.")
 
   /// Flags `rows` (in output order) into `oddities`; `splitNotes` are the splits problems by id.
   static func flag(
