@@ -19,7 +19,8 @@ final class WorkoutRoutesAndSplits {
 
   /// What reading the routes found (`run.json`'s `routes`); nil when no output needed them.
   private(set) var report: RouteReport?
-  private var summaries: [RouteSummary?] = []
+  /// The route totals of the workouts that have route points, by index (most have none).
+  private var summaries: [Int: RouteSummary] = [:]
   private var problems: [[String]] = []
   private var splits: [[WorkoutSplit]] = []
   /// Per workout, noted as it is read (`note`): whether it gets splits, its pauses and its
@@ -95,7 +96,7 @@ final class WorkoutRoutesAndSplits {
   /// Reads the routes and cuts the splits of `workouts` (each `note`d as it was read), writing the
   /// `route_points` outputs. Returns those outputs' summaries.
   func prepare(_ workouts: [WorkoutKey], context: MartContext) throws(OutputError) -> [OutputSummary] {
-    summaries = Array(repeating: nil, count: workouts.count)
+    summaries = [:]
     shapes = Array(repeating: nil, count: workouts.count)
     problems = Array(repeating: [], count: workouts.count)
     splits = Array(repeating: [], count: workouts.count)
@@ -116,7 +117,9 @@ final class WorkoutRoutesAndSplits {
     try reader.readFiles(companions)
     let written = try reader.close()
     report = reader.report
-    summaries = workouts.indices.map(reader.summary)
+    for index in workouts.indices {
+      if let summary = reader.summary(index) { summaries[index] = summary }
+    }
     problems = reader.problems
     shapes = firstFiles.map { $0.flatMap { reader.shapes[$0] } }
 
@@ -285,7 +288,7 @@ final class WorkoutRoutesAndSplits {
   /// Puts workout `index`'s route totals, route problems and splits (with their heart rate) on
   /// its row.
   func complete(_ row: inout WorkoutRow, _ workout: WorkoutElement, index: Int, heartRate: WorkoutSampleIndex) {
-    guard index < summaries.count else { return }
+    guard index < problems.count else { return }
     row.routeSummary = summaries[index]
     if index < shapes.count { row.routeShape = shapes[index] }
     row.routeProblems = problems[index].isEmpty ? nil : problems[index].joined(separator: ";")
