@@ -189,6 +189,7 @@ public final class WorkoutMart: Mart {
     summaries.reserveCapacity(order.count)
     rows = []
     serverRecords = []
+    if isJobMart { serverRecords.reserveCapacity(order.count) }
     for index in order {
       let workout = try scratch.read(workouts[index].place)
       var row = builder.row(for: workout)
