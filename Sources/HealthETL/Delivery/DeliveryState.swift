@@ -303,7 +303,12 @@ public struct DeliveryState: Sendable, Equatable {
 
   /// Stages the state and the emitted ids in `transaction`. A commit that changes no id (a
   /// delivery) passes `ids: false`: the folder's `.healthetl-emitted` is then carried over as it is.
+  ///
+  /// The records go to the file one at a time, never all as text at once (their number grows
+  /// with the workouts; Pipelines/docs/workouts.md, "Memory").
   func write(to transaction: OutputTransaction, ids writeIDs: Bool = true) throws(OutputError) {
+    // Quarantined batches quote what the server answered: readable by the folder's owner only.
+    let file = try transaction.create(ToolFiles.state, ownerOnly: true)
     var out: [UInt8] = []
     func line(_ text: String) { out.append(contentsOf: Array(text.utf8)) }
     func quoted(_ text: String) -> String {
@@ -348,8 +353,8 @@ public struct DeliveryState: Sendable, Equatable {
         })
     }
     if let attempt { line("  \"attempt\": \(export(attempt))},\n") }
-    list("pending", pending.map { Self.json($0) })
-    list("outbox", outbox.map { Self.json($0) }, last: !delivering)
+    try Self.list(of: pending, key: quoted("pending"), last: false, out: &out, file: file)
+    try Self.list(of: outbox, key: quoted("outbox"), last: !delivering, out: &out, file: file)
     func records(_ list: [WorkoutServerRecord]) -> String {
       "\"records\": [\n      " + list.map(Self.json).joined(separator: ",\n      ") + "\n    ]}"
     }
@@ -362,8 +367,6 @@ public struct DeliveryState: Sendable, Equatable {
         }, last: true)
     }
     line("}\n")
-    // Quarantined batches quote what the server answered: readable by the folder's owner only.
-    let file = try transaction.create(ToolFiles.state, ownerOnly: true)
     try file.write(out)
     try file.close()
     // A state read from version 1 has no id file yet: it is written whatever the caller says.
@@ -374,9 +377,43 @@ public struct DeliveryState: Sendable, Equatable {
     try ids.close()
   }
 
+  /// `  "key": [` and `records` one a line (indented 4), then `]`: what `list` writes of their
+  /// `json`, passed to `file` as it goes (after what `out` holds).
+  private static func list(
+    of records: [WorkoutServerRecord], key: String, last: Bool, out: inout [UInt8], file: OutputFile
+  ) throws(OutputError) {
+    out.append(contentsOf: Array("  \(key): [".utf8))
+    try file.write(out)
+    out.removeAll(keepingCapacity: true)
+    try appendRecords(records, startingTheList: true, to: file)
+    if !records.isEmpty { out.append(contentsOf: Array("\n  ".utf8)) }
+    out.append(contentsOf: Array((last ? "]\n" : "],\n").utf8))
+  }
+
+  /// Each record's `json` on a line of its own, indented 4, after a comma but for the list's
+  /// first; straight into `file`.
+  private static func appendRecords(_ records: [WorkoutServerRecord], startingTheList: Bool, to file: OutputFile)
+    throws(OutputError)
+  {
+    for (index, record) in records.enumerated() {
+      try file.append { out in
+        if index > 0 || !startingTheList { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: "\n    ".utf8)
+        appendJSON(record, to: &out)
+      }
+    }
+  }
+
   /// One record as a JSON object, fields in the order of the server contract.
   static func json(_ record: WorkoutServerRecord) -> String {
-    var bytes: [UInt8] = [UInt8(ascii: "{")]
+    var bytes: [UInt8] = []
+    appendJSON(record, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// `json(record)`'s bytes, appended.
+  static func appendJSON(_ record: WorkoutServerRecord, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "{"))
     for (index, (name, value)) in zip(WorkoutTables.records.columnNames, record.fieldValues).enumerated() {
       if index > 0 { bytes.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
       JSONText.appendString(name, to: &bytes)
@@ -384,7 +421,6 @@ public struct DeliveryState: Sendable, Equatable {
       JSONText.appendString(value, to: &bytes)
     }
     bytes.append(UInt8(ascii: "}"))
-    return String(decoding: bytes, as: UTF8.self)
   }
 
   // MARK: - Deltas
@@ -405,21 +441,21 @@ public struct DeliveryState: Sendable, Equatable {
     throws(OutputError) -> Int
   {
     sequence += 1
-    let delta = pending + fresh
-    var out = Array("{\n  \"sequence\": \(sequence),\n  \"final\": \(final),\n  \"records\": [".utf8)
-    out.append(
-      contentsOf: Array(
-        (delta.isEmpty ? "" : "\n    " + delta.map(Self.json).joined(separator: ",\n    ") + "\n  ").utf8))
-    out.append(contentsOf: Array("]\n}\n".utf8))
+    // Written a record at a time, never all as text at once (Pipelines/docs/workouts.md, "Memory").
     let file = try transaction.create(ToolFiles.newRecords)
-    try file.write(out)
+    try file.write(Array("{\n  \"sequence\": \(sequence),\n  \"final\": \(final),\n  \"records\": [".utf8))
+    try Self.appendRecords(pending, startingTheList: true, to: file)
+    try Self.appendRecords(fresh, startingTheList: pending.isEmpty, to: file)
+    try file.write(Array(((pending.isEmpty && fresh.isEmpty ? "" : "\n  ") + "]\n}\n").utf8))
     try file.close()
     if final {
-      emitted.insert(delta.compactMap { EmittedRecords.id($0.recordUuid) })
-      outbox += delta
+      emitted.insert(
+        pending.compactMap { EmittedRecords.id($0.recordUuid) } + fresh.compactMap { EmittedRecords.id($0.recordUuid) })
+      outbox += pending
+      outbox += fresh
       pending = []
     } else {
-      pending = delta
+      pending += fresh
     }
     try write(to: transaction)
     return sequence

@@ -360,16 +360,18 @@ public enum ExportRun {
     }
     // Every workouts job's records; none when the run has no workouts job.
     let records = marts.products.all(WorkoutServerRecords.self)
+    // One workouts job: its records as they are, not a copy.
+    func all() -> [WorkoutServerRecord] { records.count == 1 ? records[0].records : records.flatMap(\.records) }
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
-      let fresh = delivery.fresh(records.flatMap(\.records))
+      let fresh = delivery.fresh(all())
       delivery.processed.append(entry)
       delivery.failing.removeAll { $0.export.sha256 == entry.sha256 }
       delivery.attempt = nil
       let sequence = try delivery.commitDelta(adding: fresh, final: false, to: context.transaction)
       report.delta = .init(sequence: sequence, final: false, records: delivery.pending.count, fresh: fresh.count)
     } else if !records.isEmpty {
-      let fresh = delivery.fresh(records.flatMap(\.records))
+      let fresh = delivery.fresh(all())
       let recordCount = delivery.pending.count + fresh.count
       let sequence = try delivery.commitDelta(adding: fresh, final: true, to: context.transaction)
       report.delta = .init(sequence: sequence, final: true, records: recordCount, fresh: fresh.count)

@@ -38,7 +38,12 @@ public final class WorkoutMart: Mart {
 
   private let codes: WorkoutCodeTable
   private let outputs: [Output]
-  private var workouts: [WorkoutElement] = []
+  /// The parsed workouts, each in `scratch` from when it is read until its row is built; what
+  /// stays in memory is a key per workout (Pipelines/docs/workouts.md, "Memory").
+  private let scratch: WorkoutScratch
+  private var workouts: [WorkoutKey] = []
+  /// The heart-rate windows of the workouts' activities (those without a HeartRate statistic).
+  private var activityWindows: [WorkoutSampleIndex.Window] = []
   private var names = SharedNames()
   private var samples: WorkoutSampleIndex
   private let routes: WorkoutRoutesAndSplits
@@ -75,6 +80,7 @@ public final class WorkoutMart: Mart {
     self.isJobMart = isJobMart
     self.keepsRows = keepsRows
     samples = WorkoutSampleIndex(transaction: transaction)
+    scratch = WorkoutScratch(transaction: transaction)
     routes = WorkoutRoutesAndSplits(transaction: transaction, outputs: outputs, wantsShapes: false)
   }
 
@@ -112,7 +118,12 @@ public final class WorkoutMart: Mart {
     // One copy of each name (an activity type is longer than a string holds inline).
     slim.activityType = names.shared(slim.activityType)
     slim.sourceName = names.shared(slim.sourceName)
-    workouts.append(slim)
+    routes.note(slim)
+    activityWindows += slim.activities.compactMap(WorkoutRowBuilder.heartRateWindow)
+    workouts.append(
+      WorkoutKey(
+        start: slim.start, end: slim.end, activityType: slim.activityType, sourceName: slim.sourceName,
+        ordinal: slim.ordinal, routeFiles: slim.routes.map(\.filePath), place: scratch.append(slim)))
   }
 
   /// Drops what no output reads, so a long export of interval workouts (hundreds of statistics
@@ -145,11 +156,10 @@ public final class WorkoutMart: Mart {
     return slim
   }
 
-  private func usedSamples() -> SampleUse {
+  private func usedSamples(_ windows: [WorkoutSampleIndex.Window]) -> SampleUse {
     var use = SampleUse()
     if samples.heartRateType >= 0 { use.use(samples.heartRateType, count: samples.heartRateUsed) }
-    let swims = samples.swimSamplesUsed(
-      in: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) })
+    let swims = samples.swimSamplesUsed(in: windows)
     if samples.strokeType >= 0 { use.use(samples.strokeType, count: swims.strokes) }
     if samples.swimDistanceType >= 0 { use.use(samples.swimDistanceType, count: swims.distances) }
     for (type, count) in routes.distanceSamplesUsed { use.use(type, count: count) }
@@ -159,30 +169,31 @@ public final class WorkoutMart: Mart {
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
     samples.sort()
     var written = try routes.prepare(workouts, context: context)
-    try samples.summarizeHeartRate(
-      for: workouts.map { WorkoutSampleIndex.Window(start: $0.start.seconds, end: $0.end.seconds) }
-        + routes.heartRateWindows(workouts)
-        + workouts.flatMap { $0.activities.compactMap(WorkoutRowBuilder.heartRateWindow) })
-    sampleUse = usedSamples()
+    let windows = workouts.map(\.window)
+    try samples.summarizeHeartRate(for: windows + routes.heartRateWindows() + activityWindows)
+    activityWindows = []
+    sampleUse = usedSamples(windows)
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     // Output order (start, then id; document order for equal ones), so that each row can be
-    // written as soon as it is built, to every table at once, and dropped.
-    let ids = workouts.map(WorkoutRowBuilder.id(of:))
+    // written as soon as it is built, to every table at once, and dropped. Ids are worked out
+    // only for workouts that start together.
     let order = workouts.indices.sorted { a, b in
       let first = workouts[a].start, second = workouts[b].start
       if first != second { return first < second }
-      return ids[a] != ids[b] ? ids[a] < ids[b] : a < b
+      let idA = workouts[a].id, idB = workouts[b].id
+      return idA != idB ? idA < idB : a < b
     }
     var tables = try WorkoutTableWriters(outputs: outputs, context: context)
     var summaries: [WorkoutSummary] = []
     summaries.reserveCapacity(order.count)
     rows = []
     serverRecords = []
+    if isJobMart { serverRecords.reserveCapacity(order.count) }
     for index in order {
-      var row = builder.row(for: workouts[index])
-      routes.complete(&row, workouts[index], index: index, heartRate: samples)
-      workouts[index] = WorkoutElement()
+      let workout = try scratch.read(workouts[index].place)
+      var row = builder.row(for: workout)
+      routes.complete(&row, workout, index: index, heartRate: samples)
       try tables.append(row)
       summaries.append(WorkoutSummary(row, names: &names))
       if isJobMart { serverRecords.append(row.serverRecord) }
@@ -191,7 +202,7 @@ public final class WorkoutMart: Mart {
     written += try tables.close()
     var found = Oddities()
     var notes: [String: String] = [:]
-    for (index, note) in routes.splitNotes { notes[ids[index]] = note }
+    for (index, note) in routes.splitNotes { notes[workouts[index].id] = note }
     WorkoutOddities.flag(summaries, splitNotes: notes, rules: context.zone.rules, into: &found)
     oddities = found
     workouts = []

@@ -117,8 +117,7 @@ final class WorkoutRouteReader {
     var firstTime: Double
   }
 
-  private let workouts: [WorkoutElement]
-  private let ids: [String]
+  private let workouts: [WorkoutKey]
   /// Whether each workout gets route splits (its steps go to scratch).
   private let wantsSteps: [Bool]
   private var writers: [RowWriter<RoutePointRow>]
@@ -150,15 +149,16 @@ final class WorkoutRouteReader {
     var dropped: DroppedRoutePoints
     /// The outline being drawn, when the report wants this file's.
     var shape: RouteShape?
+    /// `owner`'s `WorkoutRow.id`.
+    var ownerID: String?
   }
 
   init(
-    workouts: [WorkoutElement], ids: [String], wantsSteps: [Bool], writers: [RowWriter<RoutePointRow>],
+    workouts: [WorkoutKey], wantsSteps: [Bool], writers: [RowWriter<RoutePointRow>],
     shapeFiles: Set<String> = [], transaction: OutputTransaction
   ) {
     self.workouts = workouts
     self.shapeFiles = shapeFiles
-    self.ids = ids
     self.wantsSteps = wantsSteps
     self.writers = writers
     steps = RecordScratch(transaction: transaction, name: "route-steps")
@@ -166,8 +166,8 @@ final class WorkoutRouteReader {
     chunks = Array(repeating: [], count: workouts.count)
     problems = Array(repeating: [], count: workouts.count)
     for (index, workout) in workouts.enumerated() {
-      for route in workout.routes {
-        guard let path = route.filePath.map(Self.relativePath), owners[path] == nil else { continue }
+      for file in workout.routeFiles {
+        guard let path = file.map(Self.relativePath), owners[path] == nil else { continue }
         owners[path] = index
       }
     }
@@ -179,8 +179,8 @@ final class WorkoutRouteReader {
   }
 
   /// The first file `workout` names (the first of its `route` column), relative; nil for none.
-  static func firstFile(of workout: WorkoutElement) -> String? {
-    workout.routes.lazy.compactMap { $0.filePath.map(relativePath) }.first { !$0.isEmpty }
+  static func firstFile(of workout: WorkoutKey) -> String? {
+    workout.routeFiles.lazy.compactMap { $0.map(relativePath) }.first { !$0.isEmpty }
   }
 
   /// The route steps of the workouts that get splits, for `SplitAssembler`.
@@ -188,6 +188,7 @@ final class WorkoutRouteReader {
 
   /// Writes the inline `Location`s of the kept workouts; those of a workout's copy go with it.
   func readInline(_ spill: RecordScratch<SpilledLocation>) throws(OutputError) {
+    guard spill.count > 0 else { return }
     var byOrdinal: [Int64: Int] = [:]
     for (index, workout) in workouts.enumerated() { byOrdinal[Int64(workout.ordinal)] = index }
     var buffer: [SpilledLocation] = []
@@ -247,8 +248,8 @@ final class WorkoutRouteReader {
     if let listingProblem { reason = "not reached: \(listingProblem)" }
     for (index, workout) in workouts.enumerated() {
       var named = Set<String>()
-      for route in workout.routes {
-        guard let path = route.filePath.map(Self.relativePath), !path.isEmpty, named.insert(path).inserted,
+      for file in workout.routeFiles {
+        guard let path = file.map(Self.relativePath), !path.isEmpty, named.insert(path).inserted,
           !seen.contains(path)
         else { continue }
         // A file named by two workouts is missing once.
@@ -276,7 +277,7 @@ final class WorkoutRouteReader {
       file: file, owner: owner,
       filter: RoutePointFilter(
         workoutStart: workout.map { Double($0.start.seconds) }, workoutEnd: workout.map { Double($0.end.seconds) }),
-      dropped: DroppedRoutePoints(placeName: file == nil ? "Location" : "line"))
+      dropped: DroppedRoutePoints(placeName: file == nil ? "Location" : "line"), ownerID: workout?.id)
     guard let owner else { return }
     if aggregates[owner] == nil { aggregates[owner] = RouteAggregate() }
     aggregates[owner]!.breakSegment()
@@ -297,7 +298,7 @@ final class WorkoutRouteReader {
   /// A problem of the stretch being read, in `run.json` and on its workout's row.
   private func addProblem(_ problem: String) {
     let owner = stretch.owner
-    let file = stretch.file ?? "inline route of workout \(owner.map { ids[$0] } ?? "")"
+    let file = stretch.file ?? "inline route of workout \(stretch.ownerID ?? "")"
     report.problems.append(.init(file: file, problem: problem))
     if let owner { problems[owner].append("\(stretch.file ?? "inline route"): \(problem)") }
   }
@@ -331,7 +332,7 @@ final class WorkoutRouteReader {
     let owner = stretch.owner
     if !writers.isEmpty {
       let row = RoutePointRow(
-        time: Instant(seconds: Int64(time.rounded(.down))), workoutID: owner.map { ids[$0] }, file: stretch.file,
+        time: Instant(seconds: Int64(time.rounded(.down))), workoutID: stretch.ownerID, file: stretch.file,
         point: point)
       do throws(OutputError) {
         for index in writers.indices { try writers[index].append(row) }

@@ -19,11 +19,16 @@ final class WorkoutRoutesAndSplits {
 
   /// What reading the routes found (`run.json`'s `routes`); nil when no output needed them.
   private(set) var report: RouteReport?
-  private var summaries: [RouteSummary?] = []
+  /// The route totals of the workouts that have route points, by index (most have none).
+  private var summaries: [Int: RouteSummary] = [:]
   private var problems: [[String]] = []
   private var splits: [[WorkoutSplit]] = []
+  /// Per workout, noted as it is read (`note`): whether it gets splits, its pauses and its
+  /// own distance (those of a workout without splits are empty), and its Watch segments' heart-rate windows.
   private var eligible: [Bool] = []
   private var pauses: [PauseIntervals] = []
+  private var workoutMeters: [Double?] = []
+  private var watchWindows: [WorkoutSampleIndex.Window] = []
   private var shapes: [[RouteShape.Point]?] = []
   /// Per distance stream, the samples that took part in a workout's splits.
   private var distanceUsed = [0, 0]
@@ -71,12 +76,28 @@ final class WorkoutRoutesAndSplits {
     inline.append(SpilledLocation(location, ordinal: ordinal))
   }
 
-  /// Reads the routes and cuts the splits of `workouts`, writing the `route_points` outputs.
-  /// Returns those outputs' summaries.
-  func prepare(_ workouts: [WorkoutElement], context: MartContext) throws(OutputError) -> [OutputSummary] {
-    eligible = workouts.map { wantsSplits && SplitEligibility.distanceStream($0.activityType) != nil }
-    pauses = workouts.indices.map { eligible[$0] ? SplitEligibility.pauses(workouts[$0]) : PauseIntervals() }
-    summaries = Array(repeating: nil, count: workouts.count)
+  /// Notes what the splits need of the next workout read, the rest of which waits in scratch.
+  func note(_ workout: WorkoutElement) {
+    let isEligible = wantsSplits && SplitEligibility.distanceStream(workout.activityType) != nil
+    eligible.append(isEligible)
+    guard isEligible else {
+      pauses.append(PauseIntervals())
+      workoutMeters.append(nil)
+      return
+    }
+    let paused = SplitEligibility.pauses(workout)
+    pauses.append(paused)
+    workoutMeters.append(
+      WorkoutRowBuilder.distanceMeters(WorkoutRowBuilder.firstStatisticPerType(workout.statistics), workout))
+    for split in WatchSplits.splits(workout, distanceMeters: nil, pauses: paused) {
+      if let window = split.heartRateWindow { watchWindows.append(window) }
+    }
+  }
+
+  /// Reads the routes and cuts the splits of `workouts` (each `note`d as it was read), writing the
+  /// `route_points` outputs. Returns those outputs' summaries.
+  func prepare(_ workouts: [WorkoutKey], context: MartContext) throws(OutputError) -> [OutputSummary] {
+    summaries = [:]
     shapes = Array(repeating: nil, count: workouts.count)
     problems = Array(repeating: [], count: workouts.count)
     splits = Array(repeating: [], count: workouts.count)
@@ -90,23 +111,22 @@ final class WorkoutRoutesAndSplits {
     }
     let firstFiles = wantsShapes ? workouts.map(WorkoutRouteReader.firstFile(of:)) : []
     let reader = WorkoutRouteReader(
-      workouts: workouts, ids: workouts.map(WorkoutRowBuilder.id(of:)), wantsSteps: eligible, writers: writers,
+      workouts: workouts, wantsSteps: eligible, writers: writers,
       shapeFiles: Set(firstFiles.compactMap { $0 }), transaction: transaction)
     try reader.readInline(inline)
     let companions = context.exportCompanions
     try reader.readFiles(companions)
     let written = try reader.close()
     report = reader.report
-    summaries = workouts.indices.map(reader.summary)
+    for index in workouts.indices {
+      if let summary = reader.summary(index) { summaries[index] = summary }
+    }
     problems = reader.problems
     shapes = firstFiles.map { $0.flatMap { reader.shapes[$0] } }
 
     // The workout's own distance series first; its route where it has none.
     var requests: [WorkoutDistanceSamples.Request] = []
-    var workoutMeters: [Double?] = Array(repeating: nil, count: workouts.count)
     for (index, workout) in workouts.enumerated() where eligible[index] {
-      workoutMeters[index] = WorkoutRowBuilder.distanceMeters(
-        WorkoutRowBuilder.firstStatisticPerType(workout.statistics), workout)
       requests.append(
         .init(
           index: index, stream: SplitEligibility.distanceStream(workout.activityType)!, start: workout.start.seconds,
@@ -134,7 +154,7 @@ final class WorkoutRoutesAndSplits {
         routeMeters: summaries[index]?.distanceMeters, workoutMeters: workoutMeters[index])
       if cut {
         problems[index].append(Self.cutProblem)
-        report?.problems.append(.init(file: "workout \(WorkoutRowBuilder.id(of: workout))", problem: Self.cutProblem))
+        report?.problems.append(.init(file: "workout \(workout.id)", problem: Self.cutProblem))
       }
       if let fast = ActivitySpeed.tooFast(fromRoute, activityType: workout.activityType) {
         notTaken[index].append("the route puts \(fast), faster than \(Self.limit(workout))")
@@ -152,8 +172,10 @@ final class WorkoutRoutesAndSplits {
   }
 
   /// `2:00 /km`, the limit of the workout's activity.
-  private static func limit(_ workout: WorkoutElement) -> String {
-    ActivitySpeed.fastest(workout.activityType).map(ActivitySpeed.pace) ?? ""
+  private static func limit(_ workout: WorkoutKey) -> String { limit(workout.activityType) }
+
+  private static func limit(_ activityType: String) -> String {
+    ActivitySpeed.fastest(activityType).map(ActivitySpeed.pace) ?? ""
   }
 
   /// The route problem of a workout whose route splits reached `SplitAccumulator.longestDistance`.
@@ -164,7 +186,7 @@ final class WorkoutRoutesAndSplits {
   /// (`SplitElevationProfile`); unchanged without route points.
   private func routeElevation(
     _ splits: [WorkoutSplit], _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>,
-    workout: WorkoutElement
+    workout: WorkoutKey
   ) throws(OutputError) -> [WorkoutSplit] {
     let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
     guard !ordered.isEmpty else { return splits }
@@ -222,7 +244,7 @@ final class WorkoutRoutesAndSplits {
   /// has every step scaled so it adds up to it (`route_scaled` when that changes it by more than
   /// `WorkoutDistanceSamples.scaledTolerance`).
   private func routeSplits(
-    _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, workout: WorkoutElement,
+    _ chunks: [WorkoutRouteReader.Chunk], steps: RecordScratch<RouteStep>, workout: WorkoutKey,
     pauses: PauseIntervals, routeMeters: Double?, workoutMeters: Double?
   ) throws(OutputError) -> (splits: [WorkoutSplit], cut: Bool) {
     let ordered = chunks.filter { $0.count > 0 }.sorted { $0.firstTime < $1.firstTime }
@@ -254,10 +276,10 @@ final class WorkoutRoutesAndSplits {
   }
 
   /// Every split's heart-rate window, the Watch's segments included, for the one heart-rate sweep.
-  func heartRateWindows(_ workouts: [WorkoutElement]) -> [WorkoutSampleIndex.Window] {
-    var windows: [WorkoutSampleIndex.Window] = []
-    for (index, workout) in workouts.enumerated() where eligible[index] {
-      for split in splits[index] + WatchSplits.splits(workout, distanceMeters: nil, pauses: pauses[index]) {
+  func heartRateWindows() -> [WorkoutSampleIndex.Window] {
+    var windows = watchWindows
+    for index in splits.indices where eligible[index] {
+      for split in splits[index] {
         if let window = split.heartRateWindow { windows.append(window) }
       }
     }
@@ -267,7 +289,7 @@ final class WorkoutRoutesAndSplits {
   /// Puts workout `index`'s route totals, route problems and splits (with their heart rate) on
   /// its row.
   func complete(_ row: inout WorkoutRow, _ workout: WorkoutElement, index: Int, heartRate: WorkoutSampleIndex) {
-    guard index < summaries.count else { return }
+    guard index < problems.count else { return }
     row.routeSummary = summaries[index]
     if index < shapes.count { row.routeShape = shapes[index] }
     row.routeProblems = problems[index].isEmpty ? nil : problems[index].joined(separator: ";")
@@ -275,7 +297,7 @@ final class WorkoutRoutesAndSplits {
     var watch = WatchSplits.splits(workout, distanceMeters: row.distanceMeters, pauses: pauses[index])
     if let fast = ActivitySpeed.tooFast(watch, activityType: workout.activityType) {
       // The Watch's own segments, against a distance that makes them too fast: not written.
-      notTaken[index].append("the Watch's segments put \(fast), faster than \(Self.limit(workout))")
+      notTaken[index].append("the Watch's segments put \(fast), faster than \(Self.limit(workout.activityType))")
       watch = []
     }
     var all = splits[index] + watch

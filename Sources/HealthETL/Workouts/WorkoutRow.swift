@@ -150,9 +150,12 @@ struct WorkoutRowBuilder {
   /// The workout's id: UUID v5 (URL namespace) of the name in Pipelines/README.md,
   /// "Workout identity", attribute values as written.
   static func id(of workout: WorkoutElement) -> String {
-    UUIDv5.url(
-      "healthetl:workout:\(workout.sourceName)|\(workout.activityType)|\(workout.start.seconds)|\(workout.end.seconds)",
-      uppercase: true)
+    id(sourceName: workout.sourceName, activityType: workout.activityType, start: workout.start, end: workout.end)
+  }
+
+  /// `id(of:)` of a workout with these attributes.
+  static func id(sourceName: String, activityType: String, start: Instant, end: Instant) -> String {
+    UUIDv5.url("healthetl:workout:\(sourceName)|\(activityType)|\(start.seconds)|\(end.seconds)", uppercase: true)
   }
 
   mutating func row(for workout: WorkoutElement) -> WorkoutRow {

@@ -32,6 +32,19 @@ final class RecordScratch<Record: BitwiseCopyable> {
     if pending.count == Self.bufferRecords { spill() }
   }
 
+  /// Appends `records` in order, as `append` one at a time would.
+  func append(contentsOf records: [Record]) {
+    if pending.capacity == 0 { pending.reserveCapacity(Self.bufferRecords) }
+    var rest = records[...]
+    while !rest.isEmpty {
+      let part = rest.prefix(Self.bufferRecords - pending.count)
+      pending.append(contentsOf: part)
+      count += part.count
+      rest = rest.dropFirst(part.count)
+      if pending.count == Self.bufferRecords { spill() }
+    }
+  }
+
   private func spill() {
     defer { pending.removeAll(keepingCapacity: true) }
     guard failure == nil, !pending.isEmpty else { return }
