@@ -34,6 +34,10 @@ public enum DailyTables {
   /// the day's average heart rate when no resting heart rate was recorded (Garmin, iPhone only).
   /// Each entry's first chart with values is drawn, with only its series that have values; an
   /// entry without any draws no chart.
+  /// The sleep charts' hours axis stops here, as the report's: "Worth a look"'s limit of a night
+  /// asleep (Pipelines/docs/daily.md, "`health.xlsx`").
+  static let sleepAxisHours = 16.0
+
   public static let charts: [[WorkbookChart]] = [
     [
       WorkbookChart(
@@ -47,11 +51,11 @@ public enum DailyTables {
           .init("deep_h", name: "Deep"), .init("core_h", name: "Core"), .init("rem_h", name: "REM"),
           .init("awake_h", name: "Awake"),
         ], categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours",
-        majority: .init("core_h", of: ["asleep_h", "in_bed_h"])),
+        majority: .init("core_h", of: ["asleep_h", "in_bed_h"]), valueAxisCap: sleepAxisHours),
       WorkbookChart(
         .column, title: "Sleep per night", categoryColumn: "date",
         series: [.init("asleep_h", name: "Asleep"), .init("in_bed_h", name: "In bed")],
-        categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours"),
+        categoryAxisTitle: "Night (date of the morning)", valueAxisTitle: "Hours", valueAxisCap: sleepAxisHours),
     ],
     [
       WorkbookChart(

@@ -466,7 +466,14 @@ public final class Workbook {
         chart_series_set_marker_type(line, UInt8(LXW_CHART_MARKER_NONE.rawValue))
         chart_series_set_name(line, name + ", 7-day average")
       }
-      chart_title_set_name(drawn, chart.title + suffix)
+      var cut = ""
+      if let cap = chart.valueAxisCap, let beyond = barsBeyond(cap, chart: entry, window: window), beyond > 0 {
+        if let axis = chart_axis_get(drawn, LXW_CHART_AXIS_TYPE_Y) { chart_axis_set_max(axis, cap) }
+        cut =
+          "; \(beyond) \(beyond == 1 ? "bar" : "bars") over \(Self.number(cap)) "
+          + "\(chart.valueAxisTitle.lowercased()) cut at the axis"
+      }
+      chart_title_set_name(drawn, chart.title + suffix + cut)
       if let axis = chart_axis_get(drawn, LXW_CHART_AXIS_TYPE_X) {
         chart_axis_set_name(axis, chart.categoryAxisTitle)
         if let code = table.columns[category].numberFormat { chart_axis_set_num_format(axis, code) }
@@ -486,6 +493,26 @@ public final class Workbook {
       }
     }
     return nil
+  }
+
+  /// How many of `chart`'s bars in `window` reach beyond `cap` (a stack by its total); nil when
+  /// the sheet's values were not kept.
+  private func barsBeyond(
+    _ cap: Double, chart entry: (chart: WorkbookChart, table: SheetTable, category: Int, values: [Int]),
+    window: (first: Int, end: Int, isLong: Bool)
+  ) -> Int? {
+    guard let kept = entry.table.keptValues, kept[entry.category].count >= window.end else { return nil }
+    var beyond = 0
+    for row in (window.first - 1)..<window.end {
+      let values = entry.values.map { kept[$0][row] }.filter(\.isFinite)
+      let height = entry.chart.kind == .stackedColumn ? values.reduce(0, +) : values.max() ?? 0
+      if height > cap { beyond += 1 }
+    }
+    return beyond
+  }
+
+  private static func number(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(value)
   }
 
   /// One chart's 7-day averages, written to the Charts sheet from `firstColumn`: the dates of

@@ -213,6 +213,9 @@ public struct WorkbookChart: Hashable, Sendable {
   /// Axis titles, with units, e.g. "Night" and "Sleep (h:mm)".
   public var categoryAxisTitle: String
   public var valueAxisTitle: String
+  /// Where the value axis stops when a bar reaches beyond it (the bar is cut, the title says so):
+  /// one 25 h "night" of overlapping manual entries would otherwise squash every real night.
+  public var valueAxisCap: Double?
 
   /// A sheet longer than this many rows is charted over its last `recentRows` only, with a
   /// 7-day average (worked out into the Charts sheet, empty where fewer than
@@ -226,8 +229,9 @@ public struct WorkbookChart: Hashable, Sendable {
 
   public init(
     _ kind: Kind, title: String, categoryColumn: String, series: [Series], categoryAxisTitle: String,
-    valueAxisTitle: String, majority: Majority? = nil
+    valueAxisTitle: String, majority: Majority? = nil, valueAxisCap: Double? = nil
   ) {
+    self.valueAxisCap = valueAxisCap
     self.kind = kind
     self.title = title
     self.majority = majority

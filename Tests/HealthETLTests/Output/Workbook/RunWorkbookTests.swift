@@ -204,6 +204,19 @@ import Testing
     #expect(book.contains(#"<definedName name="_xlnm.Print_Area" localSheetId="0">Charts!$A$1:$R$25</definedName>"#))
   }
 
+  /// Nights of 7 h asleep and 8 h in bed, and one 25 h "night" of overlapping manual entries
+  /// (the sleep-apps-oddities profile): the hours axis stops at 16, the title counts the cut bar.
+  /// Without such a night the axis is Excel's own.
+  @Test(arguments: [true, false]) func aNightBeyond16HoursIsCutAtTheAxis(withLongNight: Bool) throws {
+    let (_, parts) = try Self.daily(rows: 10, columns: ["asleep_h", "in_bed_h"]) { n in
+      withLongNight && n == 5 ? [.number(25), .number(25.5)] : [.number(7), .number(8)]
+    }
+    let chart = try #require(parts["xl/charts/chart1.xml"])
+    #expect(chart.contains("Sleep per night"))
+    #expect(chart.contains(#"<c:max val="16"/>"#) == withLongNight)
+    #expect(chart.contains("Sleep per night; 1 bar over 16 hours cut at the axis") == withLongNight)
+  }
+
   /// A heart rate every third day for 500 days (the dogsheep fixture's shape): never 4 values in
   /// 7 days, so no 7-day average exists: the chart keeps its bars and draws no empty line.
   @Test func daysTooSparseForAnAverageKeepTheirBars() throws {
