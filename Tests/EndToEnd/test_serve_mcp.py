@@ -393,7 +393,7 @@ class QueriesFileTests(unittest.TestCase):
                 with self.assertRaises(ValueError) as refused:
                     plugin.load_queries(path)
                 self.assertIn(message, str(refused.exception))
-            self.assertEqual(set(plugin.SPEC["queries"]), set(yaml.safe_load(
+            self.assertEqual(set(plugin.CANNED_QUERIES["queries"]), set(yaml.safe_load(
                 (REPO / "Pipelines/serve/queries.yaml").read_text(encoding="utf-8"))["queries"]))
 
 

@@ -52,8 +52,8 @@ def load_queries(path: Path = QUERIES_FILE) -> dict[str, Any]:
     """queries.yaml, checked: every parameter a query names in its SQL is in its `params`, every
     one of those is typed in `parameters`, and no query writes. A mistake stops the server at its
     start rather than at a user's question."""
-    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-    parameters, queries = spec["parameters"], spec["queries"]
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    parameters, queries = loaded["parameters"], loaded["queries"]
     for name, parameter in parameters.items():
         if parameter.get("type") not in PARAMETER_TYPES:
             raise ValueError(f"{path}: parameters.{name}.type must be one of {sorted(PARAMETER_TYPES)}")
@@ -69,7 +69,7 @@ def load_queries(path: Path = QUERIES_FILE) -> dict[str, Any]:
             raise ValueError(f"{path}: queries.{name}: a served query never writes (no `write` key)")
         if not query.get("description"):
             raise ValueError(f"{path}: queries.{name} has no description")
-    return spec
+    return loaded
 
 
 def merged(base: dict, extra: dict) -> dict:
@@ -108,13 +108,13 @@ def environment_names(value: Any) -> set[str]:
     return set()
 
 
-def served_metadata(spec: dict[str, Any]) -> dict:
+def served_metadata(canned: dict[str, Any]) -> dict:
     return {
         "databases": {
             DATABASE: {
                 "queries": {
                     name: {k: query[k] for k in ("title", "description", "sql", "params") if k in query}
-                    for name, query in spec["queries"].items()
+                    for name, query in canned["queries"].items()
                 }
             }
         },
@@ -123,8 +123,8 @@ def served_metadata(spec: dict[str, Any]) -> dict:
 
 
 try:
-    SPEC = load_queries()
-    METADATA = merged(served_metadata(SPEC), extra_metadata())
+    CANNED_QUERIES = load_queries()
+    METADATA = merged(served_metadata(CANNED_QUERIES), extra_metadata())
 except (OSError, ValueError, yaml.YAMLError) as error:
     # One line and 64, healthetl's code for a configuration file it cannot use (serve/README.md),
     # rather than the traceback of a plugin that failed to load.
@@ -190,8 +190,8 @@ def query_tool(datasette, name: str, query: dict[str, Any], parameters: dict[str
 @hookimpl
 def register_mcp_tools(datasette, mcp):
     cut = f" Rows beyond {datasette.setting('max_returned_rows')} are cut off; `truncated` then says so."
-    for name, query in SPEC["queries"].items():
-        mcp.add_tool(query_tool(datasette, name, query, SPEC["parameters"]), name=name, title=query.get("title"),
+    for name, query in CANNED_QUERIES["queries"].items():
+        mcp.add_tool(query_tool(datasette, name, query, CANNED_QUERIES["parameters"]), name=name, title=query.get("title"),
                      description=query["description"] + cut,
                      annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
 
