@@ -166,6 +166,27 @@ public final class WorkoutMart: Mart {
     return use
   }
 
+  /// The workouts' indices in output order (start, then id; document order for equal ones), so
+  /// that each row can be written as soon as it is built, to every table at once, and dropped.
+  /// An id (a SHA-1) is worked out once, and only for workouts that start together.
+  private func outputOrder() -> [Int] {
+    var order = workouts.indices.sorted { a, b in
+      workouts[a].start != workouts[b].start ? workouts[a].start < workouts[b].start : a < b
+    }
+    var first = 0
+    while first < order.count {
+      var end = first + 1
+      while end < order.count, workouts[order[end]].start == workouts[order[first]].start { end += 1 }
+      if end - first > 1 {
+        let together = order[first..<end].map { (id: workouts[$0].id, index: $0) }
+        let sorted = together.sorted { $0.id != $1.id ? $0.id < $1.id : $0.index < $1.index }
+        order.replaceSubrange(first..<end, with: sorted.map(\.index))
+      }
+      first = end
+    }
+    return order
+  }
+
   public func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary] {
     samples.sort()
     var written = try routes.prepare(workouts, context: context)
@@ -175,15 +196,7 @@ public final class WorkoutMart: Mart {
     sampleUse = usedSamples(windows)
     var builder = WorkoutRowBuilder(
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
-    // Output order (start, then id; document order for equal ones), so that each row can be
-    // written as soon as it is built, to every table at once, and dropped. Ids are worked out
-    // only for workouts that start together.
-    let order = workouts.indices.sorted { a, b in
-      let first = workouts[a].start, second = workouts[b].start
-      if first != second { return first < second }
-      let idA = workouts[a].id, idB = workouts[b].id
-      return idA != idB ? idA < idB : a < b
-    }
+    let order = outputOrder()
     var tables = try WorkoutTableWriters(outputs: outputs, context: context)
     var summaries: [WorkoutSummary] = []
     summaries.reserveCapacity(order.count)

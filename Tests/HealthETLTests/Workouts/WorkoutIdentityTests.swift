@@ -52,6 +52,24 @@ import Testing
     #expect(run.rows.first?.id == expected)
   }
 
+  /// Rows are in start order, and workouts that start together in the order of their ids (worked
+  /// out here with `rfc4122Version5`), whatever their order in the export.
+  @Test func workoutsStartingTogetherAreOrderedByTheirId() throws {
+    let together = ["Walking", "Running", "Yoga", "Cycling"]
+    let body =
+      together.map {
+        WorkoutFixture.workout($0, start: "2024-01-02 07:00:00 +0000", end: "2024-01-02 07:30:00 +0000")
+      }.joined()
+      + WorkoutFixture.workout("Rowing", start: "2024-01-02 06:00:00 +0000", end: "2024-01-02 06:10:00 +0000")
+    let run = try WorkoutFixture.run(body)
+    defer { run.result.remove() }
+    let expected = together.map { type in
+      Self.rfc4122Version5("healthetl:workout:Apple Watch|HKWorkoutActivityType\(type)|1704178800|1704180600")
+    }.sorted()
+    #expect(run.rows.map(\.id) == [run.rows[0].id] + expected)
+    #expect(run.rows.first?.activityType == "Rowing")
+  }
+
   @Test func activityTypeTable() {
     // Apple's HKWorkoutActivityType.h: 1…80, then 82…84 (81 has no case),
     // Rest 2998, Group 2999, Other 3000.
