@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs two healthetl binaries over every shipped pipeline × the sample export and the real
-# fixtures, and diffs their output folders (run.json without its timings and memory figures).
+# Runs two healthetl binaries over every shipped pipeline × the sample export, every
+# `healthetl sample --profile` (written by AFTER_BIN, one zip each) and the real fixtures, and
+# diffs their output folders (run.json without its timings and memory figures).
 # Usage: Tests/Tools/compare_outputs.sh BEFORE_BIN AFTER_BIN WORK_DIR [REAL_FIXTURES]
 # Exit 0 when every output is the same; the differing cases are listed otherwise.
 set -u
@@ -9,6 +10,11 @@ real=${4:-${HEALTHETL_REAL_FIXTURES:-/work/shared/fixtures/real}}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work"
 inputs="$repo/SampleData/export.zip"
+mkdir -p "$work/profiles"
+for profile in $("$after" sample --help | sed -n 's/.*--profile NAME *Whose export: //p' | grep -o '[a-z0-9-]* (' | tr -d ' ('); do
+  "$after" sample --profile "$profile" --zip --out "$work/profiles/$profile.zip" 2>/dev/null &&
+    inputs="$inputs $work/profiles/$profile.zip"
+done
 if [ -d "$real" ]; then
   inputs="$inputs $(find "$real" -type f \( -name '*.zip' -o -iname '*.xml' \) ! -name '*cda*' | sort)"
 fi
@@ -18,7 +24,7 @@ differ=0 cases=0
 for pipeline in "$repo"/Pipelines/*.json; do
   grep -q '"jobs"' "$pipeline" || continue
   for input in $inputs; do
-    case_name=$(basename "$pipeline" .json)__$(echo "$input" | sed 's|.*/real/||; s|/|_|g')
+    case_name=$(basename "$pipeline" .json)__$(echo "$input" | sed 's|.*/real/||; s|.*/profiles/|profile-|; s|/|_|g')
     for side in before after; do
       bin=$before; [ $side = after ] && bin=$after
       out="$work/$side/$case_name"
