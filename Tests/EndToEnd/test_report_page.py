@@ -182,6 +182,30 @@ def open_rendered(cls, **size):
         raise
 
 
+class RenderedReport(unittest.TestCase):
+    """The page rendered from the class's `report_data()` into a folder of its own, open in a
+    browser of its own for the class's tests (`self.page`, `self.data`)."""
+
+    prefix = "report-"
+
+    @classmethod
+    def report_data(cls) -> dict:
+        raise NotImplementedError
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools()
+        cls.dir = Path(tempfile.mkdtemp(prefix=cls.prefix))
+        cls.data = cls.report_data()
+        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
+        open_rendered(cls)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+
 class DriverTests(unittest.TestCase):
     """The checks the page tests rely on can fail: the driver sees requests, errors, blank PNGs."""
 
@@ -472,7 +496,7 @@ class ExampleReportTests(ReportPageChecks, unittest.TestCase):
             page.close()
 
 
-class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
+class ExtremeValuesReportTests(ReportPageChecks, RenderedReport):
     """Any finite value is drawn: ±1e308, the largest double and the smallest subnormal in every
     day, night, workout and per-minute series of the example. Chart.js's own tick formatter threw
     "minimumFractionDigits value is out of range" on such an axis and the page drew nothing."""
@@ -493,18 +517,11 @@ class ExtremeValuesReportTests(ReportPageChecks, unittest.TestCase):
                 column[-1 - index] = value
         return data
 
-    @classmethod
-    def setUpClass(cls):
-        require_tools()
-        cls.dir = Path(tempfile.mkdtemp(prefix="report-extreme-"))
-        cls.data = cls.extreme()
-        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
-        open_rendered(cls)
+    prefix = "report-extreme-"
 
     @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+    def report_data(cls):
+        return cls.extreme()
 
     def test_every_value_given_to_a_chart_is_painted(self):
         # A chart holding ±1e308 puts its ordinary values on one pixel row and the extremes off the
@@ -697,22 +714,15 @@ def real_shapes() -> dict:
     return data
 
 
-class RealShapesReportTests(unittest.TestCase):
+class RealShapesReportTests(RenderedReport):
     """What bwassim's export and older iPhones showed wrong: an empty minute chart, an empty sleep
     chart, no range summary, "5:60 /km", "7 h 60 min", a duplicated source, "1 largest types"."""
 
-    @classmethod
-    def setUpClass(cls):
-        require_tools()
-        cls.dir = Path(tempfile.mkdtemp(prefix="report-real-shapes-"))
-        cls.data = real_shapes()
-        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
-        open_rendered(cls)
+    prefix = "report-real-shapes-"
 
     @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+    def report_data(cls):
+        return real_shapes()
 
     def test_every_measured_minute_every_2_minutes_is_painted(self):
         painted = self.page.evaluate(PAINTED + "('heart-minute')")
@@ -874,26 +884,20 @@ class LongNamesReportTests(unittest.TestCase):
         self.assertEqual(self.page.console_errors(), [])
 
 
-class EmptyRangeReportTests(unittest.TestCase):
+class EmptyRangeReportTests(RenderedReport):
     """A range with nothing of a kind says so instead of drawing an empty 0–1 axis: the example
     with one more workout 200 days after its last day, so the last 90 days hold only that."""
 
+    prefix = "report-empty-range-"
+
     @classmethod
-    def setUpClass(cls):
-        require_tools()
-        cls.dir = Path(tempfile.mkdtemp(prefix="report-empty-range-"))
+    def report_data(cls):
         data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
         w = data["workouts"]
         for key in w:
             w[key].append(w[key][0])
         w["id"][-1], w["start"][-1], w["route"][-1], w["laps"][-1] = "LATE", "2024-11-01 08:00", None, None
-        cls.html = report_fixture.render_file(data, cls.dir / "report.html")
-        open_rendered(cls)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+        return data
 
     def test_charts_without_data_in_the_range_say_so(self):
         empty = self.page.evaluate("[...document.querySelectorAll('p[data-empty-range]')].map(p => [p.dataset.emptyRange, p.textContent])")
@@ -917,25 +921,19 @@ class EmptyRangeReportTests(unittest.TestCase):
         self.assertEqual(self.page.console_errors(), [])
 
 
-class AllStepDaysFlaggedReportTests(unittest.TestCase):
+class AllStepDaysFlaggedReportTests(RenderedReport):
     """k0rventen's export: every day's steps add up one app's overlapping samples, so every day is
     in `worth_a_look.left_out.steps` and the summary showed no step average at all. It now shows
     the mean of all of them, as Health adds them up, and says so."""
 
-    @classmethod
-    def setUpClass(cls):
-        require_tools()
-        cls.dir = Path(tempfile.mkdtemp(prefix="report-step-days-"))
-        cls.data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
-        days = cls.data["days"]
-        cls.data["worth_a_look"]["left_out"]["steps"] = [d for d, v in zip(days["date"], days["steps"]) if v is not None]
-        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
-        open_rendered(cls)
+    prefix = "report-step-days-"
 
     @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+    def report_data(cls):
+        data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        days = data["days"]
+        data["worth_a_look"]["left_out"]["steps"] = [d for d, v in zip(days["date"], days["steps"]) if v is not None]
+        return data
 
     def summary(self):
         return self.page.evaluate("""(() => { const d = document.querySelector('[data-summary="steps"]');
@@ -951,29 +949,24 @@ class AllStepDaysFlaggedReportTests(unittest.TestCase):
         self.assertEqual(self.page.console_errors(), [])
 
 
-class LongNightReportTests(unittest.TestCase):
+class LongNightReportTests(RenderedReport):
     """A 25 h "night" of overlapping manual entries (the sleep-apps-oddities profile) stretched the
     sleep axis to 25 h, squashing every real night to a third: the axis stops at 16 h, the bar is
-    cut there, the subtitle says so and the tooltip keeps the whole value."""
+    cut there, the subtitle says so and the chart keeps the whole value."""
+
+    prefix = "report-long-night-"
+    # The long night: the third from last, within the 90 days shown first.
+    index = -3
 
     @classmethod
-    def setUpClass(cls):
-        require_tools()
-        cls.dir = Path(tempfile.mkdtemp(prefix="report-long-night-"))
-        cls.data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
-        nights = cls.data["nights"]
-        cls.index = len(nights["date"]) - 3
+    def report_data(cls):
+        data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        nights = data["nights"]
         for key in ("core_h", "deep_h", "rem_h", "awake_h"):
             nights[key][cls.index] = None
         nights["unspecified_h"][cls.index] = nights["asleep_h"][cls.index] = 25.0
         nights["in_bed_h"][cls.index] = 25.5
-        cls.html = report_fixture.render_file(cls.data, cls.dir / "report.html")
-        open_rendered(cls)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+        return data
 
     def test_the_axis_stops_at_16_hours_and_says_so(self):
         chart = "Chart.getChart(document.querySelector('canvas[data-chart=\"sleep-stages\"]'))"
