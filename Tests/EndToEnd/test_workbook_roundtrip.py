@@ -179,11 +179,12 @@ def read_tables(content: bytes, max_rows: int = 100) -> dict[str, list[list[Cell
 
 
 def unquote_range(address: str) -> tuple[str, str, str]:
-    """`'Bob’s nights'.A2:'Bob’s nights'.A3` or `$'Daily'.$A$2:.$A$5` -> (sheet, first, last)."""
+    """`'Bob’s nights'.A2:'Bob’s nights'.A3` or `$'Daily'.$A$2:.$A$5` -> (sheet, first, last); a
+    range of one cell (`'Daily'.B876`, a chart of one day) is that cell twice."""
     address = address.replace("$", "")
-    left, right = address.split(":")
+    left, _, right = address.partition(":")
     sheet, first = left.rsplit(".", 1)
-    last = right.rsplit(".", 1)[1]
+    last = right.rsplit(".", 1)[1] if right else first
     return sheet.strip("'"), first, last
 
 

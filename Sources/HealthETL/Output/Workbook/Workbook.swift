@@ -281,7 +281,10 @@ public final class Workbook {
       if keeping { table.keptValues![index][part.dataRows] = Self.chartValue(cell) }
       if cell.isNonzeroNumber {
         table.plottable[index] = true
-        if table.parts.count == 1 { table.lastPlottableRows[index] = part.dataRows + 1 }
+        if table.parts.count == 1 {
+          if table.firstPlottableRows[index] == 0 { table.firstPlottableRows[index] = part.dataRows + 1 }
+          table.lastPlottableRows[index] = part.dataRows + 1
+        }
       }
       table.valueCounts[index] += 1
     }
@@ -398,14 +401,17 @@ public final class Workbook {
       }
     }
     // Each chart's rows: a long history is the year up to the chart's last value only (an export
-    // whose steps stopped years ago still shows them), with a 7-day line where bars do not stack.
+    // whose steps stopped years ago still shows them), from its first value when that is later
+    // (a Garmin export whose steps begin three months before the end is not nine months of
+    // blank), with a 7-day line where bars do not stack.
     let windows = charts.map { entry -> (first: Int, end: Int, isLong: Bool) in
       let dataRows = entry.table.parts[0].dataRows
       let lastValueRow = entry.values.map { entry.table.lastPlottableRows[$0] }.max() ?? 0
+      let firstValueRow = entry.values.map { entry.table.firstPlottableRows[$0] }.filter { $0 > 0 }.min() ?? 1
       let isLong = lastValueRow > WorkbookChart.longHistoryRows
       // An empty table still gets a (blank) one-row range: a chart needs a range to be valid.
       let end = isLong ? lastValueRow : max(dataRows, 1)
-      return (isLong ? end - WorkbookChart.recentRows + 1 : 1, end, isLong)
+      return (isLong ? max(end - WorkbookChart.recentRows + 1, firstValueRow) : 1, end, isLong)
     }
     let averages = sevenDayAverages(windows: windows)
     if let failure = writeAverages(averages, on: sheet, in: workbook) { return failure }
@@ -429,8 +435,10 @@ public final class Workbook {
       let first = table.parts[0]
       let firstRow = lxw_row_t(window.first)
       let windowEnd = lxw_row_t(window.end)
+      let rows = window.end - window.first + 1
+      let days = rows == 1 ? "1 day" : "\(rows) days"
       let suffix =
-        !window.isLong ? "" : window.end == first.dataRows ? ", last 365 days" : ", 365 days to its last value"
+        !window.isLong ? "" : window.end == first.dataRows ? ", last \(days)" : ", \(days) to its last value"
       for (position, (series, column)) in zip(chart.series, values).enumerated() {
         guard let added = chart_add_series(drawn, nil, nil) else {
           return .library(path: path, operation: "adding a series to '\(chart.title)'", message: "out of memory")
@@ -760,6 +768,8 @@ final class SheetTable {
   /// Per column: the last row of the first sheet holding a number other than 0 (1 is the first
   /// data row), 0 when none.
   var lastPlottableRows: [Int]
+  /// Per column: the first such row, 0 when none.
+  var firstPlottableRows: [Int]
   /// Per column, the first sheet's values as a chart reads them (`Workbook.chartValue`), NaN for
   /// a blank; nil unless the sheet was added keeping them.
   var keptValues: [[Double]]?
@@ -772,6 +782,7 @@ final class SheetTable {
     plottable = Array(repeating: false, count: columns.count)
     valueCounts = Array(repeating: 0, count: columns.count)
     lastPlottableRows = Array(repeating: 0, count: columns.count)
+    firstPlottableRows = Array(repeating: 0, count: columns.count)
   }
 
   var current: SheetPart { parts[parts.count - 1] }

@@ -243,6 +243,20 @@ import Testing
     #expect(sleep.contains("<c:f>Daily!$C$237:$C$601</c:f>") && sleep.contains("Sleep per night, last 365 days"))
   }
 
+  /// 600 days whose steps begin on day 500 (bwassim's Garmin export: steps from October 2020 only):
+  /// the chart starts at the first value, row 501, not a year earlier on 265 blank days; sleep,
+  /// measured all along, keeps its year.
+  @Test func aLongHistoryIsChartedFromItsFirstValueWhenThatIsLater() throws {
+    let (_, parts) = try Self.daily(rows: 600, columns: ["steps", "asleep_h"]) { n in
+      [n >= 500 ? .number(Double(5000 + n)) : .missing, .number(7)]
+    }
+    let chart = try #require(parts["xl/charts/chart1.xml"])
+    #expect(chart.contains("<c:f>Daily!$B$502:$B$601</c:f>"))
+    #expect(chart.contains("Steps per day, last 100 days"))
+    let sleep = try #require(parts["xl/charts/chart2.xml"])
+    #expect(sleep.contains("<c:f>Daily!$C$237:$C$601</c:f>") && sleep.contains("Sleep per night, last 365 days"))
+  }
+
   /// A column without a single value (no resting heart rate from a Garmin) is hidden; the others,
   /// and every column of a sheet without rows, stay visible.
   @Test func columnsWithoutAValueAreHidden() throws {
