@@ -198,7 +198,7 @@ public final class DailyMart: Mart {
     let rules = context.zone.rules
     for night in context.products.read(SleepNights.self)?.nights ?? [] { collector.sleep(night) }
     if let workouts = context.products.read(WorkoutResults.self) {
-      for row in workouts.rows {
+      try workouts.rows.forEach { row in
         let written = workouts.written(row, zone: rules)
         collector.workout(on: written.date, seconds: written.seconds, kilocalories: written.kilocalories)
       }

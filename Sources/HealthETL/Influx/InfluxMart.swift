@@ -234,7 +234,7 @@ public final class InfluxMart: Mart, StatisticsBucketReader {
     for night in context.products.read(SleepNights.self)?.nights ?? [] {
       try write(Self.sleepPoint(night, rules: rules))
     }
-    for row in context.products.read(WorkoutResults.self)?.rows ?? [] {
+    try context.products.read(WorkoutResults.self)?.rows.forEach { (row) throws(OutputError) in
       try write(Self.workoutPoint(row))
     }
     let catalog = context.catalog

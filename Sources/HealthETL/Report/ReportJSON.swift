@@ -1,6 +1,6 @@
 /// A JSON value of the report data (Pipelines/report/DATA.md), written compactly with keys in the
 /// order given, so a rerun writes the same bytes.
-public indirect enum ReportJSON: Sendable, Equatable {
+public indirect enum ReportJSON: Equatable {
   case null
   case bool(Bool)
   case integer(Int64)
@@ -9,6 +9,45 @@ public indirect enum ReportJSON: Sendable, Equatable {
   case string(String)
   case array([ReportJSON])
   case object([(String, ReportJSON)])
+  /// A value written only when the page is: one whose parts (a column of every workout) are read
+  /// from scratch as they are written, so that they are never all in memory.
+  case streamed(Streamed)
+
+  public struct Streamed {
+    let write: (inout Writer) throws(OutputError) -> Void
+
+    public init(_ write: @escaping (inout Writer) throws(OutputError) -> Void) { self.write = write }
+  }
+
+  /// Where the text goes: a buffer handed to `flush` whenever it holds `pieceBytes`, and at the end.
+  public struct Writer {
+    public private(set) var bytes: [UInt8] = []
+    private let flush: (([UInt8]) throws(OutputError) -> Void)?
+    static let pieceBytes = 256 * 1024
+
+    /// `flush` nil: the whole text stays in `bytes`.
+    public init(flush: (([UInt8]) throws(OutputError) -> Void)? = nil) { self.flush = flush }
+
+    mutating func append(_ byte: UInt8) { bytes.append(byte) }
+    mutating func append(_ text: String) { bytes += Array(text.utf8) }
+    mutating func append(_ text: [UInt8]) { bytes += text }
+    /// Empties the buffer, keeping its room.
+    mutating func clear() { bytes.removeAll(keepingCapacity: true) }
+    /// `value` as a JSON string.
+    mutating func appendString(_ value: String) { JSONText.appendString(value, to: &bytes) }
+
+    /// Hands the buffer on when it is full.
+    mutating func flushIfFull() throws(OutputError) {
+      if bytes.count >= Self.pieceBytes { try flushAll() }
+    }
+
+    /// Hands on what the buffer holds.
+    public mutating func flushAll() throws(OutputError) {
+      guard let flush, !bytes.isEmpty else { return }
+      try flush(bytes)
+      bytes.removeAll(keepingCapacity: true)
+    }
+  }
 
   public static func == (lhs: ReportJSON, rhs: ReportJSON) -> Bool { lhs.text == rhs.text }
 
@@ -81,36 +120,39 @@ public indirect enum ReportJSON: Sendable, Equatable {
   /// The compact text.
   public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+  /// The compact text in memory; a streamed part that fails to read ends it short.
   public var bytes: [UInt8] {
-    var out: [UInt8] = []
-    append(to: &out)
-    return out
+    var writer = Writer()
+    try? write(to: &writer)
+    return writer.bytes
   }
 
-  public func append(to out: inout [UInt8]) {
+  public func write(to out: inout Writer) throws(OutputError) {
     switch self {
-    case .null: out += Array("null".utf8)
-    case .bool(let value): out += Array((value ? "true" : "false").utf8)
-    case .integer(let value): out += Array(String(value).utf8)
-    case .number(let text): out += Array(text.utf8)
+    case .null: out.append("null")
+    case .bool(let value): out.append(value ? "true" : "false")
+    case .integer(let value): out.append(String(value))
+    case .number(let text): out.append(text)
     case .string(let value):
-      JSONText.appendString(value, to: &out)
+      out.appendString(value)
     case .array(let items):
       out.append(UInt8(ascii: "["))
       for (index, item) in items.enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        item.append(to: &out)
+        try item.write(to: &out)
       }
       out.append(UInt8(ascii: "]"))
     case .object(let members):
       out.append(UInt8(ascii: "{"))
       for (index, member) in members.enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        ReportJSON.string(member.0).append(to: &out)
+        try ReportJSON.string(member.0).write(to: &out)
         out.append(UInt8(ascii: ":"))
-        member.1.append(to: &out)
+        try member.1.write(to: &out)
       }
       out.append(UInt8(ascii: "}"))
+    case .streamed(let part): try part.write(&out)
     }
+    try out.flushIfFull()
   }
 }

@@ -66,7 +66,7 @@ public final class ReportMart: Mart {
 
   private struct Inputs {
     var sleep = SleepNights(nights: [], sessions: [])
-    var workouts = WorkoutResults(rows: [])
+    var workouts = WorkoutResults()
     var days: [DailyValues] = []
     /// The `daily.csv` columns other subjects add (`DailyDays.added`).
     var addedDayColumns: [Column] = []
@@ -179,9 +179,8 @@ public final class ReportMart: Mart {
         Self.heartRateStatistic.type, "1m", Self.heartRateStatistic.option) ?? [],
       previews: products.read(ElectrocardiogramPreviews.self)?.recordings ?? [])
     try measureOtherTypes(context)
-    let json = data(context).bytes
     let output = try transaction.create(file)
-    try output.write(page.render(json: json))
+    try page.write(json: data(context), to: output)
     try output.close()
     return [OutputSummary(path: file, rows: 1)]
   }
@@ -401,6 +400,9 @@ public final class ReportMart: Mart {
     return .object([("days_limit", .integer(Int64(Self.heartRateDays))), ("days", .array(days))])
   }
 
+  /// One pass over the summaries in scratch (DATA.md, "workouts"): each column goes to a scratch
+  /// file of its own as the summaries are read, then into the page, so that the report holds no
+  /// workout in memory.
   private func workoutsSection(_ rules: ZoneRules) -> ReportJSON {
     let rows = inputs.workouts.rows
     func precision(_ table: TableSchema, _ name: String) -> NumberPrecision {
@@ -408,13 +410,19 @@ public final class ReportMart: Mart {
     }
     let table = WorkoutTables.workouts.schema
     let laps = WorkoutTables.laps.schema
-    func number(_ value: (WorkoutSummary) -> Double?, _ column: String, places: Int) -> ReportJSON {
-      .array(rows.map { ReportJSON.rounded(value($0), csv: precision(table, column), places: places) })
+    func number(_ value: @escaping (WorkoutSummary) -> Double?, _ name: String, places: Int) -> (WorkoutSummary) ->
+      ReportJSON
+    {
+      let written = precision(table, name)
+      return { ReportJSON.rounded(value($0), csv: written, places: places) }
     }
-    return .object([
-      ("id", .array(rows.map { .string($0.id) })),
-      ("type", .array(rows.map { .string($0.activityType) })),
-      ("start", .array(rows.map { Self.minuteText($0.start, rules) })),
+    let lapDistance = precision(laps, "distance_m")
+    let lapStrokes = precision(laps, "strokes")
+    let lapSwolf = precision(laps, "swolf")
+    let columns: [(key: String, value: (WorkoutSummary) -> ReportJSON)] = [
+      ("id", { .string($0.id) }),
+      ("type", { .string($0.activityType) }),
+      ("start", { Self.minuteText($0.start, rules) }),
       ("duration_s", number(\.durationSeconds, "duration_s", places: 0)),
       ("distance_m", number(\.distanceMeters, "distance_m", places: 1)),
       ("energy_kcal", number(\.energyKilocalories, "energy_kcal", places: 1)),
@@ -422,23 +430,51 @@ public final class ReportMart: Mart {
       ("hr_max", number(\.heartRateMaximum, "hr_max", places: 1)),
       (
         "laps",
-        .array(
-          rows.map { row in
-            guard !row.laps.isEmpty else { return .null }
-            return .object([
-              ("duration_s", .array(row.laps.map { .integer($0.end - $0.start) })),
-              (
-                "distance_m",
-                .array(row.laps.map { .rounded($0.distanceMeters, csv: precision(laps, "distance_m"), places: 1) })
-              ),
-              ("strokes", .array(row.laps.map { .rounded($0.strokes, csv: precision(laps, "strokes"), places: 0) })),
-              ("style", .array(row.laps.map { .string($0.style.name) })),
-              ("swolf", .array(row.laps.map { .rounded($0.swolf, csv: precision(laps, "swolf"), places: 1) })),
-            ])
-          })
+        { row in
+          guard !row.laps.isEmpty else { return .null }
+          return .object([
+            ("duration_s", .array(row.laps.map { .integer($0.end - $0.start) })),
+            ("distance_m", .array(row.laps.map { .rounded($0.distanceMeters, csv: lapDistance, places: 1) })),
+            ("strokes", .array(row.laps.map { .rounded($0.strokes, csv: lapStrokes, places: 0) })),
+            ("style", .array(row.laps.map { .string($0.style.name) })),
+            ("swolf", .array(row.laps.map { .rounded($0.swolf, csv: lapSwolf, places: 1) })),
+          ])
+        }
       ),
-      ("route", .array(rows.map(Self.route))),
-    ])
+      ("route", Self.route),
+    ]
+    let transaction = transaction
+    return .streamed(
+      .init { (writer) throws(OutputError) in
+        let name = "report-workouts-" + UUID().uuidString + "-"
+        let files = columns.indices.map { RecordScratch<UInt8>(transaction: transaction, name: name + String($0)) }
+        var cell = ReportJSON.Writer()
+        try rows.forEach { (row) throws(OutputError) in
+          for (index, column) in columns.enumerated() {
+            cell.clear()
+            if files[index].count > 0 { cell.append(UInt8(ascii: ",")) }
+            try column.value(row).write(to: &cell)
+            files[index].append(contentsOf: cell.bytes)
+          }
+        }
+        writer.append(UInt8(ascii: "{"))
+        var piece: [UInt8] = []
+        for (index, column) in columns.enumerated() {
+          if index > 0 { writer.append(UInt8(ascii: ",")) }
+          writer.appendString(column.key)
+          writer.append(Array(":[".utf8))
+          var offset = 0
+          while offset < files[index].count {
+            let length = min(ReportJSON.Writer.pieceBytes, files[index].count - offset)
+            try files[index].read(first: offset, count: length, into: &piece)
+            writer.append(piece)
+            try writer.flushIfFull()
+            offset += length
+          }
+          writer.append(UInt8(ascii: "]"))
+        }
+        writer.append(UInt8(ascii: "}"))
+      })
   }
 
   /// How a statistics file writes `option` of `type`.

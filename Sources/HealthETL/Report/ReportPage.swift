@@ -88,11 +88,30 @@ public struct ReportPage: Sendable {
     page += head
     page += library
     page += middle
+    Self.appendEscaped(json, to: &page)
+    page += tail
+    return page
+  }
+
+  /// Writes the page with `json` into `file` a piece at a time: the data is never all in memory.
+  public func write(json: ReportJSON, to file: OutputFile) throws(OutputError) {
+    try file.write(head + library + middle)
+    var piece: [UInt8] = []
+    var writer = ReportJSON.Writer { (bytes) throws(OutputError) in
+      piece.removeAll(keepingCapacity: true)
+      Self.appendEscaped(bytes, to: &piece)
+      try file.write(piece)
+    }
+    try json.write(to: &writer)
+    try writer.flushAll()
+    try file.write(tail)
+  }
+
+  /// `json` with every `<` as `\u003c`, so that no text of the data can end the script.
+  private static func appendEscaped(_ json: [UInt8], to page: inout [UInt8]) {
     for byte in json {
       if byte == UInt8(ascii: "<") { page += Array("\\u003c".utf8) } else { page.append(byte) }
     }
-    page += tail
-    return page
   }
 
   static func read(_ path: String, hint: String) throws(ReportPageError) -> [UInt8] {

@@ -198,8 +198,8 @@ public final class WorkoutMart: Mart {
       samples: samples, catalog: context.catalog, codes: codes, runZone: context.zone.rules)
     let order = outputOrder()
     var tables = try WorkoutTableWriters(outputs: outputs, context: context)
-    var summaries: [WorkoutSummary] = []
-    summaries.reserveCapacity(order.count)
+    let summaries = WorkoutSummaries(transaction: context.transaction)
+    var finder = WorkoutOddities.Finder(rules: context.zone.rules)
     rows = []
     serverRecords = []
     if isJobMart { serverRecords.reserveCapacity(order.count) }
@@ -208,18 +208,16 @@ public final class WorkoutMart: Mart {
       var row = builder.row(for: workout)
       routes.complete(&row, workout, index: index, heartRate: samples)
       try tables.append(row)
-      summaries.append(WorkoutSummary(row, names: &names))
+      let summary = WorkoutSummary(row)
+      summaries.append(summary)
+      finder.see(summary, splitNote: routes.splitNote(index))
       if isJobMart { serverRecords.append(row.serverRecord) }
       if keepsRows { rows.append(row) }
     }
     written += try tables.close()
-    var found = Oddities()
-    var notes: [String: String] = [:]
-    for (index, note) in routes.splitNotes { notes[workouts[index].id] = note }
-    WorkoutOddities.flag(summaries, splitNotes: notes, rules: context.zone.rules, into: &found)
-    oddities = found
+    oddities = finder.found
     workouts = []
-    context.products.publish(WorkoutResults(rows: summaries, oddities: found), by: self)
+    context.products.publish(WorkoutResults(rows: summaries, oddities: finder.found), by: self)
     if isJobMart { context.products.publish(WorkoutServerRecords(records: serverRecords), by: self) }
     return written
   }
@@ -288,63 +286,13 @@ struct SharedNames {
   }
 }
 
-/// What other marts read of one workout (daily totals, the report, Influx points, the oddities):
-/// a few columns of its row, kept after the full row has been written and dropped.
-public struct WorkoutSummary: Sendable {
-  /// `WorkoutRow.id`.
-  public let id: String
-  /// `WorkoutRow.activityType`.
-  public let activityType: String
-  /// `WorkoutRow.source`.
-  public let source: String
-  /// `WorkoutRow.start`.
-  public let start: Instant
-  /// `WorkoutRow.end`.
-  public let end: Instant
-  /// `WorkoutRow.durationSeconds`.
-  public let durationSeconds: Double?
-  /// `WorkoutRow.distanceMeters`.
-  public let distanceMeters: Double?
-  /// `WorkoutRow.energyKilocalories`.
-  public let energyKilocalories: Double?
-  /// `WorkoutRow.heartRateAverage`.
-  public let heartRateAverage: Double?
-  /// `WorkoutRow.heartRateMinimum`.
-  public let heartRateMinimum: Double?
-  /// `WorkoutRow.heartRateMaximum`.
-  public let heartRateMaximum: Double?
-  /// `WorkoutRow.laps`: the lengths of a swim, empty for any other workout.
-  public let laps: [SwimLap]
-  /// `WorkoutRow.routeShape`.
-  let routeShape: [RouteShape.Point]?
-
-  /// `WorkoutRow.elapsedSeconds`: end − start.
-  public var elapsedSeconds: Int64 { end - start }
-
-  init(_ row: WorkoutRow, names: inout SharedNames) {
-    id = row.id
-    activityType = names.shared(row.activityType)
-    source = names.shared(row.source)
-    start = row.start
-    end = row.end
-    durationSeconds = row.durationSeconds
-    distanceMeters = row.distanceMeters
-    energyKilocalories = row.energyKilocalories
-    heartRateAverage = row.heartRateAverage
-    heartRateMinimum = row.heartRateMinimum
-    heartRateMaximum = row.heartRateMaximum
-    laps = row.laps
-    routeShape = row.routeShape
-  }
-}
-
 /// What a workouts mart computed of each workout, in output order (start, then id).
 public struct WorkoutResults: MartProduct {
-  public let rows: [WorkoutSummary]
+  public let rows: WorkoutSummaries
   /// The workouts worth a look (Pipelines/docs/nightly.md, "Worth a look").
   public let oddities: Oddities
 
-  public init(rows: [WorkoutSummary], oddities: Oddities = Oddities()) {
+  public init(rows: WorkoutSummaries = WorkoutSummaries(), oddities: Oddities = Oddities()) {
     self.rows = rows
     self.oddities = oddities
   }

@@ -80,48 +80,63 @@ enum WorkoutOddities {
       + "allows (a lumpy series scaled to the workout's distance): its splits come from the next source, "
       + "whose from column in workout_splits.csv says why, or its one row there says none and why.")
 
-  /// Flags `rows` (in output order) into `oddities`; `splitNotes` are the splits problems by id.
-  static func flag(
-    _ rows: [WorkoutSummary], splitNotes: [String: String], rules: ZoneRules, into oddities: inout Oddities
-  ) {
-    func date(_ row: WorkoutSummary) -> CivilDate { rules.localDate(at: row.start) }
-    func label(_ row: WorkoutSummary) -> String {
-      "\(row.activityType) at \(SleepOddities.minute(row.start, rules).suffix(5)) from \(row.source)"
+  /// Flags workouts one at a time, in output order (start, then id), holding per source only
+  /// the workout reaching furthest so far.
+  struct Finder {
+    let rules: ZoneRules
+    // One per rule, joined in this order at the end: the order `run.json` lists them in.
+    private var impossible = Oddities()
+    private var overlaps = Oddities()
+    private var fast = Oddities()
+    private var latest: [String: (start: Instant, end: Instant, activityType: String)] = [:]
+
+    init(rules: ZoneRules) { self.rules = rules }
+
+    /// What was flagged so far.
+    var found: Oddities {
+      var all = impossible
+      all.add(overlaps)
+      all.add(fast)
+      return all
     }
-    for row in rows {
-      guard let fastest = ActivitySpeed.fastest(row.activityType), let meters = row.distanceMeters, meters > 0,
-        let seconds = row.durationSeconds
-      else { continue }
-      if seconds <= 0 || meters / seconds > fastest {
+
+    /// Flags `row` under each rule it breaks; `splitNote` is its splits problem, if any.
+    mutating func see(_ row: WorkoutSummary, splitNote: String?) {
+      let rules = rules
+      func date() -> CivilDate { rules.localDate(at: row.start) }
+      func label() -> String {
+        "\(row.activityType) at \(SleepOddities.minute(row.start, rules).suffix(5)) from \(row.source)"
+      }
+      if let fastest = ActivitySpeed.fastest(row.activityType), let meters = row.distanceMeters, meters > 0,
+        let seconds = row.durationSeconds, seconds <= 0 || meters / seconds > fastest
+      {
         let pace = seconds > 0 ? " (\(ActivitySpeed.pace(meters / seconds)))" : ""
-        oddities.flag(
+        impossible.flag(
           impossibleTotals,
           .init(
-            date: date(row), id: row.id,
+            date: date(), id: row.id,
             detail:
-              "\(label(row)): \(String(format: "%.1f km", meters / 1000)) in \(ActivitySpeed.clock(seconds))\(pace), "
+              "\(label()): \(String(format: "%.1f km", meters / 1000)) in \(ActivitySpeed.clock(seconds))\(pace), "
               + "faster than \(ActivitySpeed.pace(fastest))"))
       }
-    }
-    // Per source, in start order: a workout overlapping the one reaching furthest so far.
-    var latest: [String: WorkoutSummary] = [:]
-    for row in rows {
-      defer { if row.end > latest[row.source]?.end ?? Instant(seconds: .min) { latest[row.source] = row } }
-      guard let earlier = latest[row.source], row.start < earlier.end else { continue }
-      let overlap = min(row.end, earlier.end) - row.start
-      let shorter = min(row.end - row.start, earlier.end - earlier.start)
-      guard overlap * 2 > shorter else { continue }
-      oddities.flag(
-        overlapping,
-        .init(
-          date: date(row), id: row.id,
-          detail:
-            "\(label(row)) overlaps its \(earlier.activityType) at "
-            + "\(SleepOddities.minute(earlier.start, rules).suffix(5)) by \(ActivitySpeed.clock(Double(overlap)))"))
-    }
-    for row in rows {
-      guard let note = splitNotes[row.id] else { continue }
-      oddities.flag(fastSplits, .init(date: date(row), id: row.id, detail: "\(label(row)): \(note)"))
+      // Per source, in start order: a workout overlapping the one reaching furthest so far.
+      if let earlier = latest[row.source], row.start < earlier.end {
+        let overlap = min(row.end, earlier.end) - row.start
+        let shorter = min(row.end - row.start, earlier.end - earlier.start)
+        if overlap * 2 > shorter {
+          overlaps.flag(
+            overlapping,
+            .init(
+              date: date(), id: row.id,
+              detail:
+                "\(label()) overlaps its \(earlier.activityType) at "
+                + "\(SleepOddities.minute(earlier.start, rules).suffix(5)) by \(ActivitySpeed.clock(Double(overlap)))"))
+        }
+      }
+      if row.end > latest[row.source]?.end ?? Instant(seconds: .min) {
+        latest[row.source] = (row.start, row.end, row.activityType)
+      }
+      if let splitNote { fast.flag(fastSplits, .init(date: date(), id: row.id, detail: "\(label()): \(splitNote)")) }
     }
   }
 }

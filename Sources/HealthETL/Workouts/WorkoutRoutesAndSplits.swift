@@ -36,15 +36,13 @@ final class WorkoutRoutesAndSplits {
   /// when they were (Pipelines/docs/workouts.md, "Splits").
   private var notTaken: [[String]] = []
 
-  /// The workouts whose splits a series would have made too fast, by index: what happened, in words.
-  var splitNotes: [Int: String] {
-    var notes: [Int: String] = [:]
-    for (index, reasons) in notTaken.enumerated() where !reasons.isEmpty {
-      let taken = splits[index].first { $0.from != "watch" }.map { "splits from \(Self.source(of: $0.from))" }
-      notes[index] =
-        reasons.joined(separator: "; ") + "; " + (taken ?? "no splits: its one row in workout_splits.csv says none")
-    }
-    return notes
+  /// Why a series' splits of workout `index` were not taken (faster than the activity allows), in
+  /// words; nil when they were. Final once `complete` has run for it.
+  func splitNote(_ index: Int) -> String? {
+    guard index < notTaken.count, !notTaken[index].isEmpty else { return nil }
+    let taken = splits[index].first { $0.from != "watch" }.map { "splits from \(Self.source(of: $0.from))" }
+    return notTaken[index].joined(separator: "; ") + "; "
+      + (taken ?? "no splits: its one row in workout_splits.csv says none")
   }
 
   /// `route_scaled` of a `from` that carries a reason.

@@ -4,19 +4,12 @@ import HealthModel
 /// built (Pipelines/docs/workouts.md, "Memory"): each workout is one `ScratchRows` row of fields,
 /// read back by its byte range, so that what memory holds per workout is its `WorkoutKey`.
 final class WorkoutScratch {
-  /// Where one workout's bytes lie in the file.
-  struct Place {
-    var offset: Int
-    var length: Int
-  }
+  typealias Place = RowScratch.Place
 
   private let transaction: OutputTransaction
-  // Named after this object as well: two workouts marts of one run never share a file.
-  private lazy var bytes = RecordScratch<UInt8>(
-    transaction: transaction, name: "workouts-" + String(UInt(bitPattern: ObjectIdentifier(self).hashValue), radix: 16))
+  // Named after this object: two workouts marts of one run never share a file.
+  private lazy var rows = RowScratch(transaction: transaction, name: "workouts-" + RowScratch.name(of: self))
   private var fields: [Field] = []
-  private var encoded: [UInt8] = []
-  private var buffer: [UInt8] = []
 
   init(transaction: OutputTransaction) {
     self.transaction = transaction
@@ -26,28 +19,12 @@ final class WorkoutScratch {
   func append(_ workout: WorkoutElement) -> Place {
     fields.removeAll(keepingCapacity: true)
     WorkoutFields.encode(workout, into: &fields)
-    encoded.removeAll(keepingCapacity: true)
-    ScratchRows.append(fields, to: &encoded)
-    let place = Place(offset: bytes.count, length: encoded.count)
-    bytes.append(contentsOf: encoded)
-    return place
+    return rows.append(fields)
   }
 
   /// The workout appended at `place`.
   func read(_ place: Place) throws(OutputError) -> WorkoutElement {
-    try bytes.read(first: place.offset, count: place.length, into: &buffer)
-    var reader = ScratchRows.Reader()
-    var workout = WorkoutElement()
-    let failure = buffer.withUnsafeBytes { piece -> OutputError? in
-      do throws(OutputError) {
-        try reader.rows(in: piece) { fields in workout = WorkoutFields.decode(fields) }
-      } catch {
-        return error
-      }
-      return nil
-    }
-    if let failure { throw failure }
-    return workout
+    WorkoutFields.decode(try rows.read(place))
   }
 }
 

@@ -70,14 +70,13 @@ final class RecordScratch<Record: BitwiseCopyable> {
       guard descriptor >= 0 else { throw .system(path: file.path, code: errno) }
     }
     let stride = MemoryLayout<Record>.stride
-    let total = wanted * stride
-    var bytes = [UInt8](repeating: 0, count: total)
-    let failed = bytes.withUnsafeMutableBytes {
-      ScratchFileIO.read(descriptor, into: $0, at: Int64(first) * Int64(stride))
+    // Straight into the records' storage: they are plain bits, so the file's bytes are them.
+    var failed: Int32 = 0
+    records = [Record](unsafeUninitializedCapacity: wanted) { storage, initialized in
+      failed = ScratchFileIO.read(
+        descriptor, into: UnsafeMutableRawBufferPointer(storage), at: Int64(first) * Int64(stride))
+      initialized = failed == 0 ? wanted : 0
     }
     if failed != 0 { throw .system(path: file.path, code: failed) }
-    bytes.withUnsafeBytes { buffer in
-      for index in 0..<wanted { records.append(buffer.loadUnaligned(fromByteOffset: index * stride, as: Record.self)) }
-    }
   }
 }
