@@ -80,20 +80,9 @@ public struct ReportPage: Sendable {
     self.library = library
   }
 
-  /// The page with `json` (compact UTF-8 JSON) inside; every `<` of it becomes `\u003c`, which
-  /// JSON reads back as `<` (it can only occur inside strings) and which cannot end the script.
-  public func render(json: [UInt8]) -> [UInt8] {
-    var page: [UInt8] = []
-    page.reserveCapacity(head.count + library.count + middle.count + json.count + json.count / 8 + tail.count)
-    page += head
-    page += library
-    page += middle
-    Self.appendEscaped(json, to: &page)
-    page += tail
-    return page
-  }
-
-  /// Writes the page with `json` into `file` a piece at a time: the data is never all in memory.
+  /// Writes the page with `json` (compact UTF-8 JSON) inside into `file`, a piece at a time, so
+  /// that the data is never all in memory. Every `<` of it becomes `\u003c`, which JSON reads back
+  /// as `<` (it can only occur inside strings) and which cannot end the script.
   public func write(json: ReportJSON, to file: OutputFile) throws(OutputError) {
     try file.write(head + library + middle)
     var piece: [UInt8] = []

@@ -69,12 +69,54 @@ import Testing
     #expect(ReportJSON.rounded(text: "abc", places: 1).text == "null")
   }
 
+  /// The page `write(json:to:)` writes, as a file of a run.
+  static func written(_ page: ReportPage, _ json: ReportJSON) throws -> [UInt8] {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("report-page-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder.path)
+    let file = try transaction.create("report.html")
+    try page.write(json: json, to: file)
+    try file.close()
+    try transaction.commit()
+    return Array(try Data(contentsOf: folder.appendingPathComponent("report.html")))
+  }
+
+  /// A streamed part (a workout column) goes to the page in pieces of 256 KB: escaped the same
+  /// wherever a piece ends, the page is the one the whole text in memory would make.
+  @Test func aStreamedPartIsWrittenInPiecesAsTheWholeTextWouldBe() throws {
+    let page = try ReportPage(
+      template: Self.template, templatePath: "t.html", library: Self.library, libraryPath: "c.js")
+    // 50,000 arrays of about 18 bytes with a `<` each: about 900 KB, more than three pieces.
+    let json = ReportJSON.object([
+      ("a", .integer(1)),
+      (
+        "streamed",
+        .streamed(
+          .init { (writer) throws(OutputError) in
+            for index in 0..<50_000 {
+              try ReportJSON.array([.string("<\(index)"), .number("1.5"), .null]).write(to: &writer)
+            }
+          })
+      ),
+      ("b", .string("</script>")),
+    ])
+    let text = json.bytes
+    #expect(text.count > 3 * ReportJSON.Writer.pieceBytes)
+    var expected = Self.template
+    let marker = Array("<!--HEALTHETL:CHART_JS-->".utf8)
+    let slot = try #require(ReportPage.ranges(of: marker, in: expected).first)
+    expected.replaceSubrange(slot, with: Self.library)
+    let data = try #require(ReportPage.ranges(of: Array("<!--HEALTHETL:REPORT_DATA-->".utf8), in: expected).first)
+    expected.replaceSubrange(data, with: Array(String(decoding: text, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c").utf8))
+    #expect(try Self.written(page, json) == expected)
+  }
+
   @Test func thePageIsFilledInOnePassAndTheDataCannotEndItsScript() throws {
     let page = try ReportPage(
       template: Self.template, templatePath: "t.html", library: Array("x<!--HEALTHETL:REPORT_DATA-->".utf8.prefix(1)),
       libraryPath: "c.js")
-    let json = ReportJSON.object([("detail", .string("</script><!--HEALTHETL:CHART_JS-->"))]).bytes
-    let html = String(decoding: page.render(json: json), as: UTF8.self)
+    let json = ReportJSON.object([("detail", .string("</script><!--HEALTHETL:CHART_JS-->"))])
+    let html = String(decoding: try Self.written(page, json), as: UTF8.self)
     #expect(
       html
         == "<html><script>x</script>\n<script type=\"application/json\" id=\"report-data\">"

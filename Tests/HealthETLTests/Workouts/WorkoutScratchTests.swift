@@ -84,3 +84,54 @@ import Testing
     #expect(bare.sourceName == "Watch 1" && bare.line == 11 && bare.end == Instant(seconds: 1_700_000_660))
   }
 }
+
+/// What other marts read of each workout waits in scratch too (Pipelines/docs/workouts.md,
+/// "Memory"): read back in order, a piece at a time, every value as it was.
+@Suite struct WorkoutSummariesTests {
+  static func summary(_ number: Int) -> WorkoutSummary {
+    var row = WorkoutSummary(fields: [])
+    row.id = String(repeating: "0123456789abcdef", count: 3) + String(number)
+    row.activityType = number % 2 == 0 ? "Swimming" : "Running"
+    row.source = "Watch é"
+    row.start = Instant(seconds: -86_400 + Int64(number))
+    row.end = Instant(seconds: Int64(number) * 60)
+    row.durationSeconds = number % 3 == 0 ? nil : Double(number) + 0.25
+    row.distanceMeters = number % 5 == 0 ? -0.0 : 1e-9 * Double(number)
+    row.heartRateMaximum = 171
+    if number % 2 == 0 {
+      row.laps = [
+        SwimLap(
+          lap: 1, start: Instant(seconds: 5), end: Instant(seconds: 50), strokes: 18, style: .freestyle,
+          distanceMeters: 25, swolf: nil, origin: .event, distanceFrom: "pool_length"),
+        SwimLap(lap: 2, start: Instant(seconds: 60), end: Instant(seconds: 99), style: .kickboard),
+      ]
+    }
+    if number % 4 == 1 {
+      row.routeShape = (0..<300).map { RouteShape.Point(latitude: 48 + Double($0) / 1e4, longitude: -2.5) }
+    }
+    if number == 3 { row.routeShape = [] }
+    return row
+  }
+
+  @Test func summariesComeBackInOrderWithEveryValue() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("summaries-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder.path)
+    let summaries = WorkoutSummaries(transaction: transaction)
+    // With 300-point route shapes (about 5 KB) every fourth: 400 of them fill several pieces of
+    // 256 KB, so rows are cut between pieces.
+    let written = (0..<400).map(Self.summary)
+    for summary in written { summaries.append(summary) }
+    #expect(summaries.count == 400)
+    for _ in 0..<2 {
+      var read: [WorkoutSummary] = []
+      try summaries.forEach { read.append($0) }
+      #expect(read == written)
+    }
+    #expect(written[0].laps[0].distanceFrom == "pool_length" && written[0].laps[1].strokes == nil)
+    #expect(written[5].distanceMeters?.sign == .minus && written[3].routeShape == [])
+    var none = 0
+    try WorkoutSummaries().forEach { _ in none += 1 }
+    #expect(none == 0 && WorkoutSummaries().count == 0)
+  }
+}
