@@ -107,7 +107,8 @@ import Testing
     let slot = try #require(ReportPage.ranges(of: marker, in: expected).first)
     expected.replaceSubrange(slot, with: Self.library)
     let data = try #require(ReportPage.ranges(of: Array("<!--HEALTHETL:REPORT_DATA-->".utf8), in: expected).first)
-    expected.replaceSubrange(data, with: Array(String(decoding: text, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c").utf8))
+    let escaped = String(decoding: text, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+    expected.replaceSubrange(data, with: Array(escaped.utf8))
     #expect(try Self.written(page, json) == expected)
   }
 
