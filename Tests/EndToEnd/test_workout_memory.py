@@ -5,8 +5,8 @@ resident set read from the kernel (wait4) for that process alone, as in test_lon
 What is asserted is the growth of the peak per 100,000 workouts (the slope of a least-squares line
 through the four peaks), never a time: a workout's full row lives only while it is written, and
 the parsed workouts wait in a scratch file, a small key each in memory (Pipelines/docs/workouts.md,
-"Memory"); what stays per workout is that key, a short summary for the other marts and the server
-record for the delivery delta. Tiny workouts measure what grows whatever a workout holds; full
+"Memory"); what stays per workout is that key, a short summary for the other marts and the id of
+its server record (the record waits in scratch too until the delivery delta reads it). Tiny workouts measure what grows whatever a workout holds; full
 ones (a Watch's run with its metadata, events and statistics) what a parsed workout holds. Before
 issue 31, the mart held every parsed workout and every full row at once: about 360 MB per 100k
 workouts, so a 300,000-workout export passed a 700 MB limit and was killed.
@@ -144,9 +144,11 @@ class WorkoutMemoryTests(unittest.TestCase):
         # state were built as one text each: 79/109/164/265 MB at 10k/20k/40k/80k, 265 MB per 100k
         # (main 8b7ce45). Now the parsed workouts wait in scratch, the delivery files are written
         # a record at a time and route totals are kept only for workouts with route points:
-        # 64/74/102/156 MB, 132 MB per 100k (148 on another run). What still grows is the key
-        # (about 100 bytes), the summary and server record (about 500 bytes) and the delivery
-        # state's records. 200 leaves room for a busy machine and fails the code before.
+        # 64/74/102/156 MB, 132 MB per 100k (148 on another run). With the server records in
+        # scratch too, read from there into the delta and the state's outbox: 61/72/95/142 MB,
+        # 115 per 100k (138 for the code before on the same machine). What still grows is the key
+        # (about 100 bytes), the summary and the record's id. 200 leaves room for a busy machine
+        # and fails the code before issue 31.
         self.assertLess(growth, SLOPE_BOUND_MB, figures)
 
     def test_what_a_workout_holds_waits_in_scratch(self):
@@ -157,7 +159,8 @@ class WorkoutMemoryTests(unittest.TestCase):
         # Parsed workouts held until their rows were built cost what they hold: 78/106/163/272 MB
         # at 5k/10k/20k/40k, 554 MB per 100k (main 8b7ce45), and still 74/95/139/222 MB, 424 per
         # 100k, with the delivery files written a record at a time. With the workouts in scratch
-        # and a key each in memory: 60/65/81/118 MB, 168 per 100k. 280 leaves room for a busy
+        # and a key each in memory: 60/65/81/118 MB, 168 per 100k; with the server records in
+        # scratch too, 60/64/78/110 MB, 148 per 100k. 280 leaves room for a busy
         # machine and fails both of the former.
         self.assertLess(growth, FULL_SLOPE_BOUND_MB, figures)
 

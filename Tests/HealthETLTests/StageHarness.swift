@@ -35,9 +35,10 @@ enum StageHarness {
   ///   - makeStages: builds the stages for the run's transaction.
   ///   - source: the export (a path or bytes).
   ///   - zone: `.auto` or a named zone.
+  ///   - finished: called after every finish, before the commit (products are read there).
   static func run(
     _ source: InputSource, zone request: RunZone.Request = .auto, settings: RunSettings = RunSettings(),
-    makeStages: (OutputTransaction) -> [any Mart]
+    finished: (MartContext) throws -> Void = { _ in }, makeStages: (OutputTransaction) -> [any Mart]
   ) throws -> Result {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "healthetl-stage-\(UUID().uuidString)")
@@ -56,6 +57,7 @@ enum StageHarness {
       executor: testExecutor, products: marts.products)
     var outputs: [OutputSummary] = []
     for stage in stages { outputs += try stage.finish(context) }
+    try finished(context)
     try transaction.commit()
     return Result(directory: directory, outputs: outputs, normalizer: normalizer, zone: zone)
   }

@@ -307,6 +307,11 @@ public struct DeliveryState: Sendable, Equatable {
   /// The records go to the file one at a time, never all as text at once (their number grows
   /// with the workouts; Pipelines/docs/workouts.md, "Memory").
   func write(to transaction: OutputTransaction, ids writeIDs: Bool = true) throws(OutputError) {
+    try write(to: transaction, ids: writeIDs, outboxTail: nil)
+  }
+
+  /// As `write(to:ids:)`, the outbox followed by the records of `outboxTail`.
+  private func write(to transaction: OutputTransaction, ids writeIDs: Bool, outboxTail: Tail?) throws(OutputError) {
     // Quarantined batches quote what the server answered: readable by the folder's owner only.
     let file = try transaction.create(ToolFiles.state, ownerOnly: true)
     var out: [UInt8] = []
@@ -354,7 +359,7 @@ public struct DeliveryState: Sendable, Equatable {
     }
     if let attempt { line("  \"attempt\": \(export(attempt))},\n") }
     try Self.list(of: pending, key: quoted("pending"), last: false, out: &out, file: file)
-    try Self.list(of: outbox, key: quoted("outbox"), last: !delivering, out: &out, file: file)
+    try Self.list(of: outbox, then: outboxTail, key: quoted("outbox"), last: !delivering, out: &out, file: file)
     func records(_ list: [WorkoutServerRecord]) -> String {
       "\"records\": [\n      " + list.map(Self.json).joined(separator: ",\n      ") + "\n    ]}"
     }
@@ -377,16 +382,18 @@ public struct DeliveryState: Sendable, Equatable {
     try ids.close()
   }
 
-  /// `  "key": [` and `records` one a line (indented 4), then `]`: what `list` writes of their
-  /// `json`, passed to `file` as it goes (after what `out` holds).
+  /// `  "key": [` and `records` then those of `tail` one a line (indented 4), then `]`: what
+  /// `list` writes of their `json`, passed to `file` as it goes (after what `out` holds).
   private static func list(
-    of records: [WorkoutServerRecord], key: String, last: Bool, out: inout [UInt8], file: OutputFile
+    of records: [WorkoutServerRecord], then tail: Tail? = nil, key: String, last: Bool, out: inout [UInt8],
+    file: OutputFile
   ) throws(OutputError) {
     out.append(contentsOf: Array("  \(key): [".utf8))
     try file.write(out)
     out.removeAll(keepingCapacity: true)
     try appendRecords(records, startingTheList: true, to: file)
-    if !records.isEmpty { out.append(contentsOf: Array("\n  ".utf8)) }
+    if let tail { try tail.append(startingTheList: records.isEmpty, to: file) }
+    if !records.isEmpty || (tail?.count ?? 0) > 0 { out.append(contentsOf: Array("\n  ".utf8)) }
     out.append(contentsOf: Array((last ? "]\n" : "],\n").utf8))
   }
 
@@ -396,11 +403,18 @@ public struct DeliveryState: Sendable, Equatable {
     throws(OutputError)
   {
     for (index, record) in records.enumerated() {
-      try file.append { out in
-        if index > 0 || !startingTheList { out.append(UInt8(ascii: ",")) }
-        out.append(contentsOf: "\n    ".utf8)
-        appendJSON(record, to: &out)
-      }
+      try appendRecord(record, startingTheList: startingTheList && index == 0, to: file)
+    }
+  }
+
+  /// One record of `appendRecords`.
+  private static func appendRecord(_ record: WorkoutServerRecord, startingTheList: Bool, to file: OutputFile)
+    throws(OutputError)
+  {
+    try file.append { out in
+      if !startingTheList { out.append(UInt8(ascii: ",")) }
+      out.append(contentsOf: "\n    ".utf8)
+      appendJSON(record, to: &out)
     }
   }
 
@@ -425,40 +439,114 @@ public struct DeliveryState: Sendable, Equatable {
 
   // MARK: - Deltas
 
-  /// `records` without those emitted in a final delta or already pending, each id once.
-  func fresh(_ records: [WorkoutServerRecord]) -> [WorkoutServerRecord] {
-    var seen = Set(pending.map(\.recordUuid))
-    return records.filter { record in
-      guard let id = EmittedRecords.id(record.recordUuid), !emitted.contains(id) else { return false }
-      return seen.insert(record.recordUuid).inserted
-    }
+  /// What a delta took.
+  struct Delta {
+    /// The delta's sequence number.
+    var sequence: Int
+    /// How many of the records it was given were fresh: neither emitted in a final delta nor
+    /// pending, and not given before in the same delta.
+    var fresh: Int
   }
 
-  /// Stages the next delta: the pending records plus `fresh`; a final delta makes them emitted.
-  /// Returns the delta's sequence number.
+  /// Stages the next delta: the pending records plus the fresh ones of `sources`, in order (each
+  /// id once; none emitted in a final delta or already pending); a final delta makes them
+  /// emitted. `sources` are read in order, never all at once (Pipelines/docs/workouts.md,
+  /// "Memory"); the fresh records then join `pending` or `outbox`.
   @discardableResult
-  mutating func commitDelta(adding fresh: [WorkoutServerRecord], final: Bool, to transaction: OutputTransaction)
-    throws(OutputError) -> Int
+  mutating func commitDelta(adding sources: [WorkoutServerRecords], final: Bool, to transaction: OutputTransaction)
+    throws(OutputError) -> Delta
   {
+    try commit(adding: sources, final: final, keepingFresh: true, to: transaction)
+  }
+
+  /// As `commitDelta(adding:final: true, to:)` for a state nothing reads afterwards (a run's): the
+  /// fresh records go from `sources` into the staged state's outbox, read a second time, and are
+  /// never all in memory (Pipelines/docs/workouts.md, "Memory").
+  consuming func commitFinalDelta(adding sources: [WorkoutServerRecords], to transaction: OutputTransaction)
+    throws(OutputError) -> Delta
+  {
+    try commit(adding: sources, final: true, keepingFresh: false, to: transaction)
+  }
+
+  /// `commitDelta`; without `keepingFresh`, the fresh records of a final delta are written to the
+  /// state's outbox from `sources` and are not in `outbox`.
+  private mutating func commit(
+    adding sources: [WorkoutServerRecords], final: Bool, keepingFresh: Bool, to transaction: OutputTransaction
+  ) throws(OutputError) -> Delta {
     sequence += 1
     // Written a record at a time, never all as text at once (Pipelines/docs/workouts.md, "Memory").
     let file = try transaction.create(ToolFiles.newRecords)
     try file.write(Array("{\n  \"sequence\": \(sequence),\n  \"final\": \(final),\n  \"records\": [".utf8))
     try Self.appendRecords(pending, startingTheList: true, to: file)
-    try Self.appendRecords(fresh, startingTheList: pending.isEmpty, to: file)
-    try file.write(Array(((pending.isEmpty && fresh.isEmpty ? "" : "\n  ") + "]\n}\n").utf8))
-    try file.close()
-    if final {
-      emitted.insert(
-        pending.compactMap { EmittedRecords.id($0.recordUuid) } + fresh.compactMap { EmittedRecords.id($0.recordUuid) })
-      outbox += pending
-      outbox += fresh
-      pending = []
-    } else {
-      pending += fresh
+    var seen = Set(pending.compactMap { EmittedRecords.id($0.recordUuid).map(RecordKey.init) })
+    var listed = !pending.isEmpty
+    var freshIDs: [EmittedRecords.ID] = []
+    var kept: [WorkoutServerRecord] = []
+    // Without `keepingFresh`: which records of `sources` are fresh, for the second reading.
+    var taken: [Bool] = []
+    let known = emitted
+    for source in sources {
+      try source.forEach { (record) throws(OutputError) in
+        let id = EmittedRecords.id(record.recordUuid)
+        let fresh = id.map { !known.contains($0) && seen.insert(RecordKey($0)).inserted } ?? false
+        if !keepingFresh { taken.append(fresh) }
+        guard fresh, let id else { return }
+        try Self.appendRecord(record, startingTheList: !listed, to: file)
+        listed = true
+        freshIDs.append(id)
+        if keepingFresh { kept.append(record) }
+      }
     }
-    try write(to: transaction)
-    return sequence
+    try file.write(Array(((listed ? "\n  " : "") + "]\n}\n").utf8))
+    try file.close()
+    let delta = Delta(sequence: sequence, fresh: freshIDs.count)
+    guard final else {
+      pending += kept
+      try write(to: transaction)
+      return delta
+    }
+    emitted.insert(pending.compactMap { EmittedRecords.id($0.recordUuid) } + freshIDs)
+    outbox += pending
+    pending = []
+    if keepingFresh {
+      outbox += kept
+      try write(to: transaction)
+    } else {
+      try write(to: transaction, ids: true, outboxTail: Tail(sources: sources, taken: taken, count: freshIDs.count))
+    }
+    return delta
+  }
+
+  /// A record id as a set member.
+  private struct RecordKey: Hashable {
+    var high: UInt64
+    var low: UInt64
+
+    init(_ id: EmittedRecords.ID) {
+      high = id.0
+      low = id.1
+    }
+  }
+
+  /// Records of `sources` that end the state's outbox without being held: those `taken`, in order.
+  private struct Tail {
+    var sources: [WorkoutServerRecords]
+    var taken: [Bool]
+    /// How many are taken.
+    var count: Int
+
+    func append(startingTheList: Bool, to file: OutputFile) throws(OutputError) {
+      var index = 0
+      var first = startingTheList
+      for source in sources {
+        try source.forEach { (record) throws(OutputError) in
+          defer { index += 1 }
+          guard taken[index] else { return }
+          try DeliveryState.appendRecord(record, startingTheList: first, to: file)
+          first = false
+        }
+      }
+    }
   }
 }
 

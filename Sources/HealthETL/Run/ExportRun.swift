@@ -358,23 +358,22 @@ public enum ExportRun {
       report.sections[section.key] = section.value
       if let line = section.summaryLine { report.summaryLines.append(line) }
     }
-    // Every workouts job's records; none when the run has no workouts job.
+    // Every workouts job's records, in the order of the jobs; none when the run has no workouts
+    // job. They wait in scratch files and are read from there (Pipelines/docs/workouts.md, "Memory").
     let records = marts.products.all(WorkoutServerRecords.self)
-    // One workouts job: its records as they are, not a copy.
-    func all() -> [WorkoutServerRecord] { records.count == 1 ? records[0].records : records.flatMap(\.records) }
     if let entry = nightlyEntry {
       // One export of a night: its records join the night's delta, which is final at the end.
-      let fresh = delivery.fresh(all())
       delivery.processed.append(entry)
       delivery.failing.removeAll { $0.export.sha256 == entry.sha256 }
       delivery.attempt = nil
-      let sequence = try delivery.commitDelta(adding: fresh, final: false, to: context.transaction)
-      report.delta = .init(sequence: sequence, final: false, records: delivery.pending.count, fresh: fresh.count)
+      let delta = try delivery.commitDelta(adding: records, final: false, to: context.transaction)
+      report.delta = .init(
+        sequence: delta.sequence, final: false, records: delivery.pending.count, fresh: delta.fresh)
     } else if !records.isEmpty {
-      let fresh = delivery.fresh(all())
-      let recordCount = delivery.pending.count + fresh.count
-      let sequence = try delivery.commitDelta(adding: fresh, final: true, to: context.transaction)
-      report.delta = .init(sequence: sequence, final: true, records: recordCount, fresh: fresh.count)
+      let pending = delivery.pending.count
+      // Nothing reads the state after this: the fresh records go to its file, not into memory.
+      let delta = try delivery.commitFinalDelta(adding: records, to: context.transaction)
+      report.delta = .init(sequence: delta.sequence, final: true, records: pending + delta.fresh, fresh: delta.fresh)
     }
     // Marts consume samples while the export streams (inside "extract+transform"), then
     // compute and write in their own finish; "load" is all of the latter plus the commit.

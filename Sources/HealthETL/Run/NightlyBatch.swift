@@ -332,7 +332,7 @@ public enum NightlyBatch {
     result.newWorkoutRecords = state.pending.count
     do {
       let transaction = try OutputTransaction(options.output)
-      result.sequence = try state.commitDelta(adding: [], final: true, to: transaction)
+      result.sequence = try state.commitDelta(adding: [], final: true, to: transaction).sequence
       try writeNightReport(result, state: state, transaction: transaction)
       try transaction.commit()
     } catch {

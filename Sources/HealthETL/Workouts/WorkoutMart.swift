@@ -62,8 +62,9 @@ public final class WorkoutMart: Mart {
   /// with `keepsRows`; empty otherwise. Other marts read `WorkoutResults`' summaries.
   public private(set) var rows: [WorkoutRow] = []
 
-  /// The server records of the last `finish` of a job's mart, in output order.
-  public private(set) var serverRecords: [WorkoutServerRecord] = []
+  /// The server records of a job's mart, in output order, each in a scratch file from when its
+  /// row is built (Pipelines/docs/workouts.md, "Memory"); published as `WorkoutServerRecords`.
+  private let serverRecords: WorkoutServerRecordScratch?
 
   /// - Parameters:
   ///   - transaction: the run's outputs.
@@ -81,6 +82,7 @@ public final class WorkoutMart: Mart {
     self.keepsRows = keepsRows
     samples = WorkoutSampleIndex(transaction: transaction)
     scratch = WorkoutScratch(transaction: transaction)
+    serverRecords = isJobMart ? WorkoutServerRecordScratch(transaction: transaction) : nil
     routes = WorkoutRoutesAndSplits(transaction: transaction, outputs: outputs, wantsShapes: false)
   }
 
@@ -201,8 +203,6 @@ public final class WorkoutMart: Mart {
     let summaries = WorkoutSummaries(transaction: context.transaction)
     var finder = WorkoutOddities.Finder(rules: context.zone.rules)
     rows = []
-    serverRecords = []
-    if isJobMart { serverRecords.reserveCapacity(order.count) }
     for index in order {
       let workout = try scratch.read(workouts[index].place)
       var row = builder.row(for: workout)
@@ -211,14 +211,14 @@ public final class WorkoutMart: Mart {
       let summary = WorkoutSummary(row)
       summaries.append(summary)
       finder.see(summary, splitNote: routes.splitNote(index))
-      if isJobMart { serverRecords.append(row.serverRecord) }
+      serverRecords?.append(row.serverRecord)
       if keepsRows { rows.append(row) }
     }
     written += try tables.close()
     oddities = finder.found
     workouts = []
     context.products.publish(WorkoutResults(rows: summaries, oddities: finder.found), by: self)
-    if isJobMart { context.products.publish(WorkoutServerRecords(records: serverRecords), by: self) }
+    if let serverRecords { context.products.publish(WorkoutServerRecords(serverRecords), by: self) }
     return written
   }
 }
@@ -316,9 +316,4 @@ public struct WorkoutResults: MartProduct {
   }
   private static let seconds = WorkoutTables.column("duration_s").precision
   private static let energy = WorkoutTables.column("energy_kcal").precision
-}
-
-/// The server records of a workouts job's mart: what the run's delivery delta takes.
-public struct WorkoutServerRecords: MartProduct {
-  public let records: [WorkoutServerRecord]
 }

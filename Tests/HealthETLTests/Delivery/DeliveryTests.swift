@@ -202,3 +202,110 @@ import Testing
     #expect(read.undelivered == 2)
   }
 }
+
+/// A delta takes the records of every workouts job in order, read from their scratch files:
+/// fresh ones only, each id once; a run's final delta writes them into the state's outbox
+/// without holding them, byte for byte as a delta that keeps them does.
+@Suite struct DeliveryDeltaTests {
+  static let ids = [
+    "289DA714-C2DA-5473-8C28-E278807A0917", "8EBAA60B-7356-5A7D-8D41-4E356E4843A0",
+    "0A78DA88-0962-5750-98D9-DD0024887F22", "11111111-2222-5333-8444-555555555555",
+    "AAAAAAAA-BBBB-5CCC-8DDD-EEEEEEEEEEEE",
+  ]
+  static let (emitted, pending, outbox, fresh, later) = (ids[0], ids[1], ids[2], ids[3], ids[4])
+
+  /// A state that has emitted `emitted`, holds `outbox` and `pending`, and the delta's sources:
+  /// two jobs' records, with one emitted, one pending and one given twice.
+  static func state() -> DeliveryState {
+    var state = DeliveryState()
+    state.sequence = 7
+    state.emitted.insert([EmittedRecords.id(emitted)!, EmittedRecords.id(outbox)!])
+    state.outbox = [DeliveryTests.record(outbox)]
+    state.pending = [DeliveryTests.record(pending)]
+    return state
+  }
+
+  static func sources(_ transaction: OutputTransaction) -> [WorkoutServerRecords] {
+    [[emitted, fresh, pending, fresh.lowercased()], [later, fresh]].map { uuids in
+      let scratch = WorkoutServerRecordScratch(transaction: transaction)
+      for uuid in uuids { scratch.append(DeliveryTests.record(uuid, start: "2024031807000\(uuids.count)")) }
+      return WorkoutServerRecords(scratch)
+    }
+  }
+
+  struct Committed {
+    var delta: DeliveryState.Delta
+    var deltaText: String
+    var stateText: String
+    var state: DeliveryState
+  }
+
+  static func commit(_ body: (DeliveryState, [WorkoutServerRecords], OutputTransaction) throws -> DeliveryState.Delta)
+    throws -> Committed
+  {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("delta-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder.path)
+    let delta = try body(state(), sources(transaction), transaction)
+    try transaction.commit()
+    func text(_ file: String) throws -> String {
+      try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+    }
+    return Committed(
+      delta: delta, deltaText: try text(ToolFiles.newRecords), stateText: try text(ToolFiles.state),
+      state: try DeliveryState.load(from: folder.path))
+  }
+
+  static func uuids(_ text: String) throws -> [String] {
+    let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+    return (object?["records"] as? [[String: String]] ?? []).compactMap { $0["recordUuid"] }
+  }
+
+  @Test func aRunsFinalDeltaWritesWhatADeltaKeepingItsRecordsWrites() throws {
+    let streamed = try Self.commit { state, sources, transaction in
+      try state.commitFinalDelta(adding: sources, to: transaction)
+    }
+    let kept = try Self.commit { state, sources, transaction in
+      var state = state
+      let delta = try state.commitDelta(adding: sources, final: true, to: transaction)
+      #expect(state.outbox.map(\.recordUuid) == [Self.outbox, Self.pending, Self.fresh, Self.later])
+      return delta
+    }
+    #expect(streamed.deltaText == kept.deltaText)
+    #expect(streamed.stateText == kept.stateText)
+    #expect(streamed.delta.sequence == 8 && streamed.delta.fresh == 2)
+    #expect(kept.delta.sequence == 8 && kept.delta.fresh == 2)
+    // The pending record, then the fresh ones in the jobs' order: the emitted one, the second
+    // copy of an id (whatever its case) and the pending one are left out.
+    #expect(try Self.uuids(streamed.deltaText) == [Self.pending, Self.fresh, Self.later])
+    #expect(streamed.deltaText.hasPrefix("{\n  \"sequence\": 8,\n  \"final\": true,\n  \"records\": [\n    {"))
+    #expect(streamed.deltaText.hasSuffix("\"}\n  ]\n}\n"))
+    #expect(streamed.state.outbox.map(\.recordUuid) == [Self.outbox, Self.pending, Self.fresh, Self.later])
+    #expect(streamed.state.outbox[2] == DeliveryTests.record(Self.fresh, start: "20240318070004"))
+    #expect(streamed.state.outbox[3] == DeliveryTests.record(Self.later, start: "20240318070002"))
+    #expect(streamed.state.pending.isEmpty && streamed.state.emittedCount == 5 && streamed.state.sequence == 8)
+    #expect(streamed.state == kept.state)
+  }
+
+  @Test func aNightsDeltaKeepsItsFreshRecordsPending() throws {
+    let night = try Self.commit { state, sources, transaction in
+      var state = state
+      return try state.commitDelta(adding: sources, final: false, to: transaction)
+    }
+    #expect(night.delta.fresh == 2)
+    #expect(try Self.uuids(night.deltaText) == [Self.pending, Self.fresh, Self.later])
+    #expect(night.deltaText.contains("\"final\": false"))
+    #expect(night.state.pending.map(\.recordUuid) == [Self.pending, Self.fresh, Self.later])
+    #expect(night.state.outbox.map(\.recordUuid) == [Self.outbox] && night.state.emittedCount == 2)
+  }
+
+  @Test func aDeltaWithoutRecordsIsAnEmptyList() throws {
+    let empty = try Self.commit { state, _, transaction in
+      var state = state
+      state.pending = []
+      return try state.commitFinalDelta(adding: [], to: transaction)
+    }
+    #expect(empty.deltaText == "{\n  \"sequence\": 8,\n  \"final\": true,\n  \"records\": []\n}\n")
+    #expect(empty.delta.fresh == 0 && empty.state.outbox.map(\.recordUuid) == [Self.outbox])
+  }
+}

@@ -10,7 +10,8 @@ enum WorkoutFixture {
     var result: StageHarness.Result
 
     var rows: [WorkoutRow] { mapper.rows }
-    var records: [WorkoutServerRecord] { mapper.serverRecords }
+    /// The mart's `WorkoutServerRecords`, read back from its scratch before the commit.
+    var records: [WorkoutServerRecord]
 
     func text(_ file: String) throws -> String { try result.text(file) }
   }
@@ -33,12 +34,18 @@ enum WorkoutFixture {
     outputs: [WorkoutMart.Output] = WorkoutFixture.allOutputs
   ) throws -> Run {
     var mapper: WorkoutMart?
-    let result = try StageHarness.run(source, zone: zone) { transaction in
+    var records: [WorkoutServerRecord] = []
+    let result = try StageHarness.run(
+      source, zone: zone,
+      finished: { context in
+        for product in context.products.all(WorkoutServerRecords.self) { try product.forEach { records.append($0) } }
+      }
+    ) { transaction in
       let stage = WorkoutMart(transaction: transaction, codes: codes, outputs: outputs, keepsRows: true)
       mapper = stage
       return [stage]
     }
-    return Run(mapper: mapper!, result: result)
+    return Run(mapper: mapper!, result: result, records: records)
   }
 
   static let watch =

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The server records of a workouts job's mart, in output order: what the run's delivery delta
+/// takes. They wait in a scratch file (`WorkoutServerRecordScratch`), not in memory
+/// (Pipelines/docs/workouts.md, "Memory"); `forEach` reads them back in order.
+public struct WorkoutServerRecords: MartProduct {
+  /// How many records there are.
+  public let count: Int
+  private let scratch: WorkoutServerRecordScratch
+
+  init(_ scratch: WorkoutServerRecordScratch) {
+    self.scratch = scratch
+    count = scratch.count
+  }
+
+  /// Calls `body` with each record in order, reading the scratch a piece at a time.
+  public func forEach(_ body: (WorkoutServerRecord) throws(OutputError) -> Void) throws(OutputError) {
+    try scratch.forEach(count, body)
+  }
+}
+
+/// Server records as `RowScratch` rows of their seven text fields, appended as a mart's rows are
+/// built and read back in order, a piece of the file at a time.
+final class WorkoutServerRecordScratch {
+  private let rows: RowScratch
+  private var fields: [Field] = []
+
+  init(transaction: OutputTransaction) {
+    rows = RowScratch(transaction: transaction, name: "workout-records-" + UUID().uuidString)
+  }
+
+  /// Records appended so far.
+  var count: Int { rows.count }
+
+  func append(_ record: WorkoutServerRecord) {
+    fields.removeAll(keepingCapacity: true)
+    for value in record.fieldValues { fields.append(.text(value)) }
+    rows.append(fields)
+  }
+
+  /// The first `records` records, in the order they were appended.
+  func forEach(_ records: Int, _ body: (WorkoutServerRecord) throws(OutputError) -> Void) throws(OutputError) {
+    var visited = 0
+    try rows.forEach { (fields) throws(OutputError) in
+      guard visited < records else { return }
+      visited += 1
+      try body(Self.record(fields))
+    }
+  }
+
+  private static func record(_ fields: [Field]) -> WorkoutServerRecord {
+    func text(_ index: Int) -> String {
+      if index < fields.count, case .text(let value) = fields[index] { return value }
+      return ""
+    }
+    return WorkoutServerRecord(
+      recordDate: text(0), execTypeCode: text(1), execStartTime: text(2), execEndTime: text(3), execRuntime: text(4),
+      deviceTypeCode: text(5), recordUuid: text(6))
+  }
+}
