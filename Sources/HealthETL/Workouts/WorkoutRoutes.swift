@@ -129,7 +129,8 @@ final class WorkoutRouteReader {
   /// Route file → its simplified outline (nil entries are never stored).
   private(set) var shapes: [String: [RouteShape.Point]] = [:]
 
-  private(set) var aggregates: [RouteAggregate?]
+  /// Per workout with route points (most have none), by index.
+  private(set) var aggregates: [Int: RouteAggregate] = [:]
   private(set) var chunks: [[Chunk]]
   private(set) var problems: [[String]]
   private(set) var report = RouteReport()
@@ -162,7 +163,6 @@ final class WorkoutRouteReader {
     self.wantsSteps = wantsSteps
     self.writers = writers
     steps = RecordScratch(transaction: transaction, name: "route-steps")
-    aggregates = Array(repeating: nil, count: workouts.count)
     chunks = Array(repeating: [], count: workouts.count)
     problems = Array(repeating: [], count: workouts.count)
     for (index, workout) in workouts.enumerated() {
@@ -279,8 +279,7 @@ final class WorkoutRouteReader {
         workoutStart: workout.map { Double($0.start.seconds) }, workoutEnd: workout.map { Double($0.end.seconds) }),
       dropped: DroppedRoutePoints(placeName: file == nil ? "Location" : "line"), ownerID: workout?.id)
     guard let owner else { return }
-    if aggregates[owner] == nil { aggregates[owner] = RouteAggregate() }
-    aggregates[owner]!.breakSegment()
+    aggregates[owner, default: RouteAggregate()].breakSegment()
     if wantsSteps[owner] { chunks[owner].append(Chunk(first: steps.count, count: 0, firstTime: .infinity)) }
   }
 
@@ -341,7 +340,7 @@ final class WorkoutRouteReader {
       }
     }
     guard let owner else { return }
-    let step = aggregates[owner]!.add(point)
+    let step = aggregates[owner, default: RouteAggregate()].add(point)
     guard wantsSteps[owner] else { return }
     steps.append(RouteStep(time: time, step: step, elevation: point.elevation ?? .nan))
     let last = chunks[owner].count - 1

@@ -124,7 +124,7 @@ final class WorkoutRoutesAndSplits {
 
     // The workout's own distance series first; its route where it has none.
     var requests: [WorkoutDistanceSamples.Request] = []
-    for (index, workout) in workouts.enumerated() where eligible[index] {
+    for (index, workout) in workouts.enumerated() where eligible[index] && !distances.isEmpty {
       requests.append(
         .init(
           index: index, stream: SplitEligibility.distanceStream(workout.activityType)!, start: workout.start.seconds,

@@ -105,6 +105,8 @@ enum SplitEligibility {
 /// swept at the end against the workouts that want splits.
 struct WorkoutDistanceSamples {
   private let spill: SampleSpill?
+  /// Whether any distance sample was kept: without one, no workout's splits come from samples.
+  var isEmpty: Bool { (spill?.count ?? 0) == 0 }
   /// Per interned type: -2 not looked at yet, -1 not a distance type, else the stream.
   private var streams: [Int32] = []
   /// The spilled samples' priority groups, as the statistics rank theirs.
@@ -162,10 +164,11 @@ struct WorkoutDistanceSamples {
   ///
   /// `used` counts, per stream, the samples that took part in a workout's series.
   func splits(
-    for requests: [Request], catalog: SampleCatalog, priority: SourcePriority, used: inout [Int]
+    for requests: consuming [Request], catalog: SampleCatalog, priority: SourcePriority, used: inout [Int]
   ) throws(OutputError) -> [Int: [WorkoutSplit]] {
     guard let spill, !requests.isEmpty else { return [:] }
-    let ordered = requests.sorted { ($0.stream, $0.start, $0.index) < ($1.stream, $1.start, $1.index) }
+    var ordered = requests
+    ordered.sort { ($0.stream, $0.start, $0.index) < ($1.stream, $1.start, $1.index) }
     let positions = groups.rankPositions(priority, catalog: catalog)
     let names = groups.sourceNames(catalog)
 
