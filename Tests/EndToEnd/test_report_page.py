@@ -921,6 +921,22 @@ class EmptyRangeReportTests(RenderedReport):
         self.assertEqual(self.page.console_errors(), [])
 
 
+    def test_the_workout_legend_names_only_the_types_in_the_range(self):
+        # bwassim's report listed "Mixed Cardio" under a range whose bars held none (its one Mixed
+        # Cardio workout is older than the 90 days shown first). Here the range holds only the late
+        # copy of the first workout.
+        def label(kind):
+            return re.sub(r"([a-z])([A-Z])", r"\1 \2", kind)
+        labels = "Chart.getChart(document.querySelector('canvas[data-chart=\"workout-time\"]')).data.datasets.map(d => d.label)"
+        self.page.evaluate("document.querySelector('[data-range=\"90\"]').click()")
+        self.assertEqual(self.page.evaluate(labels), [label(self.data["workouts"]["type"][0])])
+        self.page.evaluate("document.querySelector('[data-range=\"all\"]').click()")
+        types = self.data["workouts"]["type"]
+        ranked = sorted(set(types), key=lambda t: -types.count(t))
+        self.assertEqual(sorted(self.page.evaluate(labels)),
+                         sorted([label(t) for t in ranked[:5]] + (["Other"] if len(ranked) > 5 else [])))
+
+
 class AllStepDaysFlaggedReportTests(RenderedReport):
     """k0rventen's export: every day's steps add up one app's overlapping samples, so every day is
     in `worth_a_look.left_out.steps` and the summary showed no step average at all. It now shows
