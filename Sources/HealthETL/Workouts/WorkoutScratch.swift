@@ -6,13 +6,11 @@ import HealthModel
 final class WorkoutScratch {
   typealias Place = RowScratch.Place
 
-  private let transaction: OutputTransaction
-  // Named after this object: two workouts marts of one run never share a file.
-  private lazy var rows = RowScratch(transaction: transaction, name: "workouts-" + RowScratch.name(of: self))
+  private let rows: RowScratch
   private var fields: [Field] = []
 
   init(transaction: OutputTransaction) {
-    self.transaction = transaction
+    rows = RowScratch(transaction: transaction, prefix: "workouts")
   }
 
   /// Appends `workout`; where it went.

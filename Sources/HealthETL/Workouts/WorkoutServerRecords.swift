@@ -1,5 +1,3 @@
-import Foundation
-
 /// The server records of a workouts job's mart, in output order: what the run's delivery delta
 /// takes. They wait in a scratch file (`WorkoutServerRecordScratch`), not in memory
 /// (Pipelines/docs/workouts.md, "Memory"); `forEach` reads them back in order.
@@ -26,7 +24,7 @@ final class WorkoutServerRecordScratch {
   private var fields: [Field] = []
 
   init(transaction: OutputTransaction) {
-    rows = RowScratch(transaction: transaction, name: "workout-records-" + UUID().uuidString)
+    rows = RowScratch(transaction: transaction, prefix: "workout-records")
   }
 
   /// Records appended so far.

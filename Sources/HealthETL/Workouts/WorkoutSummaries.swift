@@ -1,4 +1,3 @@
-import Foundation
 public import HealthModel
 
 /// What other marts read of one workout (daily totals, the report, Influx points, the oddities):
@@ -119,7 +118,7 @@ public final class WorkoutSummaries {
   public init() { rows = nil }
 
   init(transaction: OutputTransaction) {
-    rows = RowScratch(transaction: transaction, name: "workout-summaries-" + UUID().uuidString)
+    rows = RowScratch(transaction: transaction, prefix: "workout-summaries")
   }
 
   /// How many there are.

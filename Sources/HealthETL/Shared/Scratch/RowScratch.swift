@@ -1,3 +1,5 @@
+import Foundation
+
 /// An append-only scratch file of rows of fields (`ScratchRows`), read back one row by its place
 /// or all rows in order a piece at a time: where a mart keeps what it holds of each item between
 /// the moment it is built and the moment it is used, so that memory does not grow with the items.
@@ -18,14 +20,9 @@ final class RowScratch {
   /// Bytes read at a time by `forEach`.
   static let pieceBytes = 256 * 1024
 
-  /// `name` must be unique in the run: two scratches never share a file.
-  init(transaction: OutputTransaction, name: String) {
-    bytes = RecordScratch<UInt8>(transaction: transaction, name: name)
-  }
-
-  /// A name unique to `owner` while it lives, for the scratch files it makes.
-  static func name(of owner: AnyObject) -> String {
-    String(UInt(bitPattern: ObjectIdentifier(owner).hashValue), radix: 16)
+  /// The file is named `prefix` and a UUID: two scratches of a run never share a file.
+  init(transaction: OutputTransaction, prefix: String) {
+    bytes = RecordScratch<UInt8>(transaction: transaction, name: prefix + "-" + UUID().uuidString)
   }
 
   /// Appends a row; where it went.
