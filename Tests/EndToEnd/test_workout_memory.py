@@ -5,11 +5,12 @@ resident set read from the kernel (wait4) for that process alone, as in test_lon
 What is asserted is the growth of the peak per 100,000 workouts (the slope of a least-squares line
 through the four peaks), never a time: a workout's full row lives only while it is written, and
 the parsed workouts wait in a scratch file, a small key each in memory (Pipelines/docs/workouts.md,
-"Memory"); what stays per workout is that key, a short summary for the other marts and the id of
-its server record (the record waits in scratch too until the delivery delta reads it). Tiny workouts measure what grows whatever a workout holds; full
-ones (a Watch's run with its metadata, events and statistics) what a parsed workout holds. Before
-issue 31, the mart held every parsed workout and every full row at once: about 360 MB per 100k
-workouts, so a 300,000-workout export passed a 700 MB limit and was killed.
+"Memory"); what stays per workout is that key and the id of its server record (the summary for
+the other marts and the record wait in scratch too, until they are read). Tiny workouts measure
+what grows whatever a workout holds; full ones (a Watch's run with its metadata, events and
+statistics) what a parsed workout holds. Before issue 31, the mart held every parsed workout and
+every full row at once: about 360 MB per 100k workouts, so a 300,000-workout export passed a
+700 MB limit and was killed.
 
 The memory bound holds for the release build: `e2e.binary(release=True)` is `HEALTHETL_BIN`, else the
 release build, never the debug build (the class skips without one).

@@ -2,18 +2,17 @@
 /// takes. They wait in a scratch file (`WorkoutServerRecordScratch`), not in memory
 /// (Pipelines/docs/workouts.md, "Memory"); `forEach` reads them back in order.
 public struct WorkoutServerRecords: MartProduct {
-  /// How many records there are.
-  public let count: Int
   private let scratch: WorkoutServerRecordScratch
 
-  init(_ scratch: WorkoutServerRecordScratch) {
-    self.scratch = scratch
-    count = scratch.count
-  }
+  /// Published once the mart's finish has appended every record.
+  init(_ scratch: WorkoutServerRecordScratch) { self.scratch = scratch }
+
+  /// How many records there are.
+  public var count: Int { scratch.count }
 
   /// Calls `body` with each record in order, reading the scratch a piece at a time.
   public func forEach(_ body: (WorkoutServerRecord) throws(OutputError) -> Void) throws(OutputError) {
-    try scratch.forEach(count, body)
+    try scratch.forEach(body)
   }
 }
 
@@ -36,14 +35,9 @@ final class WorkoutServerRecordScratch {
     rows.append(fields)
   }
 
-  /// The first `records` records, in the order they were appended.
-  func forEach(_ records: Int, _ body: (WorkoutServerRecord) throws(OutputError) -> Void) throws(OutputError) {
-    var visited = 0
-    try rows.forEach { (fields) throws(OutputError) in
-      guard visited < records else { return }
-      visited += 1
-      try body(Self.record(fields))
-    }
+  /// The records, in the order they were appended.
+  func forEach(_ body: (WorkoutServerRecord) throws(OutputError) -> Void) throws(OutputError) {
+    try rows.forEach { (fields) throws(OutputError) in try body(Self.record(fields)) }
   }
 
   private static func record(_ fields: [Field]) -> WorkoutServerRecord {

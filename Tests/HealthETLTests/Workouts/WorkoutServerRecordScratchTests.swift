@@ -43,9 +43,9 @@ import Testing
       #expect($0 == Self.record(0)); others += 1
     }
     #expect(others == 3_000)
-    // The product holds the count and the scratch, never the records.
+    // The product holds the scratch, never the records.
     #expect(Mirror(reflecting: records).children.allSatisfy { !($0.value is [WorkoutServerRecord]) })
-    #expect(Mirror(reflecting: records).children.map(\.label) == ["count", "scratch"])
+    #expect(Mirror(reflecting: records).children.map(\.label) == ["scratch"])
   }
 
   @Test func anEmptyScratchHasNoRecordsAndNoFile() throws {
