@@ -220,9 +220,20 @@ public final class StatisticsMart: Mart {
       observer.willBegin(zone: rules)
       observer.begin(types: streamTypes, groupSources: groupNames, groupRanks: groupRanks)
     }
+    // The merge hands out one stream after another, so a stream's sweeps are looked up when the
+    // stream changes: looked up per record, with their reference counting, they cost about as
+    // much as the sweeps' own work.
+    let streamSweepLists = streamSweeps.map { indices in indices.map { sweeps[$0] } }
+    let observers = self.observers
+    var stream: Int32 = -1
+    var current: [StatisticsSweep] = []
     let merge = try spill.merged()
     while let record = try merge.next() {
-      for index in streamSweeps[Int(record.stream)] { try sweeps[index].add(record) }
+      if record.stream != stream {
+        stream = record.stream
+        current = streamSweepLists[Int(stream)]
+      }
+      for sweep in current { try sweep.add(record) }
       for observer in observers {
         observer.observe(
           stream: record.stream, start: record.start, end: record.end, value: record.value, group: record.group)
