@@ -112,13 +112,13 @@ struct DatabaseTable: Sendable {
 struct DatabaseRowBinder {
   private let kinds: [Column.Kind]
   private let precisions: [NumberPrecision]
-  private let zone: ZoneRules
+  private var time: LocalTimeText
   private var text: [UInt8] = []
 
   init(columns: [Column], zone: ZoneRules) {
     kinds = columns.map(\.kind)
     precisions = columns.map(\.precision)
-    self.zone = zone
+    time = LocalTimeText(zone)
   }
 
   /// Binds one row (one field per declared column) in the order of the stored columns, from
@@ -159,12 +159,11 @@ struct DatabaseRowBinder {
       LocalTimeFormatter.appendDate(date, to: &text)
     case .instant(let instant):
       text.removeAll(keepingCapacity: true)
-      let offset = zone.offset(at: instant)
       switch kinds[column] {
-      case .date: LocalTimeFormatter.appendDate(zone.localDate(at: instant), to: &text)
-      case .localTime: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, to: &text)
-      case .localMinute: LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, seconds: false, to: &text)
-      default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &text)
+      case .date: time.appendDate(instant, to: &text)
+      case .localTime: time.appendLocal(instant, to: &text)
+      case .localMinute: time.appendLocal(instant, seconds: false, to: &text)
+      default: time.appendISO8601(instant, to: &text)
       }
     }
     try statement.bind(index, utf8: text)

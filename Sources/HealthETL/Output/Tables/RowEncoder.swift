@@ -14,7 +14,7 @@ struct RowEncoder: Sendable {
   private let precisions: [NumberPrecision]
   /// Column names as JSON keys (`"name": `), encoded once.
   private let jsonKeys: [[UInt8]]
-  private let zone: ZoneRules
+  private var time: LocalTimeText
   /// Rows encoded so far: a JSON array separates every row after the first.
   private(set) var rowsEncoded = 0
 
@@ -22,7 +22,7 @@ struct RowEncoder: Sendable {
     self.format = format
     kinds = columns.map(\.kind)
     precisions = columns.map(\.precision)
-    self.zone = zone
+    time = LocalTimeText(zone)
     jsonKeys = columns.map { column in
       var key: [UInt8] = []
       JSONText.appendString(column.name, to: &key)
@@ -76,7 +76,7 @@ struct RowEncoder: Sendable {
   private static let nextRow = Array(",\n  ".utf8)
   private static let null = Array("null".utf8)
 
-  private func appendCSV(_ field: Field, column: Int, to line: inout [UInt8]) {
+  private mutating func appendCSV(_ field: Field, column: Int, to line: inout [UInt8]) {
     switch field {
     case .missing: return
     case .text(let text): CSVField.append(text, to: &line)
@@ -84,7 +84,7 @@ struct RowEncoder: Sendable {
     }
   }
 
-  private func appendJSON(_ field: Field, column: Int, to line: inout [UInt8]) {
+  private mutating func appendJSON(_ field: Field, column: Int, to line: inout [UInt8]) {
     switch field {
     case .missing: line.append(contentsOf: Self.null)
     case .text(let text): JSONText.appendString(text, to: &line)
@@ -99,7 +99,7 @@ struct RowEncoder: Sendable {
   }
 
   /// The text of a value that needs neither quoting nor escaping.
-  private func appendBare(_ field: Field, column: Int, to line: inout [UInt8]) {
+  private mutating func appendBare(_ field: Field, column: Int, to line: inout [UInt8]) {
     switch field {
     case .missing, .text: break
     case .integer(let value): CSVField.appendInteger(value, to: &line)
@@ -107,11 +107,10 @@ struct RowEncoder: Sendable {
     case .boolean(let value): line.append(contentsOf: (value ? "true" : "false").utf8)
     case .instant(let instant):
       switch kinds[column] {
-      case .date: LocalTimeFormatter.appendDate(zone.localDate(at: instant), to: &line)
-      case .localTime: LocalTimeFormatter.appendLocal(instant, offsetSeconds: zone.offset(at: instant), to: &line)
-      case .localMinute:
-        LocalTimeFormatter.appendLocal(instant, offsetSeconds: zone.offset(at: instant), seconds: false, to: &line)
-      default: LocalTimeFormatter.appendISO8601(instant, offsetSeconds: zone.offset(at: instant), to: &line)
+      case .date: time.appendDate(instant, to: &line)
+      case .localTime: time.appendLocal(instant, to: &line)
+      case .localMinute: time.appendLocal(instant, seconds: false, to: &line)
+      default: time.appendISO8601(instant, to: &line)
       }
     case .date(let date): LocalTimeFormatter.appendDate(date, to: &line)
     }
