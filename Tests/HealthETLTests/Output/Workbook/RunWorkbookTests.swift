@@ -103,6 +103,8 @@ import Testing
     let sleep = try #require(parts["xl/charts/chart2.xml"])
     #expect(sleep.contains("<c:v>Asleep</c:v>") && !sleep.contains("Deep"))
     #expect(sleep.contains("<c:f>Daily!$D$2:$D$3</c:f>"))
+    // Two dates: every one labelled, level.
+    #expect(!sleep.contains("tickLblSkip") && !sleep.contains("rot=\"-2700000\""))
     let heart = try #require(parts["xl/charts/chart3.xml"])
     #expect(heart.contains("<c:f>Daily!$F$2:$F$3</c:f>"))
     #expect(parts["xl/charts/chart4.xml"] == nil)
@@ -152,6 +154,8 @@ import Testing
     let chart = try #require(parts["xl/charts/chart1.xml"])
     #expect(chart.contains("<c:v>Asleep</c:v>") == !staged)
     #expect(chart.contains("<c:v>Awake</c:v>") == staged)
+    // 63 dates, every 6th labelled, slanted by 45°.
+    #expect(chart.contains("<c:tickLblSkip val=\"6\"/>") && chart.contains("rot=\"-2700000\""))
   }
 
   /// 500 days of steps: the chart shows the last 365 (rows 137–501 of the sheet) with a 7-day
@@ -162,6 +166,8 @@ import Testing
     let (_, parts) = try Self.daily(rows: days, columns: ["steps"]) { n in [.number(Double(5000 + n))] }
     let chart = try #require(parts["xl/charts/chart1.xml"])
     #expect(!chart.contains("<c:trendline>"))
+    // At most 12 date labels: every 31st of 365 days, every 34th of 400.
+    #expect(chart.contains(days > 400 ? "<c:tickLblSkip val=\"31\"/>" : "<c:tickLblSkip val=\"34\"/>"))
     if days > 400 {
       #expect(chart.contains("<c:f>Daily!$B$137:$B$501</c:f>"))
       #expect(chart.contains("<c:f>Charts!$T$2:$T$366</c:f>"))
