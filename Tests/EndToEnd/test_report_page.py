@@ -9,6 +9,7 @@ years of synthetic data. `make test-report-page` installs chromium and libjs-cha
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -935,6 +936,42 @@ class EmptyRangeReportTests(RenderedReport):
         ranked = sorted(set(types), key=lambda t: -types.count(t))
         self.assertEqual(sorted(self.page.evaluate(labels)),
                          sorted([label(t) for t in ranked[:5]] + (["Other"] if len(ranked) > 5 else [])))
+
+
+class LegendInRangeReportTests(RenderedReport):
+    """A legend names what its chart draws in the range shown (k0rventen's report listed a
+    "7-day average" over three days of steps that have none). The example with 100 more days:
+    steps on the last three of them only, walking and running on the last five, cycling only in
+    the example's first 28 days. The 90 days shown first hold none of the cycling and no 7-day
+    average; all of it holds both."""
+
+    prefix = "report-legend-range-"
+
+    @classmethod
+    def report_data(cls):
+        data = json.loads(report_fixture.EXAMPLE_DATA.read_text(encoding="utf-8"))
+        days = data["days"]
+        first = len(days["date"])
+        last = datetime.date.fromisoformat(days["date"][-1])
+        for key, column in days.items():
+            column.extend(str(last + datetime.timedelta(days=k)) if key == "date" else None for k in range(1, 101))
+        days["steps"][-3:] = [5000, 6000, 7000]
+        days["distance_km"][-5:] = [3.0, 3.5, 4.0, 4.5, 5.0]
+        days["cycling_km"][:first] = [12.5] * first
+        return data
+
+    def labels(self, chart):
+        return self.page.evaluate(
+            f"Chart.getChart(document.querySelector('canvas[data-chart=\"{chart}\"]')).data.datasets.map(d => d.label)")
+
+    def test_a_legend_names_only_what_the_range_draws(self):
+        self.page.evaluate("document.querySelector('[data-range=\"90\"]').click()")
+        self.assertEqual(self.labels("steps"), ["Steps"])
+        self.assertEqual(self.labels("distance"), ["Walking + running"])
+        self.page.evaluate("document.querySelector('[data-range=\"all\"]').click()")
+        self.assertEqual(self.labels("steps"), ["Steps", "7-day average"])
+        self.assertEqual(self.labels("distance"), ["Walking + running", "Cycling"])
+        self.assertEqual(self.page.console_errors(), [])
 
 
 class AllStepDaysFlaggedReportTests(RenderedReport):
