@@ -6,7 +6,9 @@ Usage: Tests/Tools/record_order.py EXPORT [EXPORT ...]   (export.xml or export.z
 For each export, walks the quantity records in document order and counts those that start more
 than a window (1 h, 24 h) before the latest start already seen of their type: the samples a
 statistics job accumulating behind a bounded reorder window would meet too late (issue 30,
-Decision 1). Streams the XML; an export that is not well-formed is reported and skipped.
+Decision 1). Also counts the types whose records come back after another type's began: none
+means a type is complete when the next one begins. Streams the XML; an export that is not
+well-formed is reported and skipped.
 """
 
 import collections
@@ -44,8 +46,11 @@ def open_export(path):
 
 
 def measure(path):
-    """(samples, {window: samples behind it}, {window: {type: samples behind it}})."""
+    """(samples, {window: samples behind it}, {window: {type: samples behind it}}, types that
+    come back)."""
     latest = {}
+    previous = None
+    returning = set()
     total = 0
     behind = collections.Counter()
     by_type = {window: collections.Counter() for window in WINDOWS}
@@ -53,6 +58,9 @@ def measure(path):
         for _, element in iterparse(stream, events=("end",)):
             kind = element.get("type", "")
             if element.tag == "Record" and kind.startswith("HKQuantityTypeIdentifier"):
+                if kind != previous and kind in latest:
+                    returning.add(kind)
+                previous = kind
                 start = seconds(element.get("startDate"))
                 if start is not None:
                     total += 1
@@ -63,7 +71,7 @@ def measure(path):
                             by_type[window][kind[len("HKQuantityTypeIdentifier"):]] += 1
                     latest[kind] = start if seen is None else max(seen, start)
             element.clear()
-    return total, behind, by_type
+    return total, behind, by_type, len(returning)
 
 
 def main(paths):
@@ -74,7 +82,7 @@ def main(paths):
     grand_behind = collections.Counter()
     for path in paths:
         try:
-            total, behind, by_type = measure(path)
+            total, behind, by_type, returning = measure(path)
         except (ParseError, ValueError, OSError, zipfile.BadZipFile) as error:
             print(f"{path}: skipped ({error})")
             continue
@@ -82,7 +90,8 @@ def main(paths):
         grand_behind.update(behind)
         parts = [f"{behind[w]} ({100 * behind[w] / max(total, 1):.1f} %) over {w // 3600} h behind" for w in WINDOWS]
         worst = ", ".join(f"{t} {n}" for t, n in by_type[WINDOWS[0]].most_common(3))
-        print(f"{path}: {total} quantity samples; " + "; ".join(parts) + (f" (most: {worst})" if worst else ""))
+        print(f"{path}: {total} quantity samples; " + "; ".join(parts) + (f" (most: {worst})" if worst else "")
+              + f"; {returning} types come back")
     parts = [f"{grand_behind[w]} ({100 * grand_behind[w] / max(grand, 1):.1f} %) over {w // 3600} h" for w in WINDOWS]
     print(f"all: {grand} samples; " + "; ".join(parts))
     return 0
