@@ -28,8 +28,8 @@ def seconds(text):
     if not match:
         return None
     local = datetime.datetime.strptime(match.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=datetime.timezone.utc)
-    hours = int(match.group(2))
-    offset = hours * 3600 + (-1 if hours < 0 or match.group(2)[0] == "-" else 1) * int(match.group(3)) * 60
+    sign = -1 if match.group(2).startswith("-") else 1
+    offset = sign * (abs(int(match.group(2))) * 3600 + int(match.group(3)) * 60)
     return local.timestamp() - offset
 
 

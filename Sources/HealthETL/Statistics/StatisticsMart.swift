@@ -155,7 +155,8 @@ public final class StatisticsMart: Mart {
 
     var sweeps: [StatisticsSweep] = []
     var outputs: [QueryOutput] = []
-    var streamSweeps = [[Int]](repeating: [], count: streamTypes.count)
+    /// Per stream, the sweeps its samples go through.
+    var streamSweeps = [[StatisticsSweep]](repeating: [], count: streamTypes.count)
     let rules = context.zone.rules
     let days = DayStatistics.Collector(rules: rules)
     let recent = tails.map { RecentDays.Collector(limit: $0.request.days) }
@@ -202,19 +203,19 @@ public final class StatisticsMart: Mart {
           for reader in jobReaders { try reader.record(bucket) }
         }
       }
-      streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweeps.count)
-      sweeps.append(
-        StatisticsSweep(
-          job: job, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names, emit: emit))
+      let sweep = StatisticsSweep(
+        job: job, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names, emit: emit)
+      streamSweeps[streamTypes.firstIndex(of: job.type.shortName)!].append(sweep)
+      sweeps.append(sweep)
     }
     for query in dayQueries {
       let tap = DayStatistics.Tap(query: query, wanted: dayNeeds, into: days)
       guard tap.isUseful else { continue }
-      streamSweeps[streamTypes.firstIndex(of: query.type.shortName)!].append(sweeps.count)
-      sweeps.append(
-        StatisticsSweep(
-          job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
-          emit: tap.record))
+      let sweep = StatisticsSweep(
+        job: query, rules: rules, groupRanks: groupRanks, groupSources: groupSources, sourceNames: names,
+        emit: tap.record)
+      streamSweeps[streamTypes.firstIndex(of: query.type.shortName)!].append(sweep)
+      sweeps.append(sweep)
     }
     for observer in observers {
       observer.willBegin(zone: rules)
@@ -223,7 +224,6 @@ public final class StatisticsMart: Mart {
     // The merge hands out one stream after another, so a stream's sweeps are looked up when the
     // stream changes: looked up per record, with their reference counting, they cost about as
     // much as the sweeps' own work.
-    let streamSweepLists = streamSweeps.map { indices in indices.map { sweeps[$0] } }
     let observers = self.observers
     var stream: Int32 = -1
     var current: [StatisticsSweep] = []
@@ -231,7 +231,7 @@ public final class StatisticsMart: Mart {
     while let record = try merge.next() {
       if record.stream != stream {
         stream = record.stream
-        current = streamSweepLists[Int(stream)]
+        current = streamSweeps[Int(stream)]
       }
       for sweep in current { try sweep.add(record) }
       for observer in observers {

@@ -12,14 +12,8 @@ public enum LocalTimeFormatter {
   public static func appendISO8601(_ instant: Instant, offsetSeconds: Int32, to out: inout [UInt8]) {
     let local = instant.seconds + Int64(offsetSeconds)
     let days = floorDiv(local, 86_400)
-    let secondOfDay = Int(local - days * 86_400)
     appendDate(CivilDate(daysSinceEpoch: days), to: &out)
-    out.append(UInt8(ascii: "T"))
-    appendTwo(secondOfDay / 3600, to: &out)
-    out.append(UInt8(ascii: ":"))
-    appendTwo(secondOfDay / 60 % 60, to: &out)
-    out.append(UInt8(ascii: ":"))
-    appendTwo(secondOfDay % 60, to: &out)
+    appendClock(secondOfDay: Int(local - days * 86_400), separator: UInt8(ascii: "T"), seconds: true, to: &out)
     appendOffset(offsetSeconds, to: &out)
   }
 
@@ -30,9 +24,14 @@ public enum LocalTimeFormatter {
   ) {
     let local = instant.seconds + Int64(offsetSeconds)
     let days = floorDiv(local, 86_400)
-    let secondOfDay = Int(local - days * 86_400)
     appendDate(CivilDate(daysSinceEpoch: days), to: &out)
-    out.append(UInt8(ascii: " "))
+    appendClock(secondOfDay: Int(local - days * 86_400), separator: UInt8(ascii: " "), seconds: seconds, to: &out)
+  }
+
+  /// `separator` then `HH:MM[:SS]`: the time part of `appendISO8601` (`T`) and `appendLocal`
+  /// (a space).
+  static func appendClock(secondOfDay: Int, separator: UInt8, seconds: Bool, to out: inout [UInt8]) {
+    out.append(separator)
     appendTwo(secondOfDay / 3600, to: &out)
     out.append(UInt8(ascii: ":"))
     appendTwo(secondOfDay / 60 % 60, to: &out)

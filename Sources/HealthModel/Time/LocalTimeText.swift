@@ -46,15 +46,9 @@ public struct LocalTimeText: Sendable {
 
   private mutating func appendClock(local: Int64, separator: UInt8, seconds: Bool, to out: inout [UInt8]) {
     let days = floorDiv(local, 86_400)
-    let secondOfDay = Int(local - days * 86_400)
     appendDate(day: days, to: &out)
-    out.append(separator)
-    LocalTimeFormatter.appendTwo(secondOfDay / 3600, to: &out)
-    out.append(UInt8(ascii: ":"))
-    LocalTimeFormatter.appendTwo(secondOfDay / 60 % 60, to: &out)
-    guard seconds else { return }
-    out.append(UInt8(ascii: ":"))
-    LocalTimeFormatter.appendTwo(secondOfDay % 60, to: &out)
+    LocalTimeFormatter.appendClock(
+      secondOfDay: Int(local - days * 86_400), separator: separator, seconds: seconds, to: &out)
   }
 
   private mutating func appendDate(day: Int64, to out: inout [UInt8]) {
