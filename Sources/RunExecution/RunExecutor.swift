@@ -60,7 +60,10 @@ public final class RunExecutor: Sendable {
       return true
     }
     if startWorker {
-      let thread = Thread { [self] in work() }
+      let thread = Thread { [self] in
+        Self.nameSystemThread("pool")
+        work()
+      }
       thread.name = "healthetl pool"
       thread.start()
     }
@@ -76,12 +79,26 @@ public final class RunExecutor: Sendable {
       state.notePeak()
     }
     let thread = Thread { [self] in
+      Self.nameSystemThread(name)
       body()
       state.withLock { $0.dedicated -= 1 }
     }
     thread.name = "healthetl " + name
     if let stackSize { thread.stackSize = stackSize }
     thread.start()
+  }
+
+  /// Names the calling thread for the system, so that `top -H`, `perf` and
+  /// `Tests/Tools/thread_cpu.py` tell the parse from the database: Foundation's `Thread.name`
+  /// stays inside the process on Linux, and Swift's Glibc module leaves out
+  /// `pthread_setname_np`, so the name is written where the kernel keeps it (15 bytes of it).
+  /// Only a name: where /proc is not there, nothing happens.
+  private static func nameSystemThread(_ name: String) {
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
   }
 
   /// Threads this executor runs now (pool workers, idle ones included, and dedicated threads).
