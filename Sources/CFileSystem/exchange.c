@@ -11,6 +11,8 @@ int healthetl_exchange_paths(const char *first, const char *second) {
 
 int healthetl_sync_file_system(int fd) { return syncfs(fd); }
 
+int healthetl_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
+
 int healthetl_is_unremovable(const char *path) {
   struct statx info;
   if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 0, &info) != 0) return -1;

@@ -5,6 +5,9 @@ the run's time on a real disk. Now the commit syncs the file system once (`syncf
 swap and the folder it changed once after (Pipelines/docs/nightly.md, "Runs and the nightly batch").
 Counted with strace at 300 and 3,000 types, so the test says nothing about the disk's speed:
 the number of sync calls must not grow with the number of files, and the outputs are whole.
+Outputs of 1 MB or more are also handed to the kernel's writeback as they grow
+(`sync_file_range`, which waits for nothing): those calls follow the big files' bytes, never the
+number of files.
 
 Needs strace (make deps installs it).
 """
@@ -25,6 +28,8 @@ from test_content_names import export, record  # noqa: E402
 
 SAMPLES = str(REPO / "Pipelines" / "samples.json")
 SYNCS = ("fsync", "fdatasync", "syncfs", "sync", "sync_file_range")
+WAITING = ("fsync", "fdatasync", "syncfs", "sync")
+MB = 1 << 20
 
 
 class CommitSyncTests(unittest.TestCase):
@@ -32,6 +37,7 @@ class CommitSyncTests(unittest.TestCase):
         if shutil.which("strace") is None:
             self.skipTest("needs strace (make deps installs it)")
         counts = {}
+        writebacks = {}
         with tempfile.TemporaryDirectory() as tmp:
             for types in (300, 3000):
                 xml = Path(tmp) / f"types-{types}.xml"
@@ -44,7 +50,11 @@ class CommitSyncTests(unittest.TestCase):
                     capture_output=True, text=True, timeout=600)
                 self.assertEqual(done.returncode, 0, done.stderr)
                 calls = re.findall(r"^\d+\s+(\w+)\(", trace.read_text(), re.M)
-                counts[types] = {name: calls.count(name) for name in set(calls)}
+                counts[types] = {name: calls.count(name) for name in set(calls) if name in WAITING}
+                # At most one start per 8 MB of each output of 1 MB or more, one more at its close.
+                sizes = [path.stat().st_size for path in out.rglob("*") if path.is_file()]
+                bound = sum(size // (8 * MB) + 1 for size in sizes if size >= MB)
+                writebacks[types] = (calls.count("sync_file_range"), bound)
                 self.assertEqual(len(list((out / "samples").iterdir())), types)
                 self.assertEqual(csv_rows(out / f"samples/Type{types - 1:04d}.csv")[0]["value"], str(types - 1))
         # One syncfs of the staged files, one fsync of the folder the swap changed: ten times the
@@ -52,6 +62,8 @@ class CommitSyncTests(unittest.TestCase):
         self.assertEqual(counts[300], counts[3000])
         self.assertLessEqual(sum(counts[3000].values()), 4, counts)
         self.assertEqual(counts[3000].get("syncfs"), 1, counts)
+        for types, (started, bound) in writebacks.items():
+            self.assertLessEqual(started, bound, (types, writebacks))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ int healthetl_exchange_paths(const char *first, const char *second);
 /// opened).
 int healthetl_sync_file_system(int fd);
 
+/// Asks the kernel to start writing the open file `fd`'s dirty pages to disk, without waiting
+/// for them (Linux sync_file_range with SYNC_FILE_RANGE_WRITE): what a later sync waits for is
+/// then mostly done. Makes nothing durable. Returns 0, or -1 with errno set.
+int healthetl_start_writeback(int fd);
+
 /// Whether `path` (not followed when a symbolic link) is immutable or append-only (`chattr +i`,
 /// `+a`), which no one may rename or remove, nor add or remove entries in when a folder: 1 when
 /// it is, 0 when not or when its file system does not say (Linux statx), -1 with errno set.

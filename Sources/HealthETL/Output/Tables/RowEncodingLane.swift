@@ -136,7 +136,7 @@ final class RowEncodingLane {
         if !output.opened {
           output.opened = true
           do throws(OutputError) {
-            output.file = try OutputFile(path: output.path, appending: true, meter: output.meter)
+            output.file = try OutputFile(path: output.path, appending: true, meter: output.meter, writesBack: true)
           } catch {
             output.failed = true
             fail(error)
@@ -163,7 +163,7 @@ final class RowEncodingLane {
         if !output.opened {
           output.opened = true
           do throws(OutputError) {
-            output.file = try OutputFile(path: output.path, appending: true, meter: output.meter)
+            output.file = try OutputFile(path: output.path, appending: true, meter: output.meter, writesBack: true)
           } catch {
             output.failed = true
             fail(error)
