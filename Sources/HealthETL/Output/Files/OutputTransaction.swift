@@ -282,7 +282,7 @@ public final class OutputTransaction {
   /// and the nightly batch").
   public func commit() throws(OutputError) {
     let fm = FileManager.default
-    try? fm.removeItem(atPath: stagingDirectory + "/" + ToolFiles.scratch)
+    removeScratch()
     let parent = (outputDirectory as NSString).deletingLastPathComponent
     var isDirectory: ObjCBool = false
     guard fm.fileExists(atPath: outputDirectory, isDirectory: &isDirectory) else {
@@ -340,6 +340,19 @@ public final class OutputTransaction {
     abandon()
     // The renames changed folders all over the output folder: one more sync of the file system.
     try syncFileSystem(of: outputDirectory)
+  }
+
+  /// Empties every scratch file, then removes the scratch folder. A scratch file some mart still
+  /// holds open outlives its name, and the commit's `syncfs` wrote its pages to disk for nothing:
+  /// the statistics' spill and the workouts' heart rate, 120 MB and a quarter of a second on the
+  /// bench file. Emptied first, they have nothing left to write.
+  private func removeScratch() {
+    let folder = stagingDirectory + "/" + ToolFiles.scratch
+    let fm = FileManager.default
+    if let names = fm.enumerator(atPath: folder) {
+      for case let name as String in names { _ = truncate(folder + "/" + name, 0) }
+    }
+    try? fm.removeItem(atPath: folder)
   }
 
   /// Removes the staging folder without touching the outputs.

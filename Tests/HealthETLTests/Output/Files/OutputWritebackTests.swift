@@ -54,6 +54,29 @@ import Testing
     }
   }
 
+  /// A scratch file still open at the commit is emptied, so the commit's sync has none of its
+  /// pages to write; the outputs are untouched.
+  @Test func theCommitEmptiesScratchStillOpen() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("writeback-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let transaction = try OutputTransaction(outputDirectory: folder)
+    let scratch = try transaction.createScratch("spill")
+    try scratch.write([UInt8](repeating: 0x20, count: 3 << 20))
+    try scratch.flush()
+    let path = transaction.stagedPath(ToolFiles.scratch + "/spill")
+    let held = open(path, O_RDONLY)
+    try #require(held >= 0)
+    defer { close(held) }
+    let output = try transaction.create("kept.csv")
+    try output.write(Array("a,b\n".utf8))
+    try output.close()
+    try transaction.commit()
+    var info = stat()
+    #expect(fstat(held, &info) == 0 && info.st_size == 0)
+    #expect(!FileManager.default.fileExists(atPath: folder + "/" + ToolFiles.scratch))
+    #expect(FileManager.default.contents(atPath: folder + "/kept.csv") == Data("a,b\n".utf8))
+  }
+
   /// The commit still puts the files in place whole after their writeback was started.
   @Test func theCommitPlacesFilesWrittenBack() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("writeback-\(UUID().uuidString)").path
