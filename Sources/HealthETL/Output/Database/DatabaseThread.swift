@@ -32,12 +32,27 @@ extension FileWriterThread where Message == DatabaseMessage, Summary == Database
   /// Starts the thread on `executor` and waits until it has created the file and its `columns`
   /// table.
   static func start(on executor: RunExecutor, path: String) throws(SQLiteError) -> DatabaseThread {
-    try start(on: executor, name: "database", depth: 16, close: .close, stop: .stop) { inbox throws(SQLiteError) in
+    try start(on: executor, name: "database", budget: budgetUnits, close: .close, stop: .stop) {
+      inbox throws(SQLiteError) in
       guard let summary = try DatabaseWriting.write(path: path, inbox: inbox) else { return nil }
       try DatabaseWriting.sync(path)
       return summary
     }
   }
+}
+
+extension FileWriterThread where Message == DatabaseMessage {
+  /// Fields of rows per unit of a message's weight.
+  static var fieldsPerUnit: Int { 1024 }
+  /// Units in flight at most: 2^20 fields, about 24 MB of values. Inserting rows is the slowest
+  /// writer at the end of a run (heart rate per minute: the database takes longer for its rows
+  /// than the statistics take to compute them), so with a few batches in flight the marts waited
+  /// for it; with this many, those that finish after them go on while it catches up
+  /// (Sources/README.md, "Where the time goes").
+  static var budgetUnits: Int { 1024 }
+
+  /// The weight of a message of `fields` fields.
+  static func weight(ofFields fields: Int) -> Int { (fields + fieldsPerUnit - 1) / fieldsPerUnit }
 }
 
 /// What the database's thread does.

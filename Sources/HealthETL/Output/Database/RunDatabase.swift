@@ -245,7 +245,7 @@ final class DatabaseTableWriter: TableRowSink {
   /// Hands the rows appended so far to the database's thread.
   public func flush() {
     guard !batch.isEmpty else { return }
-    thread.post(.rows(table: table, fields: batch))
+    thread.post(.rows(table: table, fields: batch), weight: DatabaseThread.weight(ofFields: batch.count))
     // The message shares the array's storage, so keeping its capacity would copy it; a run with
     // thousands of sample tables keeps no batch per table either.
     batch = []

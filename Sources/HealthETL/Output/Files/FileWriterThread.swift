@@ -1,12 +1,15 @@
 import Dispatch
 import HealthExtract
 import RunExecution
+import Synchronization
 
 /// A dedicated thread of the run's executor that owns one output file's C handle (the workbook's
 /// libxlsxwriter, the database's connection), so the handle is used from that thread only.
 ///
-/// Writers hand messages over (`post`) and go on; at most `depth` are in flight, so a writer that
-/// is ahead waits rather than piling rows up in memory. `work` runs on the thread: it sets the
+/// Writers hand messages over (`post`) and go on; messages of at most `budget` units of weight are
+/// in flight, so a writer that is ahead waits rather than piling rows up in memory without bound.
+/// A message weighs what its writer says (the database's: its fields), so the bound is one of
+/// memory, however wide a table's rows. `work` runs on the thread: it sets the
 /// file up, says `ready` (or throws, which `start` rethrows), then takes messages until
 /// `close` (returning what the file holds) or `stop` (returning nil). A failure after `ready` is
 /// reported by `closed()`.
@@ -15,8 +18,12 @@ final class FileWriterThread<Message: Sendable, Summary: Sendable, Failure: Erro
   struct Inbox: Sendable {
     fileprivate let channel: Channel
 
-    /// The next message, waiting for one.
-    func next() -> Message { channel.messages.take() }
+    /// The next message, waiting for one; its weight is room again.
+    func next() -> Message {
+      let (message, weight) = channel.messages.take()
+      for _ in 0..<weight { channel.room.signal() }
+      return message
+    }
 
     /// The file is set up: `start` returns.
     func ready() { channel.answers.put(.ready) }
@@ -35,10 +42,10 @@ final class FileWriterThread<Message: Sendable, Summary: Sendable, Failure: Erro
 
   /// Starts the thread on `executor` and waits until `work` is ready or has failed.
   static func start(
-    on executor: RunExecutor, name: String, depth: Int, close: Message, stop: Message,
+    on executor: RunExecutor, name: String, budget: Int, close: Message, stop: Message,
     work: @escaping @Sendable (Inbox) throws(Failure) -> Summary?
   ) throws(Failure) -> FileWriterThread {
-    let channel = Channel(depth: depth)
+    let channel = Channel(budget: budget)
     let thread = FileWriterThread(channel: channel, close: close, stop: stop)
     executor.startDedicated(name: name) {
       do throws(Failure) {
@@ -56,10 +63,11 @@ final class FileWriterThread<Message: Sendable, Summary: Sendable, Failure: Erro
     return thread
   }
 
-  /// Hands a message over; waits only while `depth` messages are in flight.
-  func post(_ message: Message) {
+  /// Hands a message of `weight` units over (at least 1, at most the budget); waits only while the
+  /// messages in flight leave no room for it.
+  func post(_ message: Message, weight: Int = 1) {
     guard !ended else { return }
-    channel.messages.put(message)
+    channel.put(message, weight: weight)
   }
 
   /// Asks for the file to be finished, without waiting.
@@ -81,7 +89,7 @@ final class FileWriterThread<Message: Sendable, Summary: Sendable, Failure: Erro
   /// A run that fails leaves the file unfinished; the thread is waited for either way.
   deinit {
     guard !ended else { return }
-    channel.messages.put(stop)
+    channel.put(stop, weight: 1)
     channel.ended.wait()
   }
 
@@ -92,13 +100,32 @@ final class FileWriterThread<Message: Sendable, Summary: Sendable, Failure: Erro
     case failed(Failure)
   }
 
-  /// Messages one way (bounded), answers the other.
+  /// Messages one way (bounded by their weight), answers the other.
   fileprivate final class Channel: Sendable {
-    let messages: HandOffQueue<Message>
+    /// Never full: every message weighs at least 1, so no more than `budget` wait.
+    let messages: HandOffQueue<(Message, Int)>
+    /// One unit per unit of weight not in flight. Created at 0 and raised, as `HandOffQueue`'s.
+    let room = DispatchSemaphore(value: 0)
+    /// Held while one message waits for its room, so two writers never each hold part of the room
+    /// with none left for either.
+    let posting = Mutex(())
+    let budget: Int
     /// Two answers at most: ready (or failed), then closed (or failed).
     let answers = HandOffQueue<Answer>(capacity: 2)
     let ended = DispatchSemaphore(value: 0)
 
-    init(depth: Int) { messages = HandOffQueue(capacity: depth) }
+    init(budget: Int) {
+      self.budget = max(1, budget)
+      messages = HandOffQueue(capacity: self.budget)
+      for _ in 0..<self.budget { room.signal() }
+    }
+
+    func put(_ message: Message, weight: Int) {
+      let weight = min(max(1, weight), budget)
+      posting.withLock { _ in
+        for _ in 0..<weight { room.wait() }
+      }
+      messages.put((message, weight))
+    }
   }
 }

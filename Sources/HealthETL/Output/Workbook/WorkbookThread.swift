@@ -30,7 +30,7 @@ extension FileWriterThread where Message == WorkbookMessage, Summary == Workbook
     on executor: RunExecutor, path: String, temporaryDirectory: String, created: Int64, plan: [RunWorkbook.SheetPlan],
     charts: [[WorkbookChart]], chartSheet: Int?, zone: ZoneRules
   ) throws(WorkbookError) -> WorkbookThread {
-    try start(on: executor, name: "workbook", depth: 16, close: .close, stop: .stop) { inbox throws(WorkbookError) in
+    try start(on: executor, name: "workbook", budget: 16, close: .close, stop: .stop) { inbox throws(WorkbookError) in
       let workbook = try Workbook(path: path, temporaryDirectory: temporaryDirectory, created: created)
       if chartSheet != nil, !charts.isEmpty { try workbook.addChartsSheet() }
       var tables: [SheetRows] = []
