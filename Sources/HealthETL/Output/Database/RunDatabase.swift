@@ -238,6 +238,12 @@ final class DatabaseTableWriter: TableRowSink {
 
   /// Appends one row (the fields its CSV row has). A row SQLite refuses fails the close.
   public func append(_ fields: [Field]) {
+    // A writer's whole batch goes over as it is, not copied into this one.
+    if batch.isEmpty, fields.count >= Self.batchRows * columnCount {
+      batch = fields
+      flush()
+      return
+    }
     batch.append(contentsOf: fields)
     if batch.count >= Self.batchRows * columnCount { flush() }
   }

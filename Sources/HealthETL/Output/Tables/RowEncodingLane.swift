@@ -18,9 +18,8 @@ import Synchronization
 /// At most `depth` batches wait: a caller that is ahead waits for the pool. A write that fails
 /// (a full disk) is kept, later batches are dropped, and `finish` reports it.
 final class RowEncodingLane {
-  /// Rows per batch: big enough that handing over costs nothing, small enough to stay in cache.
-  static let batchRows = 2048
-  static let depth = 4
+  /// Batches waiting at most: 8,192 rows of the writer's batches (`TableWriter.handOverRows`).
+  static let depth = 16
 
   private let channel: Channel
   private let executor: RunExecutor

@@ -101,6 +101,11 @@ public struct RowTable<Row>: Sendable {
 
   /// The fields of `row`, one per column.
   public func fields(of row: Row) -> [Field] { values.map { $0(row) } }
+
+  /// Appends the fields of `row`, one per column, to `fields`.
+  public func appendFields(of row: Row, to fields: inout [Field]) {
+    for value in values { fields.append(value(row)) }
+  }
 }
 
 /// A `TableWriter` for one `RowTable`: rows go in typed and reach the writer as the fields their
@@ -108,8 +113,6 @@ public struct RowTable<Row>: Sendable {
 public struct RowWriter<Row> {
   private var writer: TableWriter
   private let table: RowTable<Row>
-  /// The row being written, reused.
-  private var fields: [Field] = []
 
   public init(
     _ transaction: OutputTransaction, path relativePath: String, table: RowTable<Row>, format: TableFormat = .csv,
@@ -119,14 +122,12 @@ public struct RowWriter<Row> {
       transaction, path: relativePath, columns: table.columns, format: format, zone: zone,
       byteOrderMark: byteOrderMark, sinks: sinks, lane: lane)
     self.table = table
-    fields = Array(repeating: .missing, count: table.columns.count)
   }
 
   public var rows: Int { writer.rows }
 
   public mutating func append(_ row: Row) throws(OutputError) {
-    table.fields(of: row, into: &fields)
-    try writer.append(fields)
+    try writer.append(row, of: table)
   }
 
   public func close() throws(OutputError) -> OutputSummary { try writer.close() }

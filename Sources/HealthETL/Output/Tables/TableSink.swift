@@ -14,6 +14,8 @@ public protocol TableSink: AnyObject {
 
 /// One table's rows going to a sink.
 public protocol TableRowSink: AnyObject {
+  /// Appends one or more whole rows, one field per column, row after row. A sink may keep the
+  /// array as it is: a table's writer hands the same array to every sink and to its lane.
   func append(_ fields: [Field])
   /// Hands over the rows still held; called when the table is complete.
   func flush()

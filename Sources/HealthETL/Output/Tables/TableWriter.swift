@@ -13,10 +13,15 @@ public struct TableWriter {
   public private(set) var rows = 0
   /// Where the rows also go.
   private let sinks: [any TableRowSink]
-  /// With `encodeOnThread`: the rows not yet handed over, and the lane of the run's pool that
-  /// encodes them.
-  private var batch: [Field] = []
+  /// The rows not yet handed to the sinks and the lane, each row's fields built here once: the
+  /// sinks and the lane are handed the same array, which they share, never copy.
+  private var pending: [Field] = []
+  /// With `encodeOnThread`: the lane of the run's pool that encodes the rows.
   private let lane: RowEncodingLane?
+
+  /// Rows handed over at a time: big enough that handing over costs nothing next to the rows,
+  /// small enough to stay in cache.
+  static let handOverRows = 512
 
   /// - Parameters:
   ///   - columns: the table's columns (its declaration, or the part of it a job asked for).
@@ -46,26 +51,54 @@ public struct TableWriter {
   /// Appends a row, one field per column.
   public mutating func append(_ fields: [Field]) throws(OutputError) {
     precondition(fields.count == columnCount, "\(relativePath): \(fields.count) fields for \(columnCount) columns")
+    let start = pending.count
+    pending.append(contentsOf: fields)
+    try appended(from: start)
+  }
+
+  /// Appends `row` of `table`, its fields built straight into the rows handed over.
+  public mutating func append<Row>(_ row: Row, of table: RowTable<Row>) throws(OutputError) {
+    let start = pending.count
+    table.appendFields(of: row, to: &pending)
+    precondition(
+      pending.count - start == columnCount,
+      "\(relativePath): \(pending.count - start) fields for \(columnCount) columns")
+    try appended(from: start)
+  }
+
+  /// The row from `start` of `pending` is complete.
+  private mutating func appended(from start: Int) throws(OutputError) {
     rows += 1
-    for sink in sinks { sink.append(fields) }
-    if let lane {
-      batch.append(contentsOf: fields)
-      if batch.count >= RowEncodingLane.batchRows * columnCount {
-        lane.send(batch)
-        batch.removeAll(keepingCapacity: true)
+    if lane == nil {
+      line.removeAll(keepingCapacity: true)
+      encoder.encode(pending[start...], to: &line)
+      try file.write(line)
+      if sinks.isEmpty {
+        pending.removeAll(keepingCapacity: true)
+        return
       }
-      return
     }
-    line.removeAll(keepingCapacity: true)
-    encoder.encode(fields[...], to: &line)
-    try file.write(line)
+    if pending.count >= Self.handOverRows * columnCount { handOver() }
+  }
+
+  /// Hands the pending rows to the sinks and the lane.
+  private mutating func handOver() {
+    guard !pending.isEmpty else { return }
+    for sink in sinks { sink.append(pending) }
+    lane?.send(pending)
+    // The array is theirs now: emptying it in place would copy it.
+    pending = []
+    pending.reserveCapacity(Self.handOverRows * columnCount)
   }
 
   /// Writes the rest of the table, then syncs and closes the file.
   public func close() throws(OutputError) -> OutputSummary {
+    if !pending.isEmpty {
+      for sink in sinks { sink.append(pending) }
+      lane?.send(pending)
+    }
     for sink in sinks { sink.flush() }
     if let lane {
-      if !batch.isEmpty { lane.send(batch) }
       // The lane writes the rows and the closing text.
       try lane.finish()
     } else {

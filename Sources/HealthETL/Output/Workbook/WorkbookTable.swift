@@ -27,6 +27,12 @@ public final class WorkbookTableWriter: TableRowSink {
   /// Appends one row of the table (the fields its CSV row has). A row the workbook cannot take
   /// fails the workbook's close, which names it.
   public func append(_ fields: [Field]) {
+    // A writer's whole batch goes over as it is, not copied into this one.
+    if batch.isEmpty, fields.count >= Self.batchRows * columnCount {
+      batch = fields
+      flush()
+      return
+    }
     batch.append(contentsOf: fields)
     if batch.count >= Self.batchRows * columnCount { flush() }
   }

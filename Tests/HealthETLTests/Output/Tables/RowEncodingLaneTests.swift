@@ -115,6 +115,6 @@ import Testing
     // The rows handed over were written before the thread ended; none was half-written.
     let text = try String(contentsOfFile: transaction.stagedPath("t.csv"), encoding: .utf8)
     #expect(text.hasSuffix("\n"))
-    #expect(text.split(separator: "\n").count == 1 + 30_000 / RowEncodingLane.batchRows * RowEncodingLane.batchRows)
+    #expect(text.split(separator: "\n").count == 1 + 30_000 / TableWriter.handOverRows * TableWriter.handOverRows)
   }
 }
