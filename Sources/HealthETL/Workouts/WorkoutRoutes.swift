@@ -1,6 +1,7 @@
 import Foundation
 import HealthExtract
 import HealthModel
+import RunExecution
 
 /// A workout's route, summed up (Pipelines/docs/workouts.md, "Routes").
 public struct RouteSummary: Sendable, Equatable {
@@ -215,32 +216,37 @@ final class WorkoutRouteReader {
   }
 
   /// Streams every file of `workout-routes/` and notes the files workouts name that are not
-  /// there. Problems with route files are reported, never thrown; only failing to write is.
-  func readFiles(_ companions: ExportInput.Companions) throws(OutputError) {
+  /// there. Problems with route files are reported, never thrown; only failing to write is. The
+  /// files are read and parsed on a thread of `executor` (`RouteFileReadAhead`) while their points
+  /// are taken here, in the files' order.
+  func readFiles(_ companions: ExportInput.Companions, executor: RunExecutor) throws(OutputError) {
     var seen = Set<String>()
     var listingProblem: String?
-    do {
-      try ExportInput.forEachFile(of: companions, in: "workout-routes") { stream in
-        let path = stream.relativePath
+    let files = RouteFileReadAhead(companions, folder: "workout-routes", executor: executor)
+    reading: while true {
+      switch files.next() {
+      case .file(let path):
         seen.insert(path)
         let owner = owners[path]
         if owner == nil { report.unreferenced.append(path) }
         startStretch(path, owner: owner)
         if shapeFiles.contains(path) { stretch.shape = RouteShape() }
-        let result = GPXReader.read(stream) { point in
-          take(RoutePoint(gpx: point), line: point.line)
-        }
+      case .points(let points):
+        for lined in points { take(lined.point, line: lined.line) }
+      case .fileEnd(let result):
         report.files += 1
         if let problem = result.problem {
           report.broken += 1
           addProblem(problem)
         }
         finishStretch()
+      case .listingFailed(let error):
+        if let machine = MartContext.machineFailure(error) { throw machine }
+        listingProblem = error.description
+        report.problems.append(.init(file: "workout-routes", problem: error.description))
+      case .end:
+        break reading
       }
-    } catch {
-      if let machine = MartContext.machineFailure(error) { throw machine }
-      listingProblem = error.description
-      report.problems.append(.init(file: "workout-routes", problem: error.description))
     }
     if let failure { throw failure }
     var reason = "the export holds no such file"

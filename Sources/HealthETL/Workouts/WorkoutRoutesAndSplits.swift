@@ -113,7 +113,7 @@ final class WorkoutRoutesAndSplits {
       shapeFiles: Set(firstFiles.compactMap { $0 }), transaction: transaction)
     try reader.readInline(inline)
     let companions = context.exportCompanions
-    try reader.readFiles(companions)
+    try reader.readFiles(companions, executor: context.executor)
     let written = try reader.close()
     report = reader.report
     for index in workouts.indices {
