@@ -226,34 +226,26 @@ final class DatabaseTableWriter: TableRowSink {
   static let batchRows = 512
 
   private let table: Int
-  private let columnCount: Int
   private let thread: DatabaseThread
-  private var batch: [Field] = []
+  private var batch: SinkBatch
 
   init(table: Int, columnCount: Int, thread: DatabaseThread) {
     self.table = table
-    self.columnCount = columnCount
     self.thread = thread
+    batch = SinkBatch(rows: Self.batchRows, columns: columnCount)
   }
 
-  /// Appends one row (the fields its CSV row has). A row SQLite refuses fails the close.
+  /// Appends whole rows (the fields their CSV rows have). A row SQLite refuses fails the close.
   public func append(_ fields: [Field]) {
-    // A writer's whole batch goes over as it is, not copied into this one.
-    if batch.isEmpty, fields.count >= Self.batchRows * columnCount {
-      batch = fields
-      flush()
-      return
-    }
-    batch.append(contentsOf: fields)
-    if batch.count >= Self.batchRows * columnCount { flush() }
+    if let full = batch.add(fields) { post(full) }
   }
 
   /// Hands the rows appended so far to the database's thread.
   public func flush() {
-    guard !batch.isEmpty else { return }
-    thread.post(.rows(table: table, fields: batch), weight: DatabaseThread.weight(ofFields: batch.count))
-    // The message shares the array's storage, so keeping its capacity would copy it; a run with
-    // thousands of sample tables keeps no batch per table either.
-    batch = []
+    if let rest = batch.take() { post(rest) }
+  }
+
+  private func post(_ fields: [Field]) {
+    thread.post(.rows(table: table, fields: fields), weight: DatabaseThread.weight(ofFields: fields.count))
   }
 }

@@ -91,18 +91,11 @@ public struct RowTable<Row>: Sendable {
   public var columns: [Column] { schema.columns }
   public var columnNames: [String] { schema.columnNames }
 
-  /// The fields of `row`, one per column, into `fields`: each overwritten in place, since a long
-  /// table writes millions of rows through the same array (emptying and appending cost more than
-  /// the values themselves).
-  public func fields(of row: Row, into fields: inout [Field]) {
-    if fields.count != values.count { fields = Array(repeating: .missing, count: values.count) }
-    for index in values.indices { fields[index] = values[index](row) }
-  }
-
   /// The fields of `row`, one per column.
   public func fields(of row: Row) -> [Field] { values.map { $0(row) } }
 
-  /// Appends the fields of `row`, one per column, to `fields`.
+  /// Appends the fields of `row`, one per column, to `fields`: a table's writer builds its rows
+  /// straight into the batch it hands over (`TableWriter`).
   public func appendFields(of row: Row, to fields: inout [Field]) {
     for value in values { fields.append(value(row)) }
   }

@@ -21,6 +21,35 @@ public protocol TableRowSink: AnyObject {
   func flush()
 }
 
+/// A sink's rows on their way to its thread, in batches of whole rows: rows appended a few at a
+/// time are gathered, and a writer's batch that arrives whole goes over as it is, not copied
+/// (`TableWriter` hands the same array to every sink).
+struct SinkBatch {
+  /// Fields of a full batch.
+  private let limit: Int
+  private var fields: [Field] = []
+
+  init(rows: Int, columns: Int) { limit = rows * columns }
+
+  /// Adds whole `rows`; the batch to hand over when one is full.
+  mutating func add(_ rows: [Field]) -> [Field]? {
+    guard !rows.isEmpty else { return nil }
+    if fields.isEmpty, rows.count >= limit { return rows }
+    fields.append(contentsOf: rows)
+    return fields.count >= limit ? take() : nil
+  }
+
+  /// The rows gathered so far, if any; the batch starts again empty. A handed-over batch shares
+  /// its storage with the message that carries it, so it is not emptied in place (that would
+  /// copy), and a run with thousands of sample tables keeps no capacity per table.
+  mutating func take() -> [Field]? {
+    guard !fields.isEmpty else { return nil }
+    let taken = fields
+    fields = []
+    return taken
+  }
+}
+
 /// The run's table sinks, in the order they were added.
 public final class TableSinks {
   public private(set) var sinks: [any TableSink] = []

@@ -83,20 +83,21 @@ public struct TableWriter {
 
   /// Hands the pending rows to the sinks and the lane.
   private mutating func handOver() {
-    guard !pending.isEmpty else { return }
-    for sink in sinks { sink.append(pending) }
-    lane?.send(pending)
+    handOver(pending)
     // The array is theirs now: emptying it in place would copy it.
     pending = []
     pending.reserveCapacity(Self.handOverRows * columnCount)
   }
 
+  private func handOver(_ rows: [Field]) {
+    guard !rows.isEmpty else { return }
+    for sink in sinks { sink.append(rows) }
+    lane?.send(rows)
+  }
+
   /// Writes the rest of the table, then syncs and closes the file.
   public func close() throws(OutputError) -> OutputSummary {
-    if !pending.isEmpty {
-      for sink in sinks { sink.append(pending) }
-      lane?.send(pending)
-    }
+    handOver(pending)
     for sink in sinks { sink.flush() }
     if let lane {
       // The lane writes the rows and the closing text.

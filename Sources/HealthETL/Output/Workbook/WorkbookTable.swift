@@ -14,34 +14,24 @@ public final class WorkbookTableWriter: TableRowSink {
   static let batchRows = 512
 
   private let sheet: Int
-  private let columnCount: Int
   private let thread: WorkbookThread
-  private var batch: [Field] = []
+  private var batch: SinkBatch
 
   init(sheet: Int, columnCount: Int, thread: WorkbookThread) {
     self.sheet = sheet
-    self.columnCount = columnCount
     self.thread = thread
+    batch = SinkBatch(rows: Self.batchRows, columns: columnCount)
   }
 
-  /// Appends one row of the table (the fields its CSV row has). A row the workbook cannot take
-  /// fails the workbook's close, which names it.
+  /// Appends whole rows of the table (the fields their CSV rows have). A row the workbook cannot
+  /// take fails the workbook's close, which names it.
   public func append(_ fields: [Field]) {
-    // A writer's whole batch goes over as it is, not copied into this one.
-    if batch.isEmpty, fields.count >= Self.batchRows * columnCount {
-      batch = fields
-      flush()
-      return
-    }
-    batch.append(contentsOf: fields)
-    if batch.count >= Self.batchRows * columnCount { flush() }
+    if let full = batch.add(fields) { thread.post(.rows(sheet: sheet, fields: full)) }
   }
 
   /// Hands the rows appended so far to the workbook's thread.
   public func flush() {
-    guard !batch.isEmpty else { return }
-    thread.post(.rows(sheet: sheet, fields: batch))
-    batch.removeAll(keepingCapacity: true)
+    if let rest = batch.take() { thread.post(.rows(sheet: sheet, fields: rest)) }
   }
 
   /// The sheet column of a table column.

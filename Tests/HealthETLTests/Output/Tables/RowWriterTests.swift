@@ -5,7 +5,7 @@ import Testing
 @testable import HealthETL
 
 /// A `RowWriter` writes each row's fields in the order of its table's declaration, from the
-/// values its columns read, reusing one array of fields for every row.
+/// values its columns read.
 @Suite struct RowWriterTests {
   struct Reading {
     var name: String?
@@ -47,8 +47,8 @@ import Testing
 
   @Test func fieldsOfARowAreItsColumnsValuesInOrder() {
     #expect(Self.table.fields(of: Reading(name: "x", value: 1.5, count: 7)) == [.integer(7), .text("x"), .number(1.5)])
-    var fields: [Field] = [.text("stale")]
-    Self.table.fields(of: Reading(name: nil, value: nil, count: 1), into: &fields)
-    #expect(fields == [.integer(1), .missing, .missing])
+    var fields: [Field] = [.text("before")]
+    Self.table.appendFields(of: Reading(name: nil, value: nil, count: 1), to: &fields)
+    #expect(fields == [.text("before"), .integer(1), .missing, .missing])
   }
 }

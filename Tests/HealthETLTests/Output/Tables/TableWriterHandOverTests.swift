@@ -58,4 +58,27 @@ import Testing
     #expect(lines[1] == "0,r0")
     #expect(lines[rows] == "\(rows - 1),r\(rows - 1)")
   }
+
+  /// A sink's batch: rows that come one at a time are gathered into batches of 3 rows here; a
+  /// batch that comes whole goes over as it is, the same storage.
+  @Test func aSinkGathersSingleRowsAndPassesWholeBatchesOn() {
+    var batch = SinkBatch(rows: 3, columns: 2)
+    let row: [Field] = [.integer(1), .text("a")]
+    #expect(batch.add(row) == nil)
+    #expect(batch.add(row) == nil)
+    #expect(batch.add(row)?.count == 6)
+    #expect(batch.take() == nil)
+    let whole = [Field](repeating: .integer(2), count: 8)
+    let passed = batch.add(whole)
+    #expect(passed == whole)
+    #expect(Self.storage(passed ?? []) == Self.storage(whole))
+    #expect(batch.add(row) == nil)
+    #expect(batch.add([]) == nil)
+    #expect(batch.take() == row)
+    #expect(batch.take() == nil)
+  }
+
+  static func storage(_ fields: [Field]) -> UnsafeRawPointer? {
+    fields.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+  }
 }
