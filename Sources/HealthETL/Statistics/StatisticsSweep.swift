@@ -117,6 +117,13 @@ final class StatisticsSweep {
   private var holding: [Int32] = []
   /// Everything before this bucket has been handed out and written.
   private var openBucket = Int64.min
+  /// Whether every option looks only at where samples start and sources are merged: then only
+  /// the bucket the stream is in has a row, kept here instead of in `rows` (heart rate per
+  /// minute is such a job, and the dictionary and heap per row were most of its sweep).
+  private let startsOnly: Bool
+  /// With `startsOnly`: the bucket the stream is in and its row; `Int64.min` before the first.
+  private var currentBucket = Int64.min
+  private var currentRow = Row()
   /// The bucket handed to `emit`, reused so a row allocates nothing.
   private var bucket: StatisticsBucket
 
@@ -142,6 +149,7 @@ final class StatisticsSweep {
     wantsMergedSum = wantsSum && !job.separateBySource
     wantsDuration = job.options.contains(.duration)
     wantsTwavg = job.options.contains(.twavg)
+    startsOnly = wantsStarts && !wantsOverlaps && !job.separateBySource
     let sourceSlots = job.separateBySource ? max(sourceNames.count, 1) : 1
     coverage = [Coverage](repeating: Coverage(), count: sourceSlots)
     holds = [Holds](repeating: Holds(), count: sourceSlots)
@@ -149,6 +157,7 @@ final class StatisticsSweep {
 
   /// Adds the next sample of the stream (start order).
   func add(_ record: SpillRecord) throws(OutputError) {
+    if startsOnly { return try addStart(record) }
     let start = record.start
     let end = record.end
     let source = job.separateBySource ? groupSources[Int(record.group)] : 0
@@ -159,21 +168,7 @@ final class StatisticsSweep {
 
     if wantsStarts {
       let rank = groupRanks[Int(record.group)]
-      update(key) { row in
-        row.hasStart = true
-        row.count += 1
-        row.total += record.value
-        row.minimum = Swift.min(row.minimum, record.value)
-        row.maximum = Swift.max(row.maximum, record.value)
-        if !row.hasRecent || Self.isMoreRecent(record, rank: rank, than: row) {
-          row.hasRecent = true
-          row.recentStart = start
-          row.recentEnd = end
-          row.recentCreated = record.created
-          row.recentRank = rank
-          row.recentValue = record.value
-        }
-      }
+      update(key) { row in Self.addStart(record, rank: rank, to: &row) }
     }
     guard wantsOverlaps else { return }
     if end > start {
@@ -220,11 +215,46 @@ final class StatisticsSweep {
     }
   }
 
+  /// `add` when only starts count, sources merged: a sample's bucket is never before the one the
+  /// stream is in, so that bucket's row is written as soon as a sample starts in a later one.
+  /// The same terms reach a row in the same order as through `rows`.
+  private func addStart(_ record: SpillRecord) throws(OutputError) {
+    let bucket = buckets.index(containing: record.start)
+    if bucket != currentBucket {
+      if currentBucket != .min { try write(RowKey(bucket: currentBucket, source: 0), currentRow) }
+      currentBucket = bucket
+      currentRow = Row()
+    }
+    Self.addStart(record, rank: groupRanks[Int(record.group)], to: &currentRow)
+  }
+
+  /// What a sample adds to the bucket it starts in.
+  @inline(__always) private static func addStart(_ record: SpillRecord, rank: Int32, to row: inout Row) {
+    row.hasStart = true
+    row.count += 1
+    row.total += record.value
+    row.minimum = Swift.min(row.minimum, record.value)
+    row.maximum = Swift.max(row.maximum, record.value)
+    if !row.hasRecent || isMoreRecent(record, rank: rank, than: row) {
+      row.hasRecent = true
+      row.recentStart = record.start
+      row.recentEnd = record.end
+      row.recentCreated = record.created
+      row.recentRank = rank
+      row.recentValue = record.value
+    }
+  }
+
   /// Rows held, waiting for their bucket to close (tests watch it stay small).
-  var openRows: Int { rows.count }
+  var openRows: Int { startsOnly ? (currentBucket == .min ? 0 : 1) : rows.count }
 
   /// Hands out every remaining bucket.
   func finish() throws(OutputError) {
+    if startsOnly {
+      if currentBucket != .min { try write(RowKey(bucket: currentBucket, source: 0), currentRow) }
+      currentBucket = .min
+      return
+    }
     try advance(to: .max)
     try flush(before: .max)
   }
