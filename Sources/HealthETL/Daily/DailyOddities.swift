@@ -95,7 +95,10 @@ final class OverlapWatch: StatisticsStreamObserver {
   private var types: [String] = []
   private var summed: [Bool] = []
   private var groupSources: [String] = []
-  private var chains: [Int64: Chain] = [:]
+  /// The stream whose chains `chains` holds: the merge hands out one stream after another.
+  private var chainStream: Int32 = -1
+  /// Per group: its open chain in `chainStream`.
+  private var chains: [Chain?] = []
   private var overlapDays: [Int64: Day] = [:]
   private var rules: ZoneRules?
 
@@ -107,14 +110,19 @@ final class OverlapWatch: StatisticsStreamObserver {
     self.types = types
     self.groupSources = groupSources
     summed = types.map { SampleTypeInfo.aggregation(ofShortName: $0)?.isCumulative ?? false }
+    chains = [Chain?](repeating: nil, count: groupSources.count)
   }
 
   func observe(stream: Int32, start: Int64, end: Int64, value: Double, group: Int32) {
     guard summed[Int(stream)], end > start else { return }
-    let key = Int64(stream) << 32 | Int64(group)
-    guard var chain = chains[key], start < chain.latestEnd else {
-      if let done = chains[key] { close(done, stream: stream, group: group) }
-      chains[key] = Chain(start: start, latestStart: start, latestEnd: end, total: value)
+    if stream != chainStream {
+      closeChains()
+      chainStream = stream
+    }
+    let slot = Int(group)
+    guard var chain = chains[slot], start < chain.latestEnd else {
+      if let done = chains[slot] { close(done, stream: stream, group: group) }
+      chains[slot] = Chain(start: start, latestStart: start, latestEnd: end, total: value)
       return
     }
     let overlap = min(end, chain.latestEnd) - start
@@ -126,12 +134,22 @@ final class OverlapWatch: StatisticsStreamObserver {
       chain.latestStart = start
       chain.latestEnd = end
     }
-    chains[key] = chain
+    chains[slot] = chain
   }
 
   func end() {
-    for (key, chain) in chains { close(chain, stream: Int32(key >> 32), group: Int32(truncatingIfNeeded: key)) }
-    chains = [:]
+    closeChains()
+    chains = []
+  }
+
+  /// Closes the open chains of `chainStream` in group order, so that which chain a day names first
+  /// and the order its totals are summed in are the same on every run.
+  private func closeChains() {
+    for group in chains.indices {
+      guard let chain = chains[group] else { continue }
+      close(chain, stream: chainStream, group: Int32(group))
+      chains[group] = nil
+    }
   }
 
   private func close(_ chain: Chain, stream: Int32, group: Int32) {

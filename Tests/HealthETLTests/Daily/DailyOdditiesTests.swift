@@ -61,6 +61,31 @@ import Testing
     #expect(daily?.days.first { $0.date.description == "2024-03-18" }?[.distanceKm] == 12)
   }
 
+  /// Two sources' overlapping steps on one day, each the last of its source, so both are only
+  /// closed at the end of the stream: the day names the source seen first in the export (Zeta),
+  /// on every run. They were closed in a dictionary's order, which Swift seeds anew in every
+  /// process, so the day named either source (Alpha in one of six runs of the old code here).
+  @Test func aDayOfSeveralSourcesOverlapsNamesTheSourceSeenFirst() throws {
+    let body = [
+      Self.record("StepCount", "Zeta", "600", "count", "2024-03-21 08:00:00", "2024-03-21 08:10:00"),
+      Self.record("StepCount", "Zeta", "600", "count", "2024-03-21 08:02:00", "2024-03-21 08:12:00"),
+      Self.record("StepCount", "Alpha", "300", "count", "2024-03-21 15:00:00", "2024-03-21 15:10:00"),
+      Self.record("StepCount", "Alpha", "300", "count", "2024-03-21 15:01:00", "2024-03-21 15:11:00"),
+    ].joined(separator: "\n")
+    var daily: DailyMart?
+    let result = try StageHarness.run(StageHarness.export(body), zone: .named("UTC")) { _ in
+      daily = DailyMart(destinations: [])
+      return [daily!]
+    }
+    defer { result.remove() }
+    let found = try #require(daily?.oddities?.found)
+    #expect(
+      found.first { $0.rule.key == "oneSourceOverlaps" }?.items.map { "\($0.date!) \($0.detail)" } == [
+        "2024-03-21 StepCount: Zeta wrote 4 samples that overlap each other (1,800 steps together), from 08:00 "
+          + "to 08:12 and 1 more times that day; HealthKit adds them too"
+      ])
+  }
+
   @Test func theDaysOfOverlappingStepsReachTheProduct() throws {
     final class Reader: Mart {
       var days: DailyDays?
