@@ -152,10 +152,13 @@ public enum DailyMeasure: Int, Sendable, CaseIterable {
   /// The cell of `written` (the value as its own output writes it): in the column's unit, rounded
   /// to the column's places exactly on the decimal text of the converted value, so that 0.005 h
   /// (18 s) shows as 0.01 as it would in a decimal calculator, not as 0.0 by a Double just below
-  /// 0.005.
+  /// 0.005. `NumberText.rounded` goes through the decimal only near a half: always doing so was
+  /// two thirds of the daily table's finish.
   public func shown(_ written: Double) -> Double {
     let converted = conversion?.fromBase(written) ?? written
-    return (ExactDecimal(converted)?.rounded(places: places).doubleValue) ?? converted
+    let rounded = NumberText.rounded(converted, decimals: places)
+    // A small negative value rounds to 0, not -0 (the decimal has no sign at zero).
+    return rounded == 0 ? 0 : rounded
   }
 
   /// Decimal places of the column (what the Health app shows).

@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 import Testing
 
@@ -20,6 +21,36 @@ import Testing
     #expect(DailyMeasure.restingHeartRate.shown(59.95) == 60)
     // Workout minutes: 1283.982 s = 21.3997 min → 21.
     #expect(DailyMeasure.workoutMinutes.shown(1283.982) == 21)
+  }
+
+  /// `shown` rounds through the decimal only near a half; everywhere it must give what rounding
+  /// the decimal of every value gives: here values at and next to the halves of every column's
+  /// places, and spread over magnitudes from 1e-6 to 1e9, in both signs.
+  @Test func shownIsTheDecimalRoundingForEveryValue() {
+    func exact(_ measure: DailyMeasure, _ written: Double) -> Double {
+      let converted = measure.conversion?.fromBase(written) ?? written
+      let rounded = (ExactDecimal(converted)?.rounded(places: measure.places).doubleValue) ?? converted
+      return rounded == 0 ? 0 : rounded
+    }
+    var generator = SystemRandomNumberGenerator()
+    var values: [Double] = [0, -0.0, 0.0049, -0.0049, 1e-300, 4_503_599_627_370_497, 1e300]
+    for half in 0..<2_000 {
+      let value = (Double(half) + 0.5) / 1000
+      values += [value, value.nextUp, value.nextDown, value * 100, (value * 100).nextDown, -value]
+    }
+    for _ in 0..<4_000 {
+      let value = Double.random(in: 1...10, using: &generator) * Foundation.pow(10, Double(Int.random(in: -6...9)))
+      values += [value, -value]
+    }
+    for measure in [DailyMeasure.steps, .distanceKm, .asleepHours, .heartRateAvg, .bodyFat, .workoutMinutes] {
+      for value in values {
+        let shown = measure.shown(value)
+        guard shown.bitPattern == exact(measure, value).bitPattern else {
+          Issue.record("\(measure) \(value): \(shown), not \(exact(measure, value))")
+          return
+        }
+      }
+    }
   }
 
   @Test func roundingIsOnTheDecimalTheValueStandsFor() {
