@@ -59,6 +59,31 @@ public indirect enum ReportJSON: Equatable {
   /// noise cannot move a half (`1.005` → `1.01`). Null for a missing or non-finite value.
   public static func rounded(_ value: Double?, csv precision: NumberPrecision, places: Int) -> ReportJSON {
     guard let value, value.isFinite else { return .null }
+    // `NumberText.rounded` rounds the same decimal text the same way, through the decimal only
+    // near a half; its result's own text is that decimal whenever it is plain and has at most 15
+    // significant digits. Building and rounding the text digit by digit was most of the report's
+    // finish (two numbers per point of every route's outline).
+    if places >= 0, places <= 15 {
+      let written = NumberText.roundedAsWritten(value, precision: precision)
+      let result = NumberText.rounded(written, decimals: places)
+      let magnitude = Swift.abs(result)
+      if result == result.rounded() ? magnitude < 1e15 : magnitude >= 1e-4 && magnitude < bounds[places] {
+        var text: [UInt8] = []
+        CSVField.appendNumber(result == 0 ? 0 : result, to: &text)
+        return .number(String(decoding: text, as: UTF8.self))
+      }
+    }
+    return roundedByText(value, csv: precision, places: places)
+  }
+
+  /// 10^(15 - places): below it a number of `places` decimals has at most 15 significant digits.
+  private static let bounds = (0...15).map { places in
+    (places..<15).reduce(1.0) { power, _ in power * 10 }
+  }
+
+  /// `rounded(_:csv:places:)` on the decimal text, digit by digit: where the result's own text
+  /// would not be its decimal, and what tests check the shorter way against.
+  static func roundedByText(_ value: Double, csv precision: NumberPrecision, places: Int) -> ReportJSON {
     var text: [UInt8] = []
     NumberText.append(value, precision: precision, to: &text)
     if let decimal = roundDecimalText(text, places: places) { return .number(decimal) }

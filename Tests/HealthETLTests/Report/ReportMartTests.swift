@@ -7,6 +7,35 @@ import Testing
 
 /// The report's data (Pipelines/report/DATA.md) on small staged exports, values worked out by hand.
 @Suite struct ReportMartTests {
+  /// The rounding that goes through `NumberText.rounded` writes what rounding the decimal text
+  /// digit by digit writes, for every precision a report column has: values at, next to and between
+  /// the halves of each number of places, coordinates, tiny and huge values, both signs.
+  @Test func roundedNumbersAreTheDecimalTextRounded() {
+    var generator = SystemRandomNumberGenerator()
+    var values: [Double] = [0, -0.0, 1e-300, 0.00005, 0.000049999, 0.0001, 0.00009999, 1e15, 9.5e14, 1e16, 1e300]
+    for half in 0..<1_500 {
+      let value = (Double(half) + 0.5) / 100
+      values += [value, value.nextUp, value.nextDown, value / 1000, (value / 1000).nextDown]
+    }
+    for _ in 0..<3_000 {
+      values.append(Double.random(in: 1...10, using: &generator) * pow(10, Double(Int.random(in: -7...16))))
+      values.append(Double.random(in: -90...90, using: &generator))
+    }
+    let precisions: [NumberPrecision] = [.asRecorded, .decimals(0), .decimals(1), .decimals(2), .significantDigits(12)]
+    for value in values + values.map(-) {
+      for precision in precisions {
+        for places in [0, 1, 2, 5] {
+          let shown = ReportJSON.rounded(value, csv: precision, places: places).text
+          let expected = ReportJSON.roundedByText(value, csv: precision, places: places).text
+          guard shown == expected else {
+            Issue.record("\(value) at \(precision), \(places) places: \(shown), not \(expected)")
+            return
+          }
+        }
+      }
+    }
+  }
+
   static let template =
     Array(
       "<html><script><!--HEALTHETL:CHART_JS--></script>\n<script type=\"application/json\" id=\"report-data\">"
@@ -66,6 +95,10 @@ import Testing
     #expect(ReportJSON.rounded(59.99999999999999, csv: .significantDigits(12), places: 1).text == "60")
     #expect(ReportJSON.rounded(.nan, csv: .asRecorded, places: 1).text == "null")
     #expect(ReportJSON.rounded(text: "12.35", places: 1).text == "12.4")
+    // A value whose own text has an exponent keeps one (JSON allows it).
+    #expect(ReportJSON.rounded(0.000012, csv: .asRecorded, places: 5).text == "1e-05")
+    #expect(ReportJSON.rounded(0.00012, csv: .asRecorded, places: 4).text == "0.0001")
+    #expect(ReportJSON.rounded(47.123455, csv: .asRecorded, places: 5).text == "47.12346")
     #expect(ReportJSON.rounded(text: "abc", places: 1).text == "null")
   }
 

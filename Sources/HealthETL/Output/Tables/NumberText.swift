@@ -7,10 +7,15 @@ enum NumberText {
   /// Appends `value` rounded to `precision`; nothing for a non-finite value.
   static func append(_ value: Double, precision: NumberPrecision, to out: inout [UInt8]) {
     guard value.isFinite else { return }
+    CSVField.appendNumber(roundedAsWritten(value, precision: precision), to: &out)
+  }
+
+  /// The value `append` writes the text of: `value` rounded to `precision`.
+  static func roundedAsWritten(_ value: Double, precision: NumberPrecision) -> Double {
     switch precision {
-    case .asRecorded, .byUnit: CSVField.appendNumber(value, to: &out)
-    case .significantDigits(let digits): CSVField.appendNumber(rounded(value, significantDigits: digits), to: &out)
-    case .decimals(let places): CSVField.appendNumber(rounded(value, decimals: places), to: &out)
+    case .asRecorded, .byUnit: return value
+    case .significantDigits(let digits): return rounded(value, significantDigits: digits)
+    case .decimals(let places): return rounded(value, decimals: places)
     }
   }
 
