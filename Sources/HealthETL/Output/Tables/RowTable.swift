@@ -97,7 +97,9 @@ public struct RowTable<Row>: Sendable {
   /// Appends the fields of `row`, one per column, to `fields`: a table's writer builds its rows
   /// straight into the batch it hands over (`TableWriter`).
   public func appendFields(of row: Row, to fields: inout [Field]) {
-    for value in values { fields.append(value(row)) }
+    // By index: iterating the closures copied each one, retaining and releasing its context for
+    // every field of every row.
+    for index in values.indices { fields.append(values[index](row)) }
   }
 }
 
