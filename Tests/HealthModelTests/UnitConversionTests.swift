@@ -52,3 +52,28 @@ import Testing
     #expect(DecimalParser.parse(text) == nil)
   }
 }
+
+/// `ExactDecimal.doubleValue` skips writing and parsing the text where one multiplication or
+/// division is exact: it must give what parsing the text gives, for every number of digits and
+/// every power of ten on both sides of that range.
+@Suite struct ExactDecimalDoubleTests {
+  @Test func theNearestDoubleIsTheParsedText() {
+    var generator = SystemRandomNumberGenerator()
+    var texts = [
+      "0", "-0", "1", "-1", "0.1", "1.005", "2.17", "123456789012345", "1234567890123456", "9007199254740993",
+    ]
+    for _ in 0..<20_000 {
+      let digits = Int.random(in: 1...18, using: &generator)
+      var text = Int.random(in: 0...1, using: &generator) == 0 ? "" : "-"
+      for _ in 0..<digits { text.append(Character(String(Int.random(in: 0...9, using: &generator)))) }
+      text += "e\(Int.random(in: -30...30, using: &generator))"
+      texts.append(text)
+    }
+    for text in texts {
+      let decimal = ExactDecimal(text)!
+      let parsed = Double(decimal.description)!
+      #expect(decimal.doubleValue.bitPattern == parsed.bitPattern, "\(text): \(decimal.doubleValue), not \(parsed)")
+      if decimal.doubleValue.bitPattern != parsed.bitPattern { return }
+    }
+  }
+}

@@ -11,6 +11,7 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
   public private(set) var isNegative: Bool
 
   public static let zero = ExactDecimal(digits: [], exponent: 0, isNegative: false)
+  public static let one = ExactDecimal(digits: [1], exponent: 0, isNegative: false)
 
   private init(digits: [UInt8], exponent: Int, isNegative: Bool) {
     var digits = digits
@@ -102,7 +103,20 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The Double nearest to the exact value (one correctly rounded conversion).
-  public var doubleValue: Double { Double(description) ?? .nan }
+  /// The nearest Double. With at most 15 digits and a power of ten of at most 22 both are exact
+  /// Doubles, so one multiplication or division rounds correctly (Clinger's fast path, the one
+  /// `strtod` takes first), without writing and parsing the text.
+  public var doubleValue: Double {
+    guard digits.count <= 15, exponent >= -22, exponent <= 22 else { return Double(description) ?? .nan }
+    var significand = 0.0
+    for digit in digits { significand = significand * 10 + Double(digit) }
+    let magnitude =
+      exponent >= 0 ? significand * Self.powersOfTen[exponent] : significand / Self.powersOfTen[-exponent]
+    return isNegative ? -magnitude : magnitude
+  }
+
+  /// 10⁰ … 10²², each exact in a Double.
+  private static let powersOfTen = (0...22).map { power in (0..<power).reduce(1.0) { value, _ in value * 10 } }
 
   public static func * (lhs: ExactDecimal, rhs: ExactDecimal) -> ExactDecimal {
     guard !lhs.isZero, !rhs.isZero else { return .zero }

@@ -18,6 +18,9 @@ public struct UnitConversion: Sendable, Hashable {
   let shift: ExactDecimal
   let numerator: ExactDecimal
   let denominator: ExactDecimal
+  /// 1 ÷ the factor as an exact decimal, when the unit is the base times a power of ten (or one
+  /// with a finite decimal inverse), for `fromBase`.
+  let decimalInverse: ExactDecimal?
 
   init(
     baseUnit: String, numerator: String = "1", denominator: String = "1", shift: String = "0",
@@ -28,6 +31,13 @@ public struct UnitConversion: Sendable, Hashable {
     self.numerator = ExactDecimal(numerator)!
     self.denominator = ExactDecimal(denominator)!
     self.isKnown = isKnown
+    if self.shift.isZero, self.denominator == .one, let inverse = ExactDecimal(1 / self.numerator.doubleValue),
+      inverse * self.numerator == .one
+    {
+      decimalInverse = inverse
+    } else {
+      decimalInverse = nil
+    }
     if let symbol {
       canonicalUnit = symbol
       factor = 1
@@ -47,13 +57,13 @@ public struct UnitConversion: Sendable, Hashable {
   /// division by a constant that is not a power of ten is the one binary step).
   public func exactlyInBase(_ value: ExactDecimal) -> Double {
     let scaled = (value + shift) * numerator
-    return denominator == ExactDecimal("1")! ? scaled.doubleValue : scaled.doubleValue / denominator.doubleValue
+    return denominator == ExactDecimal.one ? scaled.doubleValue : scaled.doubleValue / denominator.doubleValue
   }
 
   /// `value` in `baseUnit` as an exact decimal (for sums that must be rounded once, at the end);
   /// nil when the conversion divides.
   public func exactDecimalInBase(_ value: ExactDecimal) -> ExactDecimal? {
-    guard denominator == ExactDecimal("1")! else { return nil }
+    guard denominator == ExactDecimal.one else { return nil }
     return (value + shift) * numerator
   }
 
@@ -62,9 +72,7 @@ public struct UnitConversion: Sendable, Hashable {
   /// value's decimal text (1234.5 m is 1.2345 km, not 1.2345000000000002); otherwise one multiply
   /// by the inverse ratio.
   public func fromBase(_ value: Double) -> Double {
-    if shift.isZero, denominator == ExactDecimal("1")!, let inverse = ExactDecimal(1 / numerator.doubleValue),
-      inverse * numerator == ExactDecimal("1")!, let exact = ExactDecimal(value)
-    {
+    if let inverse = decimalInverse, let exact = ExactDecimal(value) {
       return (exact * inverse).doubleValue
     }
     return (value - offset) * (1 / factor)
@@ -81,8 +89,8 @@ public struct UnitConversion: Sendable, Hashable {
     if !shift.isZero {
       parts.append((shift.isNegative ? "− " : "+ ") + (shift.isNegative ? (-shift) : shift).description)
     }
-    if numerator != ExactDecimal("1")! { parts.append("× " + numerator.description) }
-    if denominator != ExactDecimal("1")! { parts.append("÷ " + denominator.description) }
+    if numerator != ExactDecimal.one { parts.append("× " + numerator.description) }
+    if denominator != ExactDecimal.one { parts.append("÷ " + denominator.description) }
     return parts.isEmpty ? "× 1" : parts.joined(separator: ", ")
   }
 
