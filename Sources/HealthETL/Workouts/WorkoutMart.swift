@@ -147,7 +147,7 @@ public final class WorkoutMart: Mart {
     }
     slim.events = workout.events.map { event in
       var kept = event
-      if event.type != WorkoutRowBuilder.eventPrefix + "Lap" { kept.metadata = [] }
+      if event.type != WorkoutRowBuilder.lapEventType { kept.metadata = [] }
       return kept
     }
     slim.routes = workout.routes.map { route in

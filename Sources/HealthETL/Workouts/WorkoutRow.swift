@@ -141,6 +141,8 @@ struct WorkoutRowBuilder {
 
   static let typePrefix = "HKQuantityTypeIdentifier"
   static let eventPrefix = "HKWorkoutEventType"
+  static let lapEventType = eventPrefix + "Lap"
+  static let segmentEventType = eventPrefix + "Segment"
   /// HKWorkoutEventType raw-value order (HealthKit's `HKWorkout.h`: pause 1 …
   /// pauseOrResumeRequest 8), the order of the `events` pairs.
   static let eventOrder = [

@@ -316,7 +316,7 @@ enum WatchSplits {
   /// unknown.
   static func splits(_ workout: WorkoutElement, distanceMeters: Double?, pauses: PauseIntervals) -> [WorkoutSplit] {
     var segments: [(start: Double, end: Double)] = []
-    for event in workout.events where event.type == WorkoutRowBuilder.eventPrefix + "Segment" {
+    for event in workout.events where event.type == WorkoutRowBuilder.segmentEventType {
       guard let date = event.date,
         let seconds = event.duration.flatMap({ duration in
           ExactDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }

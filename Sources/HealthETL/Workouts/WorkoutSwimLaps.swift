@@ -38,7 +38,7 @@ extension WorkoutRowBuilder {
 
   static func lapEvents(_ workout: WorkoutElement) -> [LapEvent] {
     workout.events.compactMap { event in
-      guard event.type == eventPrefix + "Lap", let date = event.date else { return nil }
+      guard event.type == lapEventType, let date = event.date else { return nil }
       let seconds = event.duration.flatMap { duration in
         ExactDecimal(duration.text).flatMap { WorkoutUnits.convert($0, unit: duration.unit, to: .time) }
       }
