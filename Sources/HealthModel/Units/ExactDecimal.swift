@@ -102,10 +102,10 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
     return text
   }
 
-  /// The Double nearest to the exact value (one correctly rounded conversion).
-  /// The nearest Double. With at most 15 digits and a power of ten of at most 22 both are exact
-  /// Doubles, so one multiplication or division rounds correctly (Clinger's fast path, the one
-  /// `strtod` takes first), without writing and parsing the text.
+  /// The Double nearest to the exact value (one correctly rounded conversion). With at most 15
+  /// digits and a power of ten of at most 22 both are exact Doubles, so one multiplication or
+  /// division is that conversion (Clinger's fast path, the one `strtod` takes first), without
+  /// writing and parsing the text.
   public var doubleValue: Double {
     guard digits.count <= 15, exponent >= -22, exponent <= 22 else { return Double(description) ?? .nan }
     var significand = 0.0
