@@ -105,12 +105,12 @@ private enum DatabaseWriting {
               parameter = try binders[table].bind(fields[start..<(start + width)], to: batchInsert, from: parameter)
               start += width
             }
-            try batchInsert.insert()
+            try binders[table].insert(batchInsert)
             rows[table] += batchRows
           }
           while start + width <= fields.endIndex {
             try binders[table].bind(fields[start..<(start + width)], to: insert)
-            try insert.insert()
+            try binders[table].insert(insert)
             rows[table] += 1
             start += width
           }

@@ -183,6 +183,36 @@ final class SQLiteStatement {
     guard code == SQLITE_DONE else { throw database.failure(sql, code) }
   }
 
+  /// Binds each of `texts` (a parameter and the range of its UTF-8 bytes in `arena`) without
+  /// copying it, then runs the statement once like `insert()`. SQLite reads such bytes only while
+  /// it steps, which happens here, while `arena` cannot change; the bindings are cleared before
+  /// returning, so none is left pointing at it. A text of no bytes is empty text, never NULL.
+  func insert(texts: [BoundText], in arena: [UInt8]) throws(SQLiteError) {
+    let code = arena.withUnsafeBytes { buffer -> Int32 in
+      for text in texts {
+        let code =
+          text.bytes.isEmpty
+          ? sqlite3_bind_text64(statement, text.parameter, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+          : sqlite3_bind_text64(
+            statement, text.parameter,
+            (buffer.baseAddress! + text.bytes.lowerBound).assumingMemoryBound(to: CChar.self),
+            UInt64(text.bytes.count), nil, UInt8(SQLITE_UTF8))
+        guard code == SQLITE_OK else { return code }
+      }
+      let code = sqlite3_step(statement)
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+      return code == SQLITE_DONE ? SQLITE_OK : code
+    }
+    try check(code)
+  }
+
+  /// A text parameter of `insert(texts:in:)`.
+  struct BoundText {
+    var parameter: Int32
+    var bytes: Range<Int>
+  }
+
   /// Runs the statement with `values` bound and returns every row.
   func rows(_ values: [SQLiteValue]) throws(SQLiteError) -> [[SQLiteValue]] {
     try bind(values)

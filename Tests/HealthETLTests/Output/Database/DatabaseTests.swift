@@ -58,6 +58,42 @@ import Testing
     #expect(throws: SQLiteError.self) { try SQLiteDatabase(path: "/nonexistent-folder/x.sqlite") }
   }
 
+  /// Texts reach SQLite from the binder's buffer without a copy: rows of one statement each keep
+  /// their own texts, and a run after one with longer texts stores its own, not what the buffer
+  /// held before. A refused run leaves no text bound, and the statement takes the next rows.
+  @Test func textsOfARunAreReadFromOneBuffer() throws {
+    let columns: [Column] = [.text("id", "i"), .instant("start", "s"), .text("note", "n")]
+    let table = DatabaseTable(name: "t", file: "t.csv", rows: "r", columns: columns, keys: .none, foreignKeys: [])
+    let database = try SQLiteDatabase(path: ":memory:")
+    try database.execute(
+      "CREATE TABLE t (id TEXT PRIMARY KEY, start TEXT, start_unix INTEGER, note TEXT)")
+    let two = try database.prepare(table.insertStatement(rows: 2))
+    let one = try database.prepare(table.insertStatement(rows: 1))
+    var binder = DatabaseRowBinder(columns: columns, zone: .fixed(offsetSeconds: 0))
+    let start = Instant(seconds: 1_710_716_523)
+    let next = try binder.bind(
+      [.text("first"), .instant(start), .text(String(repeating: "long ", count: 50))][...], to: two)
+    try binder.bind([.text("second"), .missing, .text("é")][...], to: two, from: next)
+    try binder.insert(two)
+    try binder.bind([.text("3"), .instant(Instant(seconds: 0)), .text("short")][...], to: one)
+    try binder.insert(one)
+    // A duplicate key is refused; the next run still stores its own values.
+    try binder.bind([.text("3"), .missing, .text("refused")][...], to: one)
+    #expect(throws: SQLiteError.self) { try binder.insert(one) }
+    try binder.bind([.text("4"), .missing, .missing][...], to: one)
+    try binder.insert(one)
+    #expect(
+      try database.rows("SELECT id, start, start_unix, note FROM t ORDER BY rowid") == [
+        [
+          .text("first"), .text("2024-03-17T23:02:03+00:00"), .integer(1_710_716_523),
+          .text(String(repeating: "long ", count: 50)),
+        ],
+        [.text("second"), .null, .null, .text("é")],
+        [.text("3"), .text("1970-01-01T00:00:00+00:00"), .integer(0), .text("short")],
+        [.text("4"), .null, .null, .null],
+      ])
+  }
+
   @Test func valuesAreTheCSVsTypedAndEmptyIsNull() throws {
     let columns: [Column] = [
       .date("date", "d"), .instant("start", "s"), .localTime("t"), .number("km", precision: .decimals(2), "n"),
@@ -86,10 +122,10 @@ import Testing
         .date(CivilDate(daysSinceEpoch: 19_800)), .instant(start), .instant(start), .number(12.345_6), .integer(42),
         .boolean(true), .text("x"),
       ][...], to: insert)
-    try insert.insert()
+    try binder.insert(insert)
     try binder.bind(
       [.missing, .missing, .missing, .number(.nan), .missing, .boolean(false), .text("")][...], to: insert)
-    try insert.insert()
+    try binder.insert(insert)
     #expect(
       try database.rows("SELECT * FROM t ORDER BY rowid") == [
         [
