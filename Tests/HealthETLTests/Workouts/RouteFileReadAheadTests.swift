@@ -39,7 +39,7 @@ import Testing
     }
   }
 
-  @Test(.timeLimit(.minutes(2))) func filesArriveInNameOrderWithTheirPointsInChunks() throws {
+  @Test(.timeLimit(.minutes(10))) func filesArriveInNameOrderWithTheirPointsInChunks() throws {
     let folder = try Self.export([
       "b.gpx": Self.gpx(points: RouteFileReadAhead.chunkPoints + 5),
       "a.gpx": Self.gpx(points: 2),
@@ -58,7 +58,7 @@ import Testing
     if case .end = reader.next() {} else { Issue.record("an event after the end") }
   }
 
-  @Test(.timeLimit(.minutes(2))) func aZipThatCannotBeOpenedSaysSoAndEnds() {
+  @Test(.timeLimit(.minutes(10))) func aZipThatCannotBeOpenedSaysSoAndEnds() {
     let reader = RouteFileReadAhead(
       .zip(path: "/nonexistent-\(UUID().uuidString).zip", prefix: "apple_health_export/"), folder: "workout-routes",
       executor: testExecutor)
@@ -67,7 +67,7 @@ import Testing
 
   /// More chunks than may wait, and the reader dropped after the first event: the thread stops
   /// and is waited for, rather than waiting for room for ever.
-  @Test(.timeLimit(.minutes(2))) func aReaderLeftEarlyStopsItsThread() throws {
+  @Test(.timeLimit(.minutes(10))) func aReaderLeftEarlyStopsItsThread() throws {
     let points = RouteFileReadAhead.chunkPoints * (RouteFileReadAhead.depth + 4)
     let folder = try Self.export(["long.gpx": Self.gpx(points: points), "next.gpx": Self.gpx(points: 1)])
     defer { try? FileManager.default.removeItem(at: folder) }
