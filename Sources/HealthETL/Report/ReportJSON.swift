@@ -67,18 +67,15 @@ public indirect enum ReportJSON: Equatable {
       let written = NumberText.roundedAsWritten(value, precision: precision)
       let result = NumberText.rounded(written, decimals: places)
       let magnitude = Swift.abs(result)
-      if result == result.rounded() ? magnitude < 1e15 : magnitude >= 1e-4 && magnitude < bounds[places] {
+      if result == result.rounded()
+        ? magnitude < 1e15 : magnitude >= 1e-4 && magnitude < NumberText.powersOfTen[15 - places]
+      {
         var text: [UInt8] = []
         CSVField.appendNumber(result == 0 ? 0 : result, to: &text)
         return .number(String(decoding: text, as: UTF8.self))
       }
     }
     return roundedByText(value, csv: precision, places: places)
-  }
-
-  /// 10^(15 - places): below it a number of `places` decimals has at most 15 significant digits.
-  private static let bounds = (0...15).map { places in
-    (places..<15).reduce(1.0) { power, _ in power * 10 }
   }
 
   /// `rounded(_:csv:places:)` on the decimal text, digit by digit: where the result's own text

@@ -168,7 +168,7 @@ final class StatisticsSweep {
 
     if wantsStarts {
       let rank = groupRanks[Int(record.group)]
-      update(key) { row in Self.addStart(record, rank: rank, to: &row) }
+      update(key) { row in Self.countStart(record, rank: rank, in: &row) }
     }
     guard wantsOverlaps else { return }
     if end > start {
@@ -225,11 +225,11 @@ final class StatisticsSweep {
       currentBucket = bucket
       currentRow = Row()
     }
-    Self.addStart(record, rank: groupRanks[Int(record.group)], to: &currentRow)
+    Self.countStart(record, rank: groupRanks[Int(record.group)], in: &currentRow)
   }
 
   /// What a sample adds to the bucket it starts in.
-  @inline(__always) private static func addStart(_ record: SpillRecord, rank: Int32, to row: inout Row) {
+  @inline(__always) private static func countStart(_ record: SpillRecord, rank: Int32, in row: inout Row) {
     row.hasStart = true
     row.count += 1
     row.total += record.value

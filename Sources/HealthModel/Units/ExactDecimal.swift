@@ -111,12 +111,10 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
     var significand = 0.0
     for digit in digits { significand = significand * 10 + Double(digit) }
     let magnitude =
-      exponent >= 0 ? significand * Self.powersOfTen[exponent] : significand / Self.powersOfTen[-exponent]
+      exponent >= 0
+      ? significand * DecimalParser.powersOfTen[exponent] : significand / DecimalParser.powersOfTen[-exponent]
     return isNegative ? -magnitude : magnitude
   }
-
-  /// 10⁰ … 10²², each exact in a Double.
-  private static let powersOfTen = (0...22).map { power in (0..<power).reduce(1.0) { value, _ in value * 10 } }
 
   public static func * (lhs: ExactDecimal, rhs: ExactDecimal) -> ExactDecimal {
     guard !lhs.isZero, !rhs.isZero else { return .zero }

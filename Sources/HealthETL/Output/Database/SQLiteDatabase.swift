@@ -241,8 +241,8 @@ final class SQLiteStatement {
   }
 
   // Binding one parameter (numbered from 1) for the next `insert()`: a row of a long table is
-  // bound value by value, its dates straight from a reused buffer, so no value becomes a `String`
-  // or an array element on the way.
+  // bound value by value, its texts, dates and times by `insert(texts:in:)` from one buffer, so no
+  // value becomes a `String` or an array element on the way.
 
   func bindNull(_ index: Int32) throws(SQLiteError) { try check(sqlite3_bind_null(statement, index)) }
 
@@ -259,18 +259,6 @@ final class SQLiteStatement {
   func bind(_ index: Int32, text: String) throws(SQLiteError) {
     let code = text.withCString { bytes in
       sqlite3_bind_text64(statement, index, bytes, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
-    }
-    try check(code)
-  }
-
-  /// UTF-8 `bytes`, copied like a `String`'s; no bytes bind an empty text (never NULL).
-  func bind(_ index: Int32, utf8 bytes: [UInt8]) throws(SQLiteError) {
-    // An empty array may have no storage, and a nil pointer would bind NULL.
-    guard !bytes.isEmpty else { return try bind(index, text: "") }
-    let code = bytes.withUnsafeBytes { buffer in
-      sqlite3_bind_text64(
-        statement, index, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(buffer.count),
-        Self.transient, UInt8(SQLITE_UTF8))
     }
     try check(code)
   }

@@ -32,7 +32,7 @@ enum NumberText {
   /// the Double is exact enough except within a few units in the last place of a half, where
   /// the product's own rounding could tip it; there the decimal is rounded digit by digit.
   /// 10⁰ … 10²², every one exact in a Double: `pow` is the slowest part of rounding otherwise.
-  private static let powersOfTen = (0...22).map { Foundation.pow(10.0, Double($0)) }
+  static let powersOfTen = (0...22).map { Foundation.pow(10.0, Double($0)) }
 
   static func rounded(_ value: Double, decimals places: Int) -> Double {
     guard value.isFinite else { return value }

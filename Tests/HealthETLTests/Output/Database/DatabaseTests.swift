@@ -134,11 +134,11 @@ import Testing
         ],
         [.null, .null, .null, .null, .null, .null, .integer(0), .null],
       ])
-    // Text with a NUL inside keeps its length; an empty byte buffer is empty text, not NULL.
+    // Text with a NUL inside keeps its length; an empty text is empty, not NULL.
     let texts = try database.prepare("SELECT length(CAST(? AS BLOB)), ? IS NULL, length(?)")
     try texts.bind(1, text: "a\u{0}b")
-    try texts.bind(2, utf8: [])
-    try texts.bind(3, utf8: Array("héllo".utf8))
+    try texts.bind(2, text: "")
+    try texts.bind(3, text: "héllo")
     #expect(try texts.rows([]) == [[.integer(3), .integer(0), .integer(5)]])
   }
 
