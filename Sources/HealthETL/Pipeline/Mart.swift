@@ -18,6 +18,10 @@ public protocol Mart: SampleStage {
   /// Before the parse, once: what the marts that read this one's products ask of it, by
   /// product. Only the mart chosen as a product's provider gets its requests.
   func prepare(requests: ProductRequests)
+  /// Once the export is open, before its first element: where the files beside its XML are, so
+  /// that a mart that reads some of them (route files) starts on a thread of `executor` while the
+  /// export streams, on the core time the parse leaves idle, rather than in its finish.
+  func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor)
   /// Computes, writes the mart's files through `context`, and publishes its products; returns
   /// what it wrote.
   func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary]
@@ -39,6 +43,7 @@ extension Mart {
   public var provides: [ProductKey] { [] }
   public var needs: [ProductNeed] { [] }
   public func prepare(requests: ProductRequests) {}
+  public func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor) {}
   public var runReportSection: RunReportSection? { nil }
   public var sampleUse: SampleUse? { nil }
   public var oddities: Oddities? { nil }

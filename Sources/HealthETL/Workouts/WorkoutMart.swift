@@ -1,4 +1,6 @@
+public import HealthExtract
 public import HealthModel
+public import RunExecution
 
 /// Writes the workout outputs (Pipelines/docs/workouts.md, "Workouts"): `workouts.csv` (+
 /// `workouts.json`), `workout_records.json` (the server records) and `swim_laps.csv` — or
@@ -90,6 +92,11 @@ public final class WorkoutMart: Mart {
   /// the mart read the route files even when none of its outputs needs them.
   public func prepare(requests: ProductRequests) {
     routes.wantsShapes = requests.of(WorkoutResults.self).contains(where: \.routeShapes)
+  }
+
+  /// The route files are read from now on, on a thread of their own (`RouteFileReadAhead`).
+  public func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor) {
+    routes.exportOpened(companions, executor: executor)
   }
 
   /// Part of the heart rate, swimming and distance samples: those of a workout's (or a split's)

@@ -215,16 +215,15 @@ final class WorkoutRouteReader {
     if let failure { throw failure }
   }
 
-  /// Streams every file of `workout-routes/` and notes the files workouts name that are not
-  /// there. Problems with route files are reported, never thrown; only failing to write is. The
-  /// files are read and parsed on a thread of `executor` (`RouteFileReadAhead`) while their points
-  /// are taken here, in the files' order.
-  func readFiles(_ companions: ExportInput.Companions, executor: RunExecutor) throws(OutputError) {
+  /// Takes every file of `workout-routes/` from `files`, which read and parsed them on a thread of
+  /// their own (`RouteFileReadAhead`), in the files' order, and notes the files workouts name that
+  /// are not there (in `companions`). Problems with route files are reported, never thrown; only
+  /// failing to write is.
+  func readFiles(_ files: RouteFileReadAhead, of companions: ExportInput.Companions) throws(OutputError) {
     var seen = Set<String>()
     var listingProblem: String?
-    let files = RouteFileReadAhead(companions, folder: "workout-routes", executor: executor)
     reading: while true {
-      switch files.next() {
+      switch try files.next() {
       case .file(let path):
         seen.insert(path)
         let owner = owners[path]

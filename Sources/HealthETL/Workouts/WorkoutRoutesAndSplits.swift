@@ -1,10 +1,11 @@
 import HealthExtract
 import HealthModel
+import RunExecution
 
 /// The part of the workouts job that reads routes and cuts splits (Pipelines/README.md,
 /// "Routes", "Splits"): it keeps inline `Location`s and distance samples in scratch while the
-/// export streams, reads every route file after the parse, and hands each workout row its route
-/// totals and splits.
+/// export streams, reads every route file from when the export is opened, takes their points
+/// after the parse, and hands each workout row its route totals and splits.
 final class WorkoutRoutesAndSplits {
   private let transaction: OutputTransaction
   private let routePointOutputs: [WorkoutMart.Output]
@@ -15,6 +16,9 @@ final class WorkoutRoutesAndSplits {
   var wantsShapes: Bool
   private var wantsRoutes: Bool { outputsWantRoutes || wantsShapes }
   private let inline: RecordScratch<SpilledLocation>
+  /// The route files, read since the export was opened (`exportOpened`); nil before, and after
+  /// the finish took them.
+  private var files: RouteFileReadAhead?
   private var distances: WorkoutDistanceSamples
 
   /// What reading the routes found (`run.json`'s `routes`); nil when no output needed them.
@@ -65,6 +69,20 @@ final class WorkoutRoutesAndSplits {
     distances = WorkoutDistanceSamples(transaction: wantsSplits ? transaction : nil)
   }
 
+  /// Starts reading the route files while the export streams, when an output needs them; a
+  /// spool file that cannot be made now is tried again, and reported, in the finish.
+  func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor) {
+    guard wantsRoutes, files == nil else { return }
+    files = try? startReading(companions, executor: executor)
+  }
+
+  private func startReading(_ companions: ExportInput.Companions, executor: RunExecutor) throws(OutputError)
+    -> RouteFileReadAhead
+  {
+    try RouteFileReadAhead.start(
+      companions, folder: "workout-routes", scratchFolder: try transaction.scratchDirectory(), on: executor)
+  }
+
   func add(_ sample: borrowing Sample, catalog: SampleCatalog) {
     distances.add(sample, catalog: catalog)
   }
@@ -113,7 +131,14 @@ final class WorkoutRoutesAndSplits {
       shapeFiles: Set(firstFiles.compactMap { $0 }), transaction: transaction)
     try reader.readInline(inline)
     let companions = context.exportCompanions
-    try reader.readFiles(companions, executor: context.executor)
+    let files: RouteFileReadAhead
+    if let started = self.files {
+      files = started
+    } else {
+      files = try startReading(companions, executor: context.executor)
+    }
+    self.files = nil
+    try reader.readFiles(files, of: companions)
     let written = try reader.close()
     report = reader.report
     for index in workouts.indices {
