@@ -48,4 +48,44 @@ import Testing
       #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/stats/hr\(index).csv")) == first, "hr\(index)")
     }
   }
+
+  /// The route and ECG files are read during the parse, each on a thread of its own, beside the
+  /// parse's two and the zip's hash: five workouts jobs still add one routes thread (the others
+  /// read in their finish), and the run stays within 8 threads with the database and the workbook.
+  @Test(.timeLimit(.minutes(10))) func filesBesideTheExportAddOneThreadEach() throws {
+    let work = try CLI.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: work) }
+    let export = work.appendingPathComponent("export.zip").path
+    #expect(
+      try CLI.run(["sample", "--seed", "5", "--routes", "6", "--ecgs", "4", "--zip", "--out", export])
+        .status == 0)
+    let jobs =
+      (0..<5).map { #"{"name":"w\#($0)","kind":"workouts","outputs":[{"table":"route_points","file":"r\#($0).csv"}]}"# }
+      + [
+        #"{"name":"ecg","kind":"electrocardiograms"}"#, #"{"name":"daily","kind":"daily"}"#,
+        #"{"name":"hr","kind":"statistics","type":"HeartRate","interval":"1m","options":["max"]}"#,
+      ]
+    let pipeline = work.appendingPathComponent("beside.json").path
+    try Data((#"{"version":1,"name":"beside","jobs":["# + jobs.joined(separator: ",") + "]}").utf8).write(
+      to: URL(fileURLWithPath: pipeline))
+    let out = work.appendingPathComponent("out").path
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = ["run", "--quiet", "--pipeline", pipeline, "--out", out, export]
+    try process.run()
+    let peak = Self.peakThreads(of: process)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(peak >= 2, "the sampling saw the run")
+    #expect(peak <= 8, "peak \(peak) threads")
+    // Each job got every point: the one read during the parse and the four read in their finish.
+    let first = try Data(contentsOf: URL(fileURLWithPath: out + "/r0.csv"))
+    #expect(first.split(separator: UInt8(ascii: "\n")).count > 6 * 60, "six routes of a point a second")
+    for index in 1..<5 {
+      #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/r\(index).csv")) == first, "r\(index)")
+    }
+    let samples = try String(contentsOf: URL(fileURLWithPath: out + "/ecg_samples.csv"), encoding: .utf8)
+    #expect(samples.split(separator: "\n").count == 1 + 4 * 30 * 512)
+  }
 }

@@ -36,9 +36,12 @@ enum StageHarness {
   ///   - source: the export (a path or bytes).
   ///   - zone: `.auto` or a named zone.
   ///   - finished: called after every finish, before the commit (products are read there).
+  ///   - readsAhead: tells the marts when the export is open (`Mart.exportOpened`), as a run does,
+  ///     so they read the files beside it during the parse; else they read them in their finish.
   static func run(
     _ source: InputSource, zone request: RunZone.Request = .auto, settings: RunSettings = RunSettings(),
-    finished: (MartContext) throws -> Void = { _ in }, makeStages: (OutputTransaction) -> [any Mart]
+    readsAhead: Bool = true, finished: (MartContext) throws -> Void = { _ in },
+    makeStages: (OutputTransaction) -> [any Mart]
   ) throws -> Result {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "healthetl-stage-\(UUID().uuidString)")
@@ -50,7 +53,16 @@ enum StageHarness {
     let stages = marts.marts
     let normalizer = RecordNormalizer(stages: stages)
     var info: InputInfo?
-    _ = try ExportStream(source: source, executor: testExecutor).read(into: normalizer, opened: { info = $0 })
+    _ = try ExportStream(source: source, executor: testExecutor).read(
+      into: normalizer,
+      opened: { opened in
+        info = opened
+        guard readsAhead else { return }
+        let export = OpenedExport(
+          companions: ExportInput.companions(of: opened, outputFolder: directory.path), executor: testExecutor,
+          transaction: transaction)
+        for stage in stages { stage.exportOpened(export) }
+      })
     let zone = try RunZone.resolve(request, facts: normalizer.facts)
     let context = MartContext(
       zone: zone, catalog: normalizer.catalog, transaction: transaction, settings: settings, input: info,

@@ -1,5 +1,6 @@
 import HealthExtract
 public import HealthModel
+import RunExecution
 
 /// The first seconds of one of the latest recordings, for the report page.
 public struct ElectrocardiogramPreview: Sendable, Equatable {
@@ -10,10 +11,11 @@ public struct ElectrocardiogramPreview: Sendable, Equatable {
   public var microvolts: [Double]
 }
 
-/// Reads the export's ECG files after the parse (Pipelines/docs/electrocardiograms.md, "Electrocardiograms") and
-/// writes a row per recording and a row per sample. Files are streamed one after another; only
-/// the current line of a file and, for the report, the first seconds of the latest few recordings
-/// are held.
+/// Reads the export's ECG files (Pipelines/docs/electrocardiograms.md, "Electrocardiograms") while
+/// the export is parsed, and writes a row per recording and a row per sample after it. Files are
+/// streamed one after another on a thread of their own, their samples spooled
+/// (`CompanionFileReadAhead`); only the current line of a file and, for the report, the first
+/// seconds of the latest few recordings are held.
 public final class ElectrocardiogramMart: Mart {
   public enum Table: String, MartTable {
     case recordings, samples
@@ -43,6 +45,9 @@ public final class ElectrocardiogramMart: Mart {
   public private(set) var report = ElectrocardiogramReport()
   /// The latest `previewRecordings` recordings' first seconds, latest first.
   private(set) var previews: [ElectrocardiogramPreview] = []
+  /// The files, read since the export was opened (`exportOpened`); nil before, and after the
+  /// finish took them.
+  private var files: CompanionFileReadAhead<Double, FileNote>?
 
   /// - Parameter wantsPreviews: whether to keep the latest recordings' first seconds, for the
   ///   report's chart.
@@ -52,6 +57,13 @@ public final class ElectrocardiogramMart: Mart {
   }
 
   public var provides: [ProductKey] { [ProductKey(ElectrocardiogramPreviews.self)] }
+
+  /// The ECG files are read from now on, on a thread of their own; a spool file that cannot be
+  /// made now is tried again, and reported, in the finish.
+  public func exportOpened(_ export: OpenedExport) {
+    guard files == nil, export.mayStart("ecg") else { return }
+    files = try? Self.startReading(export.companions, executor: export.executor, transaction: export.transaction)
+  }
 
   public func prepare(requests: ProductRequests) {
     if requests.isRead(ElectrocardiogramPreviews.self) { wantsPreviews = true }
@@ -90,21 +102,40 @@ public final class ElectrocardiogramMart: Mart {
       }
     }
     let companions = context.exportCompanions
-    var failure: OutputError?
-    do {
-      try ExportInput.forEachFileInSubfolders(of: companions, where: Self.isCandidate) { stream in
-        guard failure == nil else { return }
-        do throws(OutputError) {
-          try read(stream, recordings: &recordingWriters, samples: &sampleWriters)
-        } catch {
-          failure = error
-        }
-      }
-    } catch {
-      if let machine = MartContext.machineFailure(error) { throw machine }
-      addProblem(file: "electrocardiograms", error.description)
+    let files: CompanionFileReadAhead<Double, FileNote>
+    if let started = self.files {
+      files = started
+    } else {
+      files = try Self.startReading(companions, executor: context.executor, transaction: context.transaction)
     }
-    if let failure { throw failure }
+    self.files = nil
+    var file: FileInProgress?
+    reading: while true {
+      switch try files.next() {
+      case .file(let path):
+        report.files += 1
+        file = FileInProgress(path: path)
+      case .note(.header(let made)):
+        switch made {
+        case .success(let recording):
+          file?.recording = recording
+          if wantsPreviews, isAmongLatest(recording.recorded) { file?.preview = [] }
+        case .failure(let problem):
+          file?.headerProblem = problem.description
+        }
+      case .records(let microvolts):
+        guard file != nil else { continue }
+        for sample in microvolts { try take(sample, in: &file!, samples: &sampleWriters) }
+      case .note(.end(let result)):
+        if let done = file { try finishFile(done, result: result, recordings: &recordingWriters) }
+        file = nil
+      case .listingFailed(let error):
+        if let machine = MartContext.machineFailure(error) { throw machine }
+        addProblem(file: "electrocardiograms", error.description)
+      case .end:
+        break reading
+      }
+    }
     var written: [OutputSummary] = []
     for writer in recordingWriters { written.append(try writer.close()) }
     for writer in sampleWriters { written.append(try writer.close()) }
@@ -119,76 +150,92 @@ public final class ElectrocardiogramMart: Mart {
     }
   }
 
-  /// One file: its samples as they stream, then its row.
-  private func read(
-    _ stream: ExportFileStream, recordings: inout [RowWriter<ElectrocardiogramRecordingRow>],
-    samples: inout [RowWriter<ElectrocardiogramSampleRow>]
-  ) throws(OutputError) {
-    report.files += 1
-    let file = stream.relativePath
+  /// What the reading thread notes of an ECG file besides its samples (µV, spooled).
+  enum FileNote: Sendable {
+    /// The header block, checked; reading stops after a header that is not an ECG's.
+    case header(Result<ElectrocardiogramHeader, ElectrocardiogramHeader.Problem>)
+    case end(ECGReadResult)
+  }
+
+  /// Starts reading the candidate files (`isCandidate`) on a dedicated thread of `executor`.
+  static func startReading(
+    _ companions: ExportInput.Companions, executor: RunExecutor, transaction: OutputTransaction
+  ) throws(OutputError) -> CompanionFileReadAhead<Double, FileNote> {
+    try .start(
+      .inSubfolders(where: isCandidate), of: companions, chunkRecords: 8192,
+      scratchFolder: try transaction.scratchDirectory(), name: "ecg", on: executor
+    ) { stream, note, record in
+      var going = true
+      let result = ECGReader.read(
+        stream,
+        header: { header in
+          let made = ElectrocardiogramHeader.make(header)
+          note(.header(made))
+          if case .success = made { return true }
+          return false
+        },
+        sample: { microvolts in if going { going = record(microvolts) } })
+      if going { note(.end(result)) }
+    }
+  }
+
+  /// The file being taken: what its header said, and its samples so far.
+  private struct FileInProgress {
+    var path: String
     var recording: ElectrocardiogramHeader?
     var headerProblem: String?
     var preview: [Double]?
-    var failure: OutputError?
     var index = 0
     var cutSamples = 0
-    let result = ECGReader.read(
-      stream,
-      header: { header in
-        switch ElectrocardiogramHeader.make(header) {
-        case .success(let made):
-          recording = made
-          if wantsPreviews, isAmongLatest(made.recorded) { preview = [] }
-          return true
-        case .failure(let problem):
-          headerProblem = problem.description
-          return false
-        }
-      },
-      sample: { microvolts in
-        guard failure == nil, let recording else { return }
-        let offset = Double(index) / recording.sampleRate
-        guard offset < Self.longestRecordingSeconds else {
-          cutSamples += 1
-          return
-        }
-        index += 1
-        if preview != nil, offset < Self.previewSeconds, preview!.count < Self.previewSampleLimit {
-          preview!.append(microvolts)
-        }
-        do throws(OutputError) {
-          let row = ElectrocardiogramSampleRow(recording: file, offset: offset, microvolts: microvolts)
-          for position in samples.indices { try samples[position].append(row) }
-        } catch {
-          failure = error
-        }
-      })
-    if let failure { throw failure }
+  }
+
+  /// One sample of `file`, in file order: its row, unless the recording is past its longest.
+  private func take(
+    _ microvolts: Double, in file: inout FileInProgress, samples: inout [RowWriter<ElectrocardiogramSampleRow>]
+  ) throws(OutputError) {
+    guard let recording = file.recording else { return }
+    let offset = Double(file.index) / recording.sampleRate
+    guard offset < Self.longestRecordingSeconds else {
+      file.cutSamples += 1
+      return
+    }
+    file.index += 1
+    if file.preview != nil, offset < Self.previewSeconds, file.preview!.count < Self.previewSampleLimit {
+      file.preview!.append(microvolts)
+    }
+    let row = ElectrocardiogramSampleRow(recording: file.path, offset: offset, microvolts: microvolts)
+    for position in samples.indices { try samples[position].append(row) }
+  }
+
+  /// The end of `file`: its row, its problem, its preview.
+  private func finishFile(
+    _ file: FileInProgress, result: ECGReadResult, recordings: inout [RowWriter<ElectrocardiogramRecordingRow>]
+  ) throws(OutputError) {
     report.controlCharactersReplaced += result.replacedControlCharacters
-    guard let recording else {
+    guard let recording = file.recording else {
       if !(result.header.map(ElectrocardiogramHeader.looksLikeECG) ?? false) {
         report.notECG += 1
-        if report.notECGFiles.count < ElectrocardiogramReport.listLimit { report.notECGFiles.append(file) }
+        if report.notECGFiles.count < ElectrocardiogramReport.listLimit { report.notECGFiles.append(file.path) }
         return
       }
-      addProblem(file: file, headerProblem ?? result.problem ?? "no header")
+      addProblem(file: file.path, file.headerProblem ?? result.problem ?? "no header")
       return
     }
     var problem = result.problem
-    if cutSamples > 0 {
+    if file.cutSamples > 0 {
       let rate = recording.sampleRate
       let hertz = rate == rate.rounded() ? String(Int(rate)) : String(rate)
       problem =
-        "cut at \(Int(Self.longestRecordingSeconds)) s (\(index) samples at \(hertz) Hz): longer "
-        + "than any ECG a device records; \(cutSamples) samples after it not written"
+        "cut at \(Int(Self.longestRecordingSeconds)) s (\(file.index) samples at \(hertz) Hz): longer "
+        + "than any ECG a device records; \(file.cutSamples) samples after it not written"
         + (result.problem.map { "; then \($0)" } ?? "")
     }
-    if let problem { addProblem(file: file, problem) }
+    if let problem { addProblem(file: file.path, problem) }
     report.recordings += 1
-    report.samples += index
-    let row = ElectrocardiogramRecordingRow(file: file, header: recording, samples: index, problem: problem)
+    report.samples += file.index
+    let row = ElectrocardiogramRecordingRow(file: file.path, header: recording, samples: file.index, problem: problem)
     for position in recordings.indices { try recordings[position].append(row) }
-    if let preview {
+    if let preview = file.preview {
       previews.append(
         ElectrocardiogramPreview(
           recorded: recording.recorded, classification: recording.classification, sampleRate: recording.sampleRate,

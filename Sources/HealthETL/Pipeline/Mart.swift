@@ -18,10 +18,10 @@ public protocol Mart: SampleStage {
   /// Before the parse, once: what the marts that read this one's products ask of it, by
   /// product. Only the mart chosen as a product's provider gets its requests.
   func prepare(requests: ProductRequests)
-  /// Once the export is open, before its first element: where the files beside its XML are, so
-  /// that a mart that reads some of them (route files) starts on a thread of `executor` while the
-  /// export streams, on the core time the parse leaves idle, rather than in its finish.
-  func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor)
+  /// Once the export is open, before its first element: a mart that reads files beside the XML
+  /// (route files, ECG files) starts reading them on a thread of the run while the export
+  /// streams, on the core time the parse leaves idle, rather than in its finish.
+  func exportOpened(_ export: OpenedExport)
   /// Computes, writes the mart's files through `context`, and publishes its products; returns
   /// what it wrote.
   func finish(_ context: MartContext) throws(OutputError) -> [OutputSummary]
@@ -43,11 +43,38 @@ extension Mart {
   public var provides: [ProductKey] { [] }
   public var needs: [ProductNeed] { [] }
   public func prepare(requests: ProductRequests) {}
-  public func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor) {}
+  public func exportOpened(_ export: OpenedExport) {}
   public var runReportSection: RunReportSection? { nil }
   public var sampleUse: SampleUse? { nil }
   public var oddities: Oddities? { nil }
   public var writesTables: Bool { true }
+}
+
+/// What a mart may start from once the export is open (`Mart.exportOpened`).
+public struct OpenedExport {
+  /// Where the files beside the export's XML are, the run's own output folder left out.
+  public let companions: ExportInput.Companions
+  /// The run's threads.
+  public let executor: RunExecutor
+  /// The run's outputs, whose scratch folder holds what is read ahead.
+  public let transaction: OutputTransaction
+
+  private let started = StartedReaders()
+
+  public init(companions: ExportInput.Companions, executor: RunExecutor, transaction: OutputTransaction) {
+    self.companions = companions
+    self.executor = executor
+    self.transaction = transaction
+  }
+
+  /// Whether a mart may start the reading thread `name` now: the first to ask may, later ones
+  /// read in their finish. Two jobs of one kind (two workouts jobs) would otherwise add two
+  /// threads during the parse, past the run's `RunExecutor.maximumThreads`.
+  public func mayStart(_ name: String) -> Bool { started.names.insert(name).inserted }
+
+  private final class StartedReaders {
+    var names = Set<String>()
+  }
 }
 
 /// A section of `run.json` a mart contributes: its key and a JSON value (`JSONSerialization`

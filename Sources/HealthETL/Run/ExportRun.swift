@@ -124,8 +124,10 @@ public enum ExportRun {
       quiet: options.quiet, hashingInput: hasher, executor: executor, outputFolder: transaction.outputDirectory
     ) { info in
       if knownSHA256 == nil, info.form == .zip { digest = InputDigest.start(path: info.path, on: executor) }
-      let companions = ExportInput.companions(of: info, outputFolder: transaction.outputDirectory)
-      for mart in marts.marts { mart.exportOpened(companions, executor: executor) }
+      let opened = OpenedExport(
+        companions: ExportInput.companions(of: info, outputFolder: transaction.outputDirectory), executor: executor,
+        transaction: transaction)
+      for mart in marts.marts { mart.exportOpened(opened) }
       if info.inputBytes != nil || info.xmlBytesExpected != nil {
         meter.apply(options.outputBudget, inputBytes: max(info.inputBytes ?? 0, info.xmlBytesExpected ?? 0))
       }

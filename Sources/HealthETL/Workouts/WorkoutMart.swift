@@ -1,6 +1,4 @@
-public import HealthExtract
 public import HealthModel
-public import RunExecution
 
 /// Writes the workout outputs (Pipelines/docs/workouts.md, "Workouts"): `workouts.csv` (+
 /// `workouts.json`), `workout_records.json` (the server records) and `swim_laps.csv` — or
@@ -95,8 +93,8 @@ public final class WorkoutMart: Mart {
   }
 
   /// The route files are read from now on, on a thread of their own (`RouteFileReadAhead`).
-  public func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor) {
-    routes.exportOpened(companions, executor: executor)
+  public func exportOpened(_ export: OpenedExport) {
+    routes.exportOpened(export)
   }
 
   /// Part of the heart rate, swimming and distance samples: those of a workout's (or a split's)

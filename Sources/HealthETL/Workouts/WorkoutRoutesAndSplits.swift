@@ -71,9 +71,9 @@ final class WorkoutRoutesAndSplits {
 
   /// Starts reading the route files while the export streams, when an output needs them; a
   /// spool file that cannot be made now is tried again, and reported, in the finish.
-  func exportOpened(_ companions: ExportInput.Companions, executor: RunExecutor) {
-    guard wantsRoutes, files == nil else { return }
-    files = try? startReading(companions, executor: executor)
+  func exportOpened(_ export: OpenedExport) {
+    guard wantsRoutes, files == nil, export.mayStart("routes") else { return }
+    files = try? startReading(export.companions, executor: export.executor)
   }
 
   private func startReading(_ companions: ExportInput.Companions, executor: RunExecutor) throws(OutputError)
