@@ -126,8 +126,11 @@ public final class ElectrocardiogramMart: Mart {
       case .records(let microvolts):
         guard file != nil else { continue }
         for sample in microvolts { try take(sample, in: &file!, samples: &sampleWriters) }
-      case .note(.end(let result)):
-        if let done = file { try finishFile(done, result: result, recordings: &recordingWriters) }
+      case .note(.end(let result, let cut)):
+        if var done = file {
+          done.cutSamples += cut
+          try finishFile(done, result: result, recordings: &recordingWriters)
+        }
         file = nil
       case .listingFailed(let error):
         if let machine = MartContext.machineFailure(error) { throw machine }
@@ -154,7 +157,13 @@ public final class ElectrocardiogramMart: Mart {
   enum FileNote: Sendable {
     /// The header block, checked; reading stops after a header that is not an ECG's.
     case header(Result<ElectrocardiogramHeader, ElectrocardiogramHeader.Problem>)
-    case end(ECGReadResult)
+    /// How reading ended, and the samples past `longestRecordingSeconds`, counted and not spooled.
+    case end(ECGReadResult, cutSamples: Int)
+  }
+
+  /// Whether the sample at `index` of a recording at `sampleRate` Hz is within its longest.
+  static func isKept(index: Int, sampleRate: Double) -> Bool {
+    Double(index) / sampleRate < longestRecordingSeconds
   }
 
   /// Starts reading the candidate files (`isCandidate`) on a dedicated thread of `executor`.
@@ -163,19 +172,31 @@ public final class ElectrocardiogramMart: Mart {
   ) throws(OutputError) -> CompanionFileReadAhead<Double, FileNote> {
     try .start(
       .inSubfolders(where: isCandidate), of: companions, chunkRecords: 8192,
-      scratchFolder: try transaction.scratchDirectory(), name: "ecg", on: executor
+      scratchFolder: try transaction.scratchDirectory(), meter: transaction.meter, name: "ecg", on: executor
     ) { stream, note, record in
       var going = true
+      var sampleRate = 1.0
+      var kept = 0
+      var cut = 0
       let result = ECGReader.read(
         stream,
         header: { header in
           let made = ElectrocardiogramHeader.make(header)
           note(.header(made))
-          if case .success = made { return true }
-          return false
+          guard case .success(let recording) = made else { return false }
+          sampleRate = recording.sampleRate
+          return true
         },
-        sample: { microvolts in if going { going = record(microvolts) } })
-      if going { note(.end(result)) }
+        sample: { microvolts in
+          // Past the longest recording only counted: a file of millions of lines spools no more.
+          guard isKept(index: kept, sampleRate: sampleRate) else {
+            cut += 1
+            return
+          }
+          kept += 1
+          if going { going = record(microvolts) }
+        })
+      if going { note(.end(result, cutSamples: cut)) }
     }
   }
 
@@ -189,16 +210,12 @@ public final class ElectrocardiogramMart: Mart {
     var cutSamples = 0
   }
 
-  /// One sample of `file`, in file order: its row, unless the recording is past its longest.
+  /// One sample of `file`, in file order, within the recording's longest (`isKept`): its row.
   private func take(
     _ microvolts: Double, in file: inout FileInProgress, samples: inout [RowWriter<ElectrocardiogramSampleRow>]
   ) throws(OutputError) {
     guard let recording = file.recording else { return }
     let offset = Double(file.index) / recording.sampleRate
-    guard offset < Self.longestRecordingSeconds else {
-      file.cutSamples += 1
-      return
-    }
     file.index += 1
     if file.preview != nil, offset < Self.previewSeconds, file.preview!.count < Self.previewSampleLimit {
       file.preview!.append(microvolts)

@@ -46,8 +46,8 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
     case note(Note)
     case records(offset: Int64, count: Int)
     case listingFailed(ExtractError)
-    /// Writing the spool failed with this `errno`; nothing follows but the end.
-    case spoolFailed(Int32)
+    /// Writing the spool failed, or passed the run's output budget; nothing follows but the end.
+    case failed(OutputError)
     case end
   }
 
@@ -96,18 +96,21 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
 
   /// Starts reading `files` of `companions` on a dedicated thread of `executor` named `name`,
   /// each parsed by `parse`, its records spooled into a file made (and at once unlinked) in
-  /// `scratchFolder`.
+  /// `scratchFolder`. The spool counts against the run's output budget (`meter`), as the rows it
+  /// becomes do: a zip member of a few KB can inflate to millions of points.
   /// - Throws: `OutputError` when the spool file cannot be made; no thread is started then.
   static func start(
-    _ files: Files, of companions: ExportInput.Companions, chunkRecords: Int, scratchFolder: String, name: String,
-    on executor: RunExecutor, parse: @escaping Parse
+    _ files: Files, of companions: ExportInput.Companions, chunkRecords: Int, scratchFolder: String,
+    meter: OutputMeter?, name: String, on executor: RunExecutor, parse: @escaping Parse
   ) throws(OutputError) -> CompanionFileReadAhead {
     let reader = try CompanionFileReadAhead(spoolPath: scratchFolder + "/" + name)
     let shared = reader.shared
-    let spool = reader.spool
+    let spool = (descriptor: reader.spool, path: reader.spoolPath)
     let chunkRecords = max(1, chunkRecords)
     executor.startDedicated(name: name) {
-      Self.read(files, of: companions, chunkRecords: chunkRecords, spool: spool, into: shared, parse: parse)
+      Self.read(
+        files, of: companions, chunkRecords: chunkRecords, spool: spool, meter: meter,
+        into: shared, parse: parse)
       shared.ended.signal()
     }
     return reader
@@ -148,9 +151,9 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
         throw .system(path: spoolPath, code: failed)
       }
       return .records(records)
-    case .spoolFailed(let code):
+    case .failed(let error):
       stopAndWait()
-      throw .system(path: spoolPath, code: code)
+      throw error
     case .end:
       finished = true
       shared.ended.wait()
@@ -172,8 +175,8 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
   }
 
   private static func read(
-    _ files: Files, of companions: ExportInput.Companions, chunkRecords: Int, spool: Int32, into shared: Shared,
-    parse: Parse
+    _ files: Files, of companions: ExportInput.Companions, chunkRecords: Int, spool: (descriptor: Int32, path: String),
+    meter: OutputMeter?, into shared: Shared, parse: Parse
   ) {
     var chunk: [Record] = []
     var offset: Int64 = 0
@@ -182,10 +185,13 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
     func passOn() -> Bool {
       guard !failed else { return false }
       guard !chunk.isEmpty else { return true }
-      let code = chunk.withUnsafeBytes { ScratchFileIO.write(spool, $0, at: offset) }
-      guard code == 0 else {
+      let code = chunk.withUnsafeBytes { ScratchFileIO.write(spool.descriptor, $0, at: offset) }
+      do throws(OutputError) {
+        if code != 0 { throw .system(path: spool.path, code: code) }
+        try meter?.add(chunk.count * MemoryLayout<Record>.stride, path: spool.path)
+      } catch {
         failed = true
-        shared.publish(.spoolFailed(code))
+        shared.publish(.failed(error))
         return false
       }
       shared.publish(.records(offset: offset, count: chunk.count))

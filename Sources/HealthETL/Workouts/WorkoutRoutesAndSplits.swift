@@ -80,7 +80,8 @@ final class WorkoutRoutesAndSplits {
     -> RouteFileReadAhead
   {
     try RouteFileReadAhead.start(
-      companions, folder: "workout-routes", scratchFolder: try transaction.scratchDirectory(), on: executor)
+      companions, folder: "workout-routes", scratchFolder: try transaction.scratchDirectory(), meter: transaction.meter,
+      on: executor)
   }
 
   func add(_ sample: borrowing Sample, catalog: SampleCatalog) {

@@ -33,6 +33,9 @@ import Testing
         .replacingOccurrences(of: "512 hertz", with: "250 hertz"),
       "weights.csv": "date,kg\n2024-03-20,70\n",
       "ecg_broken.csv": "Name,x\nSample Rate,512 hertz\n1\n2\n",
+      // 125 samples at 1 Hz: the first 120 s are kept, 5 counted.
+      "ecg_long.csv": "Recorded Date,2024-03-19 08:00:00 +0100\nSample Rate,1 hertz\n\n"
+        + (1...125).map { "\($0)\n" }.joined(),
     ]
     for (name, text) in files { try Data(text.utf8).write(to: recordings.appendingPathComponent(name)) }
     let xml = """
@@ -74,15 +77,22 @@ import Testing
     for file in ["ecg_recordings.csv", "ecg_samples.csv"] {
       #expect(try ahead.text(file) == late.text(file), "\(file)")
     }
-    #expect(aheadReport.files == 4 && lateReport.files == 4)
-    #expect(aheadReport.recordings == 2 && aheadReport.samples == 6)
+    #expect(aheadReport.files == 5 && lateReport.files == 5)
+    #expect(aheadReport.recordings == 3 && aheadReport.samples == 126)
     #expect(aheadReport.notECGFiles == ["electrocardiograms/weights.csv"])
-    #expect(aheadReport.malformed == 1 && lateReport.malformed == 1)
+    // The broken header, and the long recording's cut.
+    #expect(aheadReport.malformed == 2 && lateReport.malformed == 2)
+    #expect(
+      aheadReport.problems.map(\.problem).contains {
+        $0.hasPrefix("cut at 120 s (120 samples at 1 Hz)") && $0.contains("5 samples after it not written")
+      })
     // Three samples a recording, in file order: 0, 1/512 and 2/512 s; then 0, 1/250, 2/250 s.
     let samples = try ahead.csvRows("ecg_samples.csv")
-    #expect(samples.count == 6)
+    #expect(samples.count == 126)
     #expect(samples.prefix(3).map { $0["microvolts"] } == ["-19.512", "-22.107", "5"])
     #expect(samples.map { $0["recording"]! }.filter { $0.hasSuffix("03-21.csv") }.count == 3)
+    let long = samples.filter { $0["recording"]!.hasSuffix("long.csv") }
+    #expect(long.map { $0["microvolts"]! } == (1...120).map(String.init))
     // Nothing of the spool is left in the output folder.
     let left = try FileManager.default.contentsOfDirectory(atPath: ahead.directory.path)
     #expect(left.sorted() == ["ecg_recordings.csv", "ecg_samples.csv"])

@@ -36,7 +36,7 @@ import Testing
   /// A reader of `workout-routes/` in the folder export `folder`, spooling into `scratch`.
   static func reader(_ folder: URL, scratch: URL, executor: RunExecutor = testExecutor) throws -> RouteFileReadAhead {
     try RouteFileReadAhead.start(
-      .folder(folder.path), folder: "workout-routes", scratchFolder: scratch.path, on: executor)
+      .folder(folder.path), folder: "workout-routes", scratchFolder: scratch.path, meter: nil, on: executor)
   }
 
   /// What a reader hands over, in words: `file a.gpx`, `points 4096`, `end 5000 -`.
@@ -80,7 +80,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: scratch) }
     let reader = try RouteFileReadAhead.start(
       .zip(path: "/nonexistent-\(UUID().uuidString).zip", prefix: "apple_health_export/"), folder: "workout-routes",
-      scratchFolder: scratch.path, on: testExecutor)
+      scratchFolder: scratch.path, meter: nil, on: testExecutor)
     #expect(try Self.events(reader) == ["listing failed"])
   }
 
@@ -89,7 +89,8 @@ import Testing
     let executor = RunExecutor(workers: 1)
     let missing = "/nonexistent-\(UUID().uuidString)"
     #expect(throws: OutputError.self) {
-      try RouteFileReadAhead.start(.folder("/"), folder: "workout-routes", scratchFolder: missing, on: executor)
+      try RouteFileReadAhead.start(
+        .folder("/"), folder: "workout-routes", scratchFolder: missing, meter: nil, on: executor)
     }
     #expect(executor.threads == 0)
   }
@@ -132,6 +133,40 @@ import Testing
     // The text writes `52.<index % 1000>`: the values parsed come back bit for bit from the spool.
     #expect(latitudes.count == points + 1)
     #expect(latitudes[1] == 52.1 && latitudes[999] == 52.999 && latitudes[1000] == 52.0)
+  }
+
+  /// The spool counts against the run's output budget, as the rows it becomes would: a file of
+  /// more points than the budget allows fails the read with `overBudget` (the export's fault),
+  /// whatever the points' fate in the rows.
+  @Test(.timeLimit(.minutes(10))) func aSpoolPastTheOutputBudgetFailsTheRead() throws {
+    let folder = try Self.export(["many.gpx": Self.gpx(points: RouteFileReadAhead.chunkPoints * 3)])
+    let scratch = try Self.scratch()
+    defer { for made in [folder, scratch] { try? FileManager.default.removeItem(at: made) } }
+    let meter = OutputMeter()
+    // Room for one chunk of 1,024 points of 80 bytes, not two.
+    meter.apply(OutputBudget(ratio: 1, allowance: 0), inputBytes: 100_000)
+    let reader = try RouteFileReadAhead.start(
+      .folder(folder.path), folder: "workout-routes", scratchFolder: scratch.path, meter: meter, on: testExecutor)
+    var points = 0
+    var failure: OutputError?
+    reading: while true {
+      do {
+        switch try reader.next() {
+        case .points(let chunk): points += chunk.count
+        case .end: break reading
+        default: continue
+        }
+      } catch {
+        failure = error
+        break reading
+      }
+    }
+    guard case .overBudget(_, let bytes, let limit, _) = failure else {
+      Issue.record("not stopped by the budget: \(String(describing: failure))")
+      return
+    }
+    #expect(limit == 100_000 && bytes == 2 * 1024 * 80)
+    #expect(points == 1024)
   }
 
   /// Many chunks, and the reader dropped after the first event: the thread stops and is waited

@@ -75,15 +75,16 @@ final class RouteFileReadAhead {
   private init(_ files: CompanionFileReadAhead<SpooledPoint, GPXReadResult>) { self.files = files }
 
   /// Starts reading the files directly in `folder` of `companions` on a dedicated thread of
-  /// `executor`, their points spooled in `scratchFolder`.
+  /// `executor`, their points spooled in `scratchFolder` and counted by `meter`.
   /// - Throws: `OutputError` when the spool file cannot be made; no thread is started then.
   static func start(
-    _ companions: ExportInput.Companions, folder: String, scratchFolder: String, on executor: RunExecutor
+    _ companions: ExportInput.Companions, folder: String, scratchFolder: String, meter: OutputMeter?,
+    on executor: RunExecutor
   ) throws(OutputError) -> RouteFileReadAhead {
     RouteFileReadAhead(
       try .start(
-        .inFolder(folder), of: companions, chunkRecords: chunkPoints, scratchFolder: scratchFolder, name: "routes",
-        on: executor
+        .inFolder(folder), of: companions, chunkRecords: chunkPoints, scratchFolder: scratchFolder, meter: meter,
+        name: "routes", on: executor
       ) { stream, note, record in
         var going = true
         let result = GPXReader.read(stream) { point in
