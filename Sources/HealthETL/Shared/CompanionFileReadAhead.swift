@@ -185,10 +185,11 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
     func passOn() -> Bool {
       guard !failed else { return false }
       guard !chunk.isEmpty else { return true }
-      let code = chunk.withUnsafeBytes { ScratchFileIO.write(spool.descriptor, $0, at: offset) }
       do throws(OutputError) {
-        if code != 0 { throw .system(path: spool.path, code: code) }
+        // Counted before it is written, as every output is (Pipelines/docs/outputs.md).
         try meter?.add(chunk.count * MemoryLayout<Record>.stride, path: spool.path)
+        let code = chunk.withUnsafeBytes { ScratchFileIO.write(spool.descriptor, $0, at: offset) }
+        if code != 0 { throw .system(path: spool.path, code: code) }
       } catch {
         failed = true
         shared.publish(.failed(error))
