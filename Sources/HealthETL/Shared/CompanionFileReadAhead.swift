@@ -8,11 +8,12 @@ import Synchronization
 /// thread of the run from when the export is opened, on the core time the parse leaves idle, and
 /// taken by a mart's finish after the parse, in the order they were listed.
 ///
-/// The thread never waits for its taker: what a file's parse makes goes either into memory, as a
+/// The thread does not wait for its taker: what a file's parse makes goes either into memory, as a
 /// small `Note` (a file's header, how it ended), or into an unlinked spool file in the run's
 /// scratch folder, as fixed-size `Record`s (a point, a sample) in chunks of `chunkRecords`. So
-/// memory follows the number of files and chunks, not their size, and nothing is left behind or
-/// synced at commit (Sources/README.md, "Where the time goes").
+/// memory follows the number of files and chunks, not their size, up to about 4 MB of entries
+/// waiting (thousands of files), past which the thread waits for the finish; nothing is left
+/// behind or synced at commit (Sources/README.md, "Where the time goes").
 final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
   /// Which files are read.
   enum Files: Sendable {
@@ -51,45 +52,87 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
     case end
   }
 
-  /// The entries not yet taken, and how the two threads meet.
+  /// The entries not yet taken, and how the two threads meet. At most about `waitingLimit` bytes
+  /// of entries wait (but one, however long): a folder of a million files, or one of very long names, makes the thread
+  /// wait for its taker (the finish) rather than hold them all.
   private final class Shared: Sendable {
     private let entries = Mutex(Entries())
     /// One signal per entry published.
     private let published = DispatchSemaphore(value: 0)
+    /// Signalled when the taker makes room for a thread that waits for it.
+    private let room = DispatchSemaphore(value: 0)
     private let stop = Atomic(false)
     /// Signalled once the thread is done with the spool.
     let ended = DispatchSemaphore(value: 0)
 
+    /// Bytes of entries that may wait.
+    let waitingLimit: Int
+
+    init(waitingLimit: Int) { self.waitingLimit = waitingLimit }
+
     struct Entries {
-      var items: [Entry] = []
+      var items: [(entry: Entry, bytes: Int)] = []
       var head = 0
+      var waitingBytes = 0
+      var publisherWaits = false
     }
 
+    /// What an entry holds in memory, roughly: its path, or a fixed part for the rest (a note's
+    /// strings are bounded by its reader: an ECG header has at most 32 lines of limited length).
+    static func bytes(of entry: Entry) -> Int {
+      if case .file(let path) = entry { return 64 + path.utf8.count }
+      if case .note = entry { return 1024 }
+      return 64
+    }
+
+    /// Publishes `entry`, waiting first while too much waits and something does.
     func publish(_ entry: Entry) {
-      entries.withLock { $0.items.append(entry) }
+      let bytes = Self.bytes(of: entry)
+      while true {
+        let appended = entries.withLock { queue in
+          let waiting = queue.head < queue.items.count
+          guard !waiting || queue.waitingBytes + bytes <= waitingLimit else {
+            queue.publisherWaits = true
+            return false
+          }
+          queue.items.append((entry, bytes))
+          queue.waitingBytes += bytes
+          return true
+        }
+        if appended { break }
+        room.wait()
+      }
       published.signal()
     }
 
     /// The next entry, waiting for the thread to publish it.
     func take() -> Entry {
       published.wait()
-      return entries.withLock { queue in
-        let entry = queue.items[queue.head]
+      let (entry, wakePublisher) = entries.withLock { queue in
+        let taken = queue.items[queue.head]
         queue.head += 1
+        queue.waitingBytes -= taken.bytes
         // What was taken goes once it is most of the array, so taking stays O(1) on average.
         if queue.head >= 1024, queue.head * 2 >= queue.items.count {
           queue.items.removeFirst(queue.head)
           queue.head = 0
         }
-        return entry
+        let wake = queue.publisherWaits
+        queue.publisherWaits = false
+        return (taken.entry, wake)
       }
+      if wakePublisher { room.signal() }
+      return entry
     }
 
     func setStopped() { stop.store(true, ordering: .releasing) }
     var isStopped: Bool { stop.load(ordering: .acquiring) }
   }
 
-  private let shared = Shared()
+  /// Bytes of entries that may wait for the taker by default: thousands of files' entries.
+  static var waitingLimit: Int { 4 << 20 }
+
+  private let shared: Shared
   private let spool: Int32
   private let spoolPath: String
   private var finished = false
@@ -101,9 +144,10 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
   /// - Throws: `OutputError` when the spool file cannot be made; no thread is started then.
   static func start(
     _ files: Files, of companions: ExportInput.Companions, chunkRecords: Int, scratchFolder: String,
-    meter: OutputMeter?, name: String, on executor: RunExecutor, parse: @escaping Parse
+    meter: OutputMeter?, name: String, waitingLimit: Int = waitingLimit, on executor: RunExecutor,
+    parse: @escaping Parse
   ) throws(OutputError) -> CompanionFileReadAhead {
-    let reader = try CompanionFileReadAhead(spoolPath: scratchFolder + "/" + name)
+    let reader = try CompanionFileReadAhead(spoolPath: scratchFolder + "/" + name, waitingLimit: waitingLimit)
     let shared = reader.shared
     let spool = (descriptor: reader.spool, path: reader.spoolPath)
     let chunkRecords = max(1, chunkRecords)
@@ -116,8 +160,9 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
     return reader
   }
 
-  private init(spoolPath: String) throws(OutputError) {
+  private init(spoolPath: String, waitingLimit: Int) throws(OutputError) {
     self.spoolPath = spoolPath
+    shared = Shared(waitingLimit: waitingLimit)
     let descriptor = open(spoolPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       let code = errno
@@ -165,11 +210,15 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
   /// A reader left before the end stops the thread, and waits for it.
   deinit { stopAndWait() }
 
-  /// Stops the thread, waits for it to be done with the spool, and closes it.
+  /// Stops the thread, waits for it to be done with the spool, and closes it. What it published
+  /// meanwhile is taken, so that a thread waiting for room sees the stop.
   private func stopAndWait() {
     guard !finished else { return }
     finished = true
     shared.setStopped()
+    while true {
+      if case .end = shared.take() { break }
+    }
     shared.ended.wait()
     close(spool)
   }

@@ -135,6 +135,46 @@ import Testing
     #expect(latitudes[1] == 52.1 && latitudes[999] == 52.999 && latitudes[1000] == 52.0)
   }
 
+  /// Past the entries that may wait (files begun and ended, chunks' places), the thread waits for
+  /// its taker instead of holding more: with room for a few entries, 200 files are still all
+  /// handed over, in order, and a reader dropped while the thread waits stops it.
+  @Test(.timeLimit(.minutes(10))) func theThreadWaitsOncePastTheEntriesThatMayWait() throws {
+    let names = (0..<200).map { String(format: "r%03d.gpx", $0) }
+    let folder = try Self.export(Dictionary(uniqueKeysWithValues: names.map { ($0, Self.gpx(points: 1)) }))
+    let scratch = try Self.scratch()
+    defer { for made in [folder, scratch] { try? FileManager.default.removeItem(at: made) } }
+    let executor = RunExecutor(workers: 1)
+    // About six entries' worth: a file's start (64 bytes and its path), its chunk, its end.
+    let reader = try RouteFileReadAhead.start(
+      .folder(folder.path), folder: "workout-routes", scratchFolder: scratch.path, meter: nil, waitingLimit: 6 * 100,
+      on: executor)
+    usleep(300_000)
+    #expect(executor.threads == 1, "the thread waits for its taker")
+    var files: [String] = []
+    reading: while true {
+      switch try reader.next() {
+      case .file(let path): files.append(path)
+      case .end: break reading
+      default: continue
+      }
+    }
+    #expect(files == names.map { "workout-routes/" + $0 })
+    // Dropped while the thread waits for room: it is stopped and waited for.
+    do {
+      let dropped = try RouteFileReadAhead.start(
+        .folder(folder.path), folder: "workout-routes", scratchFolder: scratch.path, meter: nil,
+        waitingLimit: 6 * 100, on: executor)
+      usleep(100_000)
+      _ = try dropped.next()
+    }
+    var waited = 0
+    while executor.threads > 0, waited < 3000 {
+      usleep(10_000)
+      waited += 1
+    }
+    #expect(executor.threads == 0)
+  }
+
   /// The spool counts against the run's output budget, as the rows it becomes would: a file of
   /// more points than the budget allows fails the read with `overBudget` (the export's fault),
   /// whatever the points' fate in the rows.

@@ -79,12 +79,12 @@ final class RouteFileReadAhead {
   /// - Throws: `OutputError` when the spool file cannot be made; no thread is started then.
   static func start(
     _ companions: ExportInput.Companions, folder: String, scratchFolder: String, meter: OutputMeter?,
-    on executor: RunExecutor
+    waitingLimit: Int = CompanionFileReadAhead<SpooledPoint, GPXReadResult>.waitingLimit, on executor: RunExecutor
   ) throws(OutputError) -> RouteFileReadAhead {
     RouteFileReadAhead(
       try .start(
         .inFolder(folder), of: companions, chunkRecords: chunkPoints, scratchFolder: scratchFolder, meter: meter,
-        name: "routes", on: executor
+        name: "routes", waitingLimit: waitingLimit, on: executor
       ) { stream, note, record in
         var going = true
         let result = GPXReader.read(stream) { point in
