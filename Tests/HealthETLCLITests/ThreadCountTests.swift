@@ -15,6 +15,22 @@ import Testing
     return peak
   }
 
+  /// Runs `healthetl run` over `export` with a pipeline of `jobs` (JSON objects), its output in
+  /// `work/out`; its exit status and the most threads it had at once.
+  static func run(jobs: [String], export: String, in work: URL) throws -> (status: Int32, peak: Int, out: String) {
+    let pipeline = work.appendingPathComponent("pipeline.json").path
+    try Data((#"{"version":1,"name":"threads","jobs":["# + jobs.joined(separator: ",") + "]}").utf8).write(
+      to: URL(fileURLWithPath: pipeline))
+    let out = work.appendingPathComponent("out").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = ["run", "--quiet", "--pipeline", pipeline, "--out", out, export]
+    try process.run()
+    let peak = peakThreads(of: process)
+    process.waitUntilExit()
+    return (process.terminationStatus, peak, out)
+  }
+
   /// 40 heart-rate-per-minute tables (each long enough to be encoded on the pool) and the daily
   /// table with its workbook: main used to start a thread per table, 40 and more at once. Now at
   /// most 8, and every table holds the same rows in the same order (the lanes keep order).
@@ -27,18 +43,8 @@ import Testing
       (0..<40).map {
         #"{"name":"hr\#($0)","kind":"statistics","type":"HeartRate","interval":"1m","options":["max"]}"#
       } + [#"{"name":"daily","kind":"daily"}"#]
-    let pipeline = work.appendingPathComponent("many.json").path
-    try Data((#"{"version":1,"name":"many","jobs":["# + jobs.joined(separator: ",") + "]}").utf8).write(
-      to: URL(fileURLWithPath: pipeline))
-    let out = work.appendingPathComponent("out").path
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CLI.binary)
-    process.arguments = ["run", "--quiet", "--pipeline", pipeline, "--out", out, export]
-    try process.run()
-    let peak = Self.peakThreads(of: process)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let (status, peak, out) = try Self.run(jobs: jobs, export: export, in: work)
+    #expect(status == 0)
     #expect(peak >= 2, "the sampling saw the run")
     #expect(peak <= 8, "peak \(peak) threads")
 
@@ -65,18 +71,8 @@ import Testing
         #"{"name":"ecg","kind":"electrocardiograms"}"#, #"{"name":"daily","kind":"daily"}"#,
         #"{"name":"hr","kind":"statistics","type":"HeartRate","interval":"1m","options":["max"]}"#,
       ]
-    let pipeline = work.appendingPathComponent("beside.json").path
-    try Data((#"{"version":1,"name":"beside","jobs":["# + jobs.joined(separator: ",") + "]}").utf8).write(
-      to: URL(fileURLWithPath: pipeline))
-    let out = work.appendingPathComponent("out").path
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CLI.binary)
-    process.arguments = ["run", "--quiet", "--pipeline", pipeline, "--out", out, export]
-    try process.run()
-    let peak = Self.peakThreads(of: process)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let (status, peak, out) = try Self.run(jobs: jobs, export: export, in: work)
+    #expect(status == 0)
     #expect(peak >= 2, "the sampling saw the run")
     #expect(peak <= 8, "peak \(peak) threads")
     // Each job got every point: the one read during the parse and the four read in their finish.

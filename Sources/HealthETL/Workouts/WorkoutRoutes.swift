@@ -64,11 +64,9 @@ struct RouteStep: BitwiseCopyable {
   var elevation: Double
 }
 
-/// An inline `Location` as it waits in scratch for the end of the parse (the run's zone, which
-/// the rows need, is known only then): its workout's ordinal and the point, NaN for a missing
-/// value.
-struct SpilledLocation: BitwiseCopyable {
-  var ordinal: Int64
+/// A route point as plain bits, as it waits in scratch: NaN where the point has no value (a GPX
+/// or `Location` number is never NaN: `DecimalParser` refuses `nan`).
+struct PackedRoutePoint: BitwiseCopyable {
   var time: Double
   var latitude: Double
   var longitude: Double
@@ -77,9 +75,9 @@ struct SpilledLocation: BitwiseCopyable {
   var course: Double
   var horizontalAccuracy: Double
   var verticalAccuracy: Double
+  var startsSegment: Bool
 
-  init(_ point: RoutePoint, ordinal: Int) {
-    self.ordinal = Int64(ordinal)
+  init(_ point: RoutePoint) {
     time = point.time ?? .nan
     latitude = point.latitude ?? .nan
     longitude = point.longitude ?? .nan
@@ -88,6 +86,7 @@ struct SpilledLocation: BitwiseCopyable {
     course = point.course ?? .nan
     horizontalAccuracy = point.horizontalAccuracy ?? .nan
     verticalAccuracy = point.verticalAccuracy ?? .nan
+    startsSegment = point.startsSegment
   }
 
   var point: RoutePoint {
@@ -95,8 +94,22 @@ struct SpilledLocation: BitwiseCopyable {
     return RoutePoint(
       time: value(time), latitude: value(latitude), longitude: value(longitude), elevation: value(elevation),
       speed: value(speed), course: value(course), horizontalAccuracy: value(horizontalAccuracy),
-      verticalAccuracy: value(verticalAccuracy))
+      verticalAccuracy: value(verticalAccuracy), startsSegment: startsSegment)
   }
+}
+
+/// An inline `Location` as it waits in scratch for the end of the parse (the run's zone, which
+/// the rows need, is known only then): its workout's ordinal and the point.
+struct SpilledLocation: BitwiseCopyable {
+  var ordinal: Int64
+  var packed: PackedRoutePoint
+
+  init(_ point: RoutePoint, ordinal: Int) {
+    self.ordinal = Int64(ordinal)
+    packed = PackedRoutePoint(point)
+  }
+
+  var point: RoutePoint { packed.point }
 }
 
 /// Takes every route of a run once, after the main parse (Pipelines/docs/workouts.md, "Routes"):

@@ -32,42 +32,17 @@ final class RouteFileReadAhead {
   /// Points a chunk (80 KB of the spool).
   static let chunkPoints = 1024
 
-  /// A point as the spool keeps it, NaN where the point has no value (a GPX number or time is
-  /// never NaN: `DecimalParser` refuses `nan`): 80 bytes, where a `LinedPoint` takes 136.
+  /// A point as the spool keeps it, with its line: 80 bytes, where a `LinedPoint` takes 136.
   struct SpooledPoint: BitwiseCopyable {
-    var time: Double
-    var latitude: Double
-    var longitude: Double
-    var elevation: Double
-    var speed: Double
-    var course: Double
-    var horizontalAccuracy: Double
-    var verticalAccuracy: Double
+    var packed: PackedRoutePoint
     var line: Int
-    var startsSegment: Bool
 
     init(_ point: RoutePoint, line: Int) {
-      time = point.time ?? .nan
-      latitude = point.latitude ?? .nan
-      longitude = point.longitude ?? .nan
-      elevation = point.elevation ?? .nan
-      speed = point.speed ?? .nan
-      course = point.course ?? .nan
-      horizontalAccuracy = point.horizontalAccuracy ?? .nan
-      verticalAccuracy = point.verticalAccuracy ?? .nan
+      packed = PackedRoutePoint(point)
       self.line = line
-      startsSegment = point.startsSegment
     }
 
-    var lined: LinedPoint {
-      func value(_ x: Double) -> Double? { x.isNaN ? nil : x }
-      return LinedPoint(
-        point: RoutePoint(
-          time: value(time), latitude: value(latitude), longitude: value(longitude), elevation: value(elevation),
-          speed: value(speed), course: value(course), horizontalAccuracy: value(horizontalAccuracy),
-          verticalAccuracy: value(verticalAccuracy), startsSegment: startsSegment),
-        line: line)
-    }
+    var lined: LinedPoint { LinedPoint(point: packed.point, line: line) }
   }
 
   private let files: CompanionFileReadAhead<SpooledPoint, GPXReadResult>
