@@ -53,8 +53,8 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
   }
 
   /// The entries not yet taken, and how the two threads meet. At most about `waitingLimit` bytes
-  /// of entries wait (but one, however long): a folder of a million files, or one of very long names, makes the thread
-  /// wait for its taker (the finish) rather than hold them all.
+  /// of entries wait (but one, however long): a folder of a million files, or one of very long
+  /// names, makes the thread wait for its taker (the finish) rather than hold them all.
   private final class Shared: Sendable {
     private let entries = Mutex(Entries())
     /// One signal per entry published.
