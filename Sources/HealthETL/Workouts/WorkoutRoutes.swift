@@ -115,7 +115,8 @@ struct SpilledLocation: BitwiseCopyable {
 /// Takes every route of a run once, after the main parse (Pipelines/docs/workouts.md, "Routes"):
 /// the inline `Location`s kept in scratch during the parse, then the points of every file of the
 /// export's `workout-routes/` folder as `RouteFileReadAhead` read them in one streaming pass
-/// beside the parse (zip members in archive order, decompressed as they are read). Each point is checked (`RoutePointFilter`); a kept one is written to the
+/// beside the parse (zip members in archive order, decompressed as they are read). Each point is
+/// checked (`RoutePointFilter`); a kept one is written to the
 /// `route_points` outputs as it is parsed, added to its workout's running totals, and — for
 /// workouts that get splits — put in scratch as a `RouteStep`. Nothing per point stays in memory,
 /// but for the outline of each workout's first route file when the report asks for it
