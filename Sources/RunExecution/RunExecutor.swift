@@ -7,8 +7,9 @@ import Synchronization
 /// Two kinds of work:
 /// - `startDedicated`: a job that must never wait behind others and lasts a phase of the run —
 ///   the libxml2 parse, the read-ahead of the input, the input's SHA-256, the workbook, the
-///   database, the route and ECG files read beside the parse. At most `dedicatedSlots` of them at
-///   once: the parse's two end before the workbook and the database start.
+///   database, two readers of the files beside the export (routes, ECG files, clinical records)
+///   during the parse. At most `dedicatedSlots` of them at once: the parse's two end before the
+///   workbook and the database start.
 /// - `submit`: short jobs on a bounded pool of workers, started as work arrives and kept for
 ///   the next run (a table's rows to encode and append, `RowEncodingLane`). A job never waits
 ///   for another job, so the pool always makes progress.
@@ -17,8 +18,8 @@ import Synchronization
 public final class RunExecutor: Sendable {
   /// The most threads of a run at once, its main thread included.
   public static let maximumThreads = 8
-  /// Dedicated threads at once: parse, read-ahead, SHA-256, routes, ECG files; then SHA-256,
-  /// routes, ECG files, workbook, database.
+  /// Dedicated threads at once: parse, read-ahead, SHA-256 and two readers of files beside the
+  /// export; then SHA-256, those readers, workbook, database.
   public static let dedicatedSlots = 5
 
   /// An executor for this machine: as many pool workers as it has cores, within

@@ -57,7 +57,8 @@ import Testing
 
   /// The route and ECG files are read during the parse, each on a thread of its own, beside the
   /// parse's two and the zip's hash: five workouts jobs still add one routes thread (the others
-  /// read in their finish), and the run stays within 8 threads with the database and the workbook.
+  /// read in their finish), a third kind of file (clinical records) reads in its finish, and the
+  /// run stays within 8 threads with the database and the workbook.
   @Test(.timeLimit(.minutes(10))) func filesBesideTheExportAddOneThreadEach() throws {
     let work = try CLI.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: work) }
@@ -70,6 +71,7 @@ import Testing
       + [
         #"{"name":"ecg","kind":"electrocardiograms"}"#, #"{"name":"daily","kind":"daily"}"#,
         #"{"name":"hr","kind":"statistics","type":"HeartRate","interval":"1m","options":["max"]}"#,
+        #"{"name":"clinical","kind":"clinical-records"}"#,
       ]
     let (status, peak, out) = try Self.run(jobs: jobs, export: export, in: work)
     #expect(status == 0)

@@ -1,12 +1,16 @@
 import HealthExtract
 import HealthModel
+import RunExecution
 
 /// One row per `ClinicalRecord` element with a summary of its FHIR resource file
 /// (Pipelines/docs/clinical-records.md, "Clinical records"). While the export streams, each element's attributes
 /// go to a scratch file — 100,000 records with long URLs held as elements took 320 MB — and only
-/// the distinct resource paths they name stay in memory; the resource files are then streamed
-/// once, each read whole up to `largestResource` bytes, and copied into the output folder only
-/// when asked; the rows are written last, the records read back in order.
+/// the distinct resource paths they name stay in memory. Meanwhile, from when the export is
+/// opened, the files of `clinical-records/` are read on a thread of their own
+/// (`CompanionFileReadAhead`), each whole up to `largestResource` bytes and summarized there, its
+/// bytes spooled only when copies are asked for. Which of them the records name is known only at
+/// the end, so the finish takes each named file's summary (the first of a name), copies it into
+/// the output folder when asked, and writes the rows last, the records read back in order.
 public final class ClinicalRecordMart: Mart {
   public enum Table: String, MartTable {
     case records
@@ -35,6 +39,9 @@ public final class ClinicalRecordMart: Mart {
   private var scratchFailure: OutputError?
   /// The most bytes of records held in memory at once (tests read it).
   private(set) var mostRecordBytesInMemory = 0
+  /// The resource files, read since the export was opened (`exportOpened`); nil before, and
+  /// after the finish took them.
+  private var files: CompanionFileReadAhead<UInt8, ResourceNote>?
   public private(set) var report = ClinicalRecordReport()
 
   public var runReportSection: RunReportSection? {
@@ -59,6 +66,14 @@ public final class ClinicalRecordMart: Mart {
     _ = records.addStream()
   }
 
+  /// The resource files are read from now on, on a thread of their own; a spool file that
+  /// cannot be made now is tried again, and reported, in the finish.
+  public func exportOpened(_ export: OpenedExport) {
+    guard files == nil, export.mayStart("clinical") else { return }
+    files = try? Self.startReading(
+      export.companions, spoolingBytes: copyResources, executor: export.executor, transaction: export.transaction)
+  }
+
   public func consume(_ element: GenericElement) {
     guard element.name == "ClinicalRecord" else { return }
     let fields = ClinicalRecordFields(element)
@@ -79,49 +94,64 @@ public final class ClinicalRecordMart: Mart {
         for: wanted.map { Self.copyName(of: $0) }, in: Self.resourceFolder + "/{name}.json", placeholder: "{name}")
       : [:]
     var resources: [String: ClinicalRecordResource] = [:]
-    var failure: OutputError?
     var listingProblem: String?
     let companions = context.exportCompanions
+    // Taken only when a record names a file; else the reader stops unread (`deinit`).
+    let started = files
+    files = nil
     if !wanted.isEmpty {
-      do {
-        try ExportInput.forEachFile(of: companions, in: Self.resourceFolder) { stream in
-          guard failure == nil, wanted.contains(stream.relativePath), resources[stream.relativePath] == nil else {
-            return
-          }
-          var resource = ClinicalRecordResource()
-          switch Self.readWhole(stream) {
+      let files: CompanionFileReadAhead<UInt8, ResourceNote>
+      if let started {
+        files = started
+      } else {
+        files = try Self.startReading(
+          companions, spoolingBytes: copyResources, executor: context.executor, transaction: context.transaction)
+      }
+      /// The named files no file of that name has come for yet: the first one is taken.
+      var notYetTaken = wanted
+      /// The file being taken, when a record names it.
+      var taken: (path: String, resource: ClinicalRecordResource, copy: String?, bytes: [UInt8])?
+      reading: while true {
+        switch try files.next() {
+        case .file(let path):
+          taken = notYetTaken.remove(path) == nil ? nil : (path, ClinicalRecordResource(), nil, [])
+        case .note(.unread(let problem)):
+          guard let file = taken else { continue }
+          resources[file.path] = ClinicalRecordResource(problem: problem.description)
+          taken = nil
+        case .note(.read(let summarized)):
+          guard var file = taken else { continue }
+          switch summarized {
+          case .success(let summary):
+            file.resource.summary = summary
+            report.resourcesRead += 1
+            report.controlCharactersReplaced += summary.replacedControlCharacters
           case .failure(let problem):
-            resource.problem = problem.description
-          case .success(let bytes):
-            do throws(FHIRResourceProblem) {
-              let summary = try FHIRResourceSummary.summarize(bytes)
-              resource.summary = summary
-              report.resourcesRead += 1
-              report.controlCharactersReplaced += summary.replacedControlCharacters
-            } catch {
-              resource.problem = error.description
-            }
-            if let copy = copies[Self.copyName(of: stream.relativePath)] {
-              do throws(OutputError) {
-                // Medical records: readable by their owner only.
-                let file = try transaction.create(copy, ownerOnly: true)
-                try file.write(bytes)
-                try file.close()
-                resource.copy = copy
-                report.resourcesCopied += 1
-              } catch {
-                failure = error
-              }
-            }
+            file.resource.problem = problem.description
           }
-          resources[stream.relativePath] = resource
+          file.copy = copies[Self.copyName(of: file.path)]
+          resources[file.path] = file.resource
+          taken = file
+        case .records(let bytes):
+          if taken?.copy != nil { taken!.bytes += bytes }
+        case .note(.end):
+          if let file = taken, let copy = file.copy {
+            // Medical records: readable by their owner only.
+            let output = try transaction.create(copy, ownerOnly: true)
+            try output.write(file.bytes)
+            try output.close()
+            resources[file.path]!.copy = copy
+            report.resourcesCopied += 1
+          }
+          taken = nil
+        case .listingFailed(let error):
+          if let machine = MartContext.machineFailure(error) { throw machine }
+          listingProblem = error.description
+        case .end:
+          break reading
         }
-      } catch {
-        if let machine = MartContext.machineFailure(error) { throw machine }
-        listingProblem = error.description
       }
     }
-    if let failure { throw failure }
     var missing = "missing: the export holds no such file"
     if case .unavailable(let why) = companions { missing = "not read: \(why)" }
     if let listingProblem { missing = "not reached: \(listingProblem)" }
@@ -180,6 +210,36 @@ public final class ClinicalRecordMart: Mart {
   static func copyName(of relativePath: String) -> String {
     let base = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
     return base.hasSuffix(".json") ? String(base.dropLast(5)) : base + "/"
+  }
+
+  /// What the reading thread notes of a resource file; its bytes follow `read` as records when
+  /// they are spooled, and `end` closes a file that was read.
+  enum ResourceNote: Sendable {
+    case unread(FHIRResourceProblem)
+    case read(Result<FHIRResourceSummary, FHIRResourceProblem>)
+    case end
+  }
+
+  /// Starts reading every file directly in `clinical-records/` on a dedicated thread of
+  /// `executor`: each is summarized there, and its bytes spooled when `spoolingBytes` (copies).
+  static func startReading(
+    _ companions: ExportInput.Companions, spoolingBytes: Bool, executor: RunExecutor, transaction: OutputTransaction
+  ) throws(OutputError) -> CompanionFileReadAhead<UInt8, ResourceNote> {
+    try .start(
+      .inFolder(resourceFolder), of: companions, chunkRecords: 64 << 10,
+      scratchFolder: try transaction.scratchDirectory(), meter: transaction.meter, name: "clinical", on: executor
+    ) { stream, note, record in
+      switch readWhole(stream) {
+      case .failure(let problem):
+        note(.unread(problem))
+      case .success(let bytes):
+        note(.read(Result { () throws(FHIRResourceProblem) in try FHIRResourceSummary.summarize(bytes) }))
+        if spoolingBytes {
+          for byte in bytes where !record(byte) { return }
+        }
+        note(.end)
+      }
+    }
   }
 
   /// The whole file, or why not: larger than `largestResource`, or unreadable.

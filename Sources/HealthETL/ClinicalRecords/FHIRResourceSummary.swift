@@ -1,7 +1,7 @@
 /// What a clinical-records row takes from a FHIR resource (DSTU2 or R4): its `resourceType`, the
 /// first coding of its main concept, and its clinical date. Everything else in the resource is
 /// left alone.
-struct FHIRResourceSummary: Equatable {
+struct FHIRResourceSummary: Equatable, Sendable {
   var resourceType: String?
   var codeSystem: String?
   var code: String?
@@ -90,6 +90,6 @@ struct FHIRResourceSummary: Equatable {
 }
 
 /// Why a resource file gave no summary.
-struct FHIRResourceProblem: Error, CustomStringConvertible {
+struct FHIRResourceProblem: Error, CustomStringConvertible, Sendable {
   var description: String
 }

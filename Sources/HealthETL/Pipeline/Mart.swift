@@ -67,10 +67,18 @@ public struct OpenedExport {
     self.transaction = transaction
   }
 
-  /// Whether a mart may start the reading thread `name` now: the first to ask may, later ones
-  /// read in their finish. Two jobs of one kind (two workouts jobs) would otherwise add two
-  /// threads during the parse, past the run's `RunExecutor.maximumThreads`.
-  public func mayStart(_ name: String) -> Bool { started.names.insert(name).inserted }
+  /// Reading threads started during the parse at most (route, ECG and clinical-record files):
+  /// with the parse's two, the zip's hash and the pool, two keep a run within
+  /// `RunExecutor.maximumThreads`.
+  public static let readersDuringTheParse = 2
+
+  /// Whether a mart may start the reading thread `name` now: the first to ask for a name may,
+  /// while fewer than `readersDuringTheParse` have started; the others read in their finish. Two
+  /// jobs of one kind (two workouts jobs) would otherwise add two threads during the parse.
+  public func mayStart(_ name: String) -> Bool {
+    guard started.names.count < Self.readersDuringTheParse else { return false }
+    return started.names.insert(name).inserted
+  }
 
   private final class StartedReaders {
     var names = Set<String>()
