@@ -12,32 +12,15 @@ import Testing
   /// own with its own bytes. `A.JSON`'s display holds a NUL and a DEL (as JSON escapes): both
   /// become spaces and are counted.
   @Test func filesNamedAlikeGetACopyEach() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("healthetl-clinical-\(UUID())")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let resources = folder.appendingPathComponent("clinical-records")
-    try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
     let files = [
       "A.json": #"{"resourceType":"Observation","code":{"coding":[{"code":"1"}],"text":"one"}}"#,
       "A.JSON": #"{"resourceType":"Observation","code":{"coding":[{"code":"2"}],"text":"t\u0000w\u007fo"}}"#,
       "A": #"{"resourceType":"Observation","code":{"coding":[{"code":"3"}],"text":"three"}}"#,
     ]
-    for (name, text) in files { try Data(text.utf8).write(to: resources.appendingPathComponent(name)) }
-    let records = ["A.json", "A.JSON", "A"].map { name in
-      """
-      <ClinicalRecord type="Observation" identifier="\(name)" sourceName="Clinic" sourceURL="https://example.org" \
-      fhirVersion="4.0.1" receivedDate="2024-03-20 08:15:32 +0100" resourceFilePath="/clinical-records/\(name)"/>
-      """
-    }
-    let xml = """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <HealthData locale="en_US">
-       <ExportDate value="2027-01-01 09:00:00 +0000"/>
-      \(records.joined(separator: "\n"))
-      </HealthData>
-
-      """
+    let folder = try ClinicalExportFolder.make(
+      files: files.mapValues { Data($0.utf8) }, named: ["A.json", "A.JSON", "A"])
+    defer { try? FileManager.default.removeItem(at: folder) }
     let export = folder.appendingPathComponent("export.xml")
-    try Data(xml.utf8).write(to: export)
     var mart: ClinicalRecordMart?
     let result = try StageHarness.run(.path(export.path)) { transaction in
       let made = ClinicalRecordMart(

@@ -13,29 +13,12 @@ import Testing
   /// A folder export whose records name a resource, a file that is no resource, one too large to
   /// read, one the export lacks and a path outside the folder; one file no record names.
   static func export() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("healthetl-clinical-\(UUID())")
-    let resources = folder.appendingPathComponent("clinical-records")
-    try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
-    try Data(observation.utf8).write(to: resources.appendingPathComponent("Observation-1.json"))
-    try Data(observation.utf8).write(to: resources.appendingPathComponent("Unnamed.json"))
-    try Data("not json".utf8).write(to: resources.appendingPathComponent("Bad.json"))
-    try Data(count: ClinicalRecordMart.largestResource + 1).write(to: resources.appendingPathComponent("Big.json"))
-    let records = ["Observation-1.json", "Bad.json", "Big.json", "Missing.json", "../Observation-1.json"].map {
-      """
-      <ClinicalRecord type="Observation" identifier="\($0)" sourceName="Clinic" sourceURL="https://example.org" \
-      fhirVersion="4.0.1" receivedDate="2024-03-20 08:15:32 +0100" resourceFilePath="/clinical-records/\($0)"/>
-      """
-    }
-    let xml = """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <HealthData locale="en_US">
-       <ExportDate value="2024-03-22 09:00:00 +0100"/>
-      \(records.joined(separator: "\n"))
-      </HealthData>
-
-      """
-    try Data(xml.utf8).write(to: folder.appendingPathComponent("export.xml"))
-    return folder
+    try ClinicalExportFolder.make(
+      files: [
+        "Observation-1.json": Data(observation.utf8), "Unnamed.json": Data(observation.utf8),
+        "Bad.json": Data("not json".utf8), "Big.json": Data(count: ClinicalRecordMart.largestResource + 1),
+      ],
+      named: ["Observation-1.json", "Bad.json", "Big.json", "Missing.json", "../Observation-1.json"])
   }
 
   static func run(_ folder: URL, readsAhead: Bool) throws -> (StageHarness.Result, ClinicalRecordReport) {
