@@ -10,7 +10,7 @@ set -uo pipefail
 SWIFT=${SWIFT:-swift}
 BUILD=.build/fuzz
 BIN=$BUILD/debug
-ALL="xml run zip pipeline codes state gpx answer ecg lineprotocol"
+ALL="xml run zip pipeline codes state gpx answer ecg lineprotocol fhir"
 KNOWN=Tests/Fuzz/known-crashes.txt
 # Foundation leaks a buffer when it reads an empty file (FileManager.contents(atPath:)); the
 # harnesses also set this themselves when run by hand.
@@ -22,7 +22,7 @@ binary() {
     xml) echo FuzzXML ;; run) echo FuzzRun ;; zip) echo FuzzZip ;;
     pipeline) echo FuzzPipeline ;; codes) echo FuzzCodes ;; state) echo FuzzState ;;
     gpx) echo FuzzGPX ;; answer) echo FuzzAnswer ;; ecg) echo FuzzECG ;;
-    lineprotocol) echo FuzzLineProtocol ;;
+    lineprotocol) echo FuzzLineProtocol ;; fhir) echo FuzzFHIR ;;
     *) echo "unknown harness '$1' (known: $ALL)" >&2; exit 2 ;;
   esac
 }

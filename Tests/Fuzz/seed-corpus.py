@@ -309,6 +309,28 @@ def ecg_seeds():
     }
 
 
+def fhir_seeds():
+    """FHIR resource files as clinical records name them (DSTU2 and R4; no real export with them
+    could be found, see SOURCES.md), and resources cut or broken on purpose."""
+    procedure = ('{"resourceType":"Procedure","id":"x","code":{"coding":[{"system":"http://www.ama-assn.org/go/cpt",'
+                 '"code":"45378","display":"Colonoscopy"}],"text":"COLONOSCOPY"},'
+                 '"performedPeriod":{"start":"2019-05-12T10:00:00-07:00","end":"2019-05-12"}}')
+    observation = ('{"resourceType":"Observation","status":"final","code":{"coding":[{"system":"http://loinc.org",'
+                   '"code":"4548-4","display":"Hemoglobin A1c"}],"text":"HbA1c"},"effectiveDateTime":"2021-02-01T08:00:00Z",'
+                   '"valueQuantity":{"value":5.4,"unit":"%"},"issued":"2021-02-02"}')
+    return {
+        "edge-dstu2-procedure.json": procedure,
+        "edge-r4-observation.json": observation,
+        "edge-immunization.json": '{"resourceType":"Immunization","vaccineCode":{"text":"Influenza"},"date":"2020-10-01"}',
+        "edge-allergy-dstu2.json": '{"resourceType":"AllergyIntolerance","substance":{"coding":[{"code":"227493005"}]},"onset":"2001"}',
+        "edge-control-characters.json": '{"resourceType":"Observation","code":{"text":"t\\u0000w\\u007fo\\u001b"}}',
+        "edge-not-an-object.json": "[1,2]",
+        "edge-duplicate-key.json": '{"resourceType":"A","resourceType":"B"}',
+        "edge-cut.json": observation[:70],
+        "edge-deep.json": "[" * 80 + "]" * 80,
+    }
+
+
 def zip_bytes(members, compression=zipfile.ZIP_DEFLATED, stream=False, zip64=False):
     buffer = io.BytesIO()
 
@@ -507,6 +529,8 @@ def main():
 
     for name, data in ecg_seeds().items():
         write("ecg", name, data)
+    for name, data in fhir_seeds().items():
+        write("fhir", name, data)
     write("pipeline", "edge-clinical-copy.json", json.dumps({
         "version": 1, "name": "c", "jobs": [
             {"name": "c", "kind": "clinical-records", "copyResources": True, "outputs": [{"file": "c.ndjson"}]},

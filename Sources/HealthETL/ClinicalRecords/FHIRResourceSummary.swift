@@ -1,16 +1,16 @@
 /// What a clinical-records row takes from a FHIR resource (DSTU2 or R4): its `resourceType`, the
 /// first coding of its main concept, and its clinical date. Everything else in the resource is
 /// left alone.
-struct FHIRResourceSummary: Equatable, Sendable {
-  var resourceType: String?
-  var codeSystem: String?
-  var code: String?
-  var display: String?
-  var effective: String?
+public struct FHIRResourceSummary: Equatable, Sendable {
+  public internal(set) var resourceType: String?
+  public internal(set) var codeSystem: String?
+  public internal(set) var code: String?
+  public internal(set) var display: String?
+  public internal(set) var effective: String?
   /// Control characters (C0 but tab, line feed and carriage return, and DEL) in those values,
   /// each made a space as in export text: a NUL would cut a value short for a C client of
   /// health.sqlite.
-  var replacedControlCharacters = 0
+  public internal(set) var replacedControlCharacters = 0
 
   /// The concept a resource is about, by resource type: `code` (Observation, Condition,
   /// Procedure, DiagnosticReport, AllergyIntolerance in R4), `vaccineCode` (Immunization),
@@ -28,7 +28,7 @@ struct FHIRResourceSummary: Equatable, Sendable {
   /// The summary of a resource document (a JSON object).
   ///
   /// - Throws: `FHIRResourceProblem` when the document is not JSON or not an object.
-  static func summarize(_ bytes: [UInt8]) throws(FHIRResourceProblem) -> FHIRResourceSummary {
+  public static func summarize(_ bytes: [UInt8]) throws(FHIRResourceProblem) -> FHIRResourceSummary {
     let document: JSONValue
     do { document = try StrictJSON.parse(bytes) } catch {
       throw FHIRResourceProblem(description: "not JSON: \(error)")
@@ -90,6 +90,6 @@ struct FHIRResourceSummary: Equatable, Sendable {
 }
 
 /// Why a resource file gave no summary.
-struct FHIRResourceProblem: Error, CustomStringConvertible, Sendable {
-  var description: String
+public struct FHIRResourceProblem: Error, CustomStringConvertible, Sendable {
+  public var description: String
 }

@@ -23,5 +23,6 @@ let package = Package(
     .executableTarget(name: "FuzzAnswer", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzECG", dependencies: ["FuzzSupport", readers]),
     .executableTarget(name: "FuzzLineProtocol", dependencies: ["FuzzSupport", readers]),
+    .executableTarget(name: "FuzzFHIR", dependencies: ["FuzzSupport", readers]),
   ]
 )
