@@ -218,6 +218,18 @@ public final class ClinicalRecordMart: Mart {
     case unread(FHIRResourceProblem)
     case read(Result<FHIRResourceSummary, FHIRResourceProblem>)
     case end
+
+    /// Its strings' bytes: a summary's values are as long as the resource wrote them (up to
+    /// `largestResource`), so thousands waiting must be weighed, not counted.
+    var bytesInMemory: Int {
+      switch self {
+      case .unread(let problem), .read(.failure(let problem)): return problem.description.utf8.count
+      case .read(.success(let summary)):
+        return [summary.resourceType, summary.codeSystem, summary.code, summary.display, summary.effective]
+          .reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+      case .end: return 0
+      }
+    }
   }
 
   /// Starts reading every file directly in `clinical-records/` on a dedicated thread of
@@ -227,7 +239,8 @@ public final class ClinicalRecordMart: Mart {
   ) throws(OutputError) -> CompanionFileReadAhead<UInt8, ResourceNote> {
     try .start(
       .inFolder(resourceFolder), of: companions, chunkRecords: 64 << 10,
-      scratchFolder: try transaction.scratchDirectory(), meter: transaction.meter, name: "clinical", on: executor
+      scratchFolder: try transaction.scratchDirectory(), meter: transaction.meter, name: "clinical",
+      noteBytes: \.bytesInMemory, on: executor
     ) { stream, note, record in
       switch readWhole(stream) {
       case .failure(let problem):

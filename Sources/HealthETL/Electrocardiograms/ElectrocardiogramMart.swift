@@ -159,6 +159,22 @@ public final class ElectrocardiogramMart: Mart {
     case header(Result<ElectrocardiogramHeader, ElectrocardiogramHeader.Problem>)
     /// How reading ended, and the samples past `longestRecordingSeconds`, counted and not spooled.
     case end(ECGReadResult, cutSamples: Int)
+
+    /// Its strings' bytes: a header's values are lines of up to `ECGReader.longestHeaderLine`.
+    var bytesInMemory: Int {
+      func count(_ texts: String?...) -> Int { texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } }
+      switch self {
+      case .header(.success(let header)):
+        return count(
+          header.classification, header.symptoms, header.device, header.softwareVersion, header.lead, header.unit)
+      case .header(.failure(let problem)): return problem.description.utf8.count
+      case .end(let result, _):
+        let header = result.header
+        return count(
+          result.problem, header?.recordedDate, header?.classification, header?.symptoms, header?.softwareVersion,
+          header?.device, header?.sampleRate, header?.averageHeartRate)
+      }
+    }
   }
 
   /// Whether the sample at `index` of a recording at `sampleRate` Hz is within its longest.
@@ -172,7 +188,8 @@ public final class ElectrocardiogramMart: Mart {
   ) throws(OutputError) -> CompanionFileReadAhead<Double, FileNote> {
     try .start(
       .inSubfolders(where: isCandidate), of: companions, chunkRecords: 8192,
-      scratchFolder: try transaction.scratchDirectory(), meter: transaction.meter, name: "ecg", on: executor
+      scratchFolder: try transaction.scratchDirectory(), meter: transaction.meter, name: "ecg",
+      noteBytes: \.bytesInMemory, on: executor
     ) { stream, note, record in
       var going = true
       var sampleRate = 1.0

@@ -67,8 +67,13 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
 
     /// Bytes of entries that may wait.
     let waitingLimit: Int
+    /// What a note holds in memory, as its reader says.
+    let noteBytes: @Sendable (Note) -> Int
 
-    init(waitingLimit: Int) { self.waitingLimit = waitingLimit }
+    init(waitingLimit: Int, noteBytes: @escaping @Sendable (Note) -> Int) {
+      self.waitingLimit = waitingLimit
+      self.noteBytes = noteBytes
+    }
 
     struct Entries {
       var items: [(entry: Entry, bytes: Int)] = []
@@ -77,17 +82,16 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
       var publisherWaits = false
     }
 
-    /// What an entry holds in memory, roughly: its path, or a fixed part for the rest (a note's
-    /// strings are bounded by its reader: an ECG header has at most 32 lines of limited length).
-    static func bytes(of entry: Entry) -> Int {
+    /// What an entry holds in memory, roughly: its path, its note's bytes, or a fixed part.
+    func bytes(of entry: Entry) -> Int {
       if case .file(let path) = entry { return 64 + path.utf8.count }
-      if case .note = entry { return 1024 }
+      if case .note(let note) = entry { return 64 + noteBytes(note) }
       return 64
     }
 
     /// Publishes `entry`, waiting first while too much waits and something does.
     func publish(_ entry: Entry) {
-      let bytes = Self.bytes(of: entry)
+      let bytes = bytes(of: entry)
       while true {
         let appended = entries.withLock { queue in
           let waiting = queue.head < queue.items.count
@@ -140,14 +144,16 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
   /// Starts reading `files` of `companions` on a dedicated thread of `executor` named `name`,
   /// each parsed by `parse`, its records spooled into a file made (and at once unlinked) in
   /// `scratchFolder`. The spool counts against the run's output budget (`meter`), as the rows it
-  /// becomes do: a zip member of a few KB can inflate to millions of points.
+  /// becomes do: a zip member of a few KB can inflate to millions of points. `noteBytes` weighs
+  /// a note's strings, for the bound on what waits (a resource's display can be megabytes).
   /// - Throws: `OutputError` when the spool file cannot be made; no thread is started then.
   static func start(
     _ files: Files, of companions: ExportInput.Companions, chunkRecords: Int, scratchFolder: String,
-    meter: OutputMeter?, name: String, waitingLimit: Int = waitingLimit, on executor: RunExecutor,
-    parse: @escaping Parse
+    meter: OutputMeter?, name: String, waitingLimit: Int = waitingLimit,
+    noteBytes: @escaping @Sendable (Note) -> Int, on executor: RunExecutor, parse: @escaping Parse
   ) throws(OutputError) -> CompanionFileReadAhead {
-    let reader = try CompanionFileReadAhead(spoolPath: scratchFolder + "/" + name, waitingLimit: waitingLimit)
+    let reader = try CompanionFileReadAhead(
+      spoolPath: scratchFolder + "/" + name, waitingLimit: waitingLimit, noteBytes: noteBytes)
     let shared = reader.shared
     let spool = (descriptor: reader.spool, path: reader.spoolPath)
     let chunkRecords = max(1, chunkRecords)
@@ -160,9 +166,11 @@ final class CompanionFileReadAhead<Record: BitwiseCopyable, Note: Sendable> {
     return reader
   }
 
-  private init(spoolPath: String, waitingLimit: Int) throws(OutputError) {
+  private init(spoolPath: String, waitingLimit: Int, noteBytes: @escaping @Sendable (Note) -> Int)
+    throws(OutputError)
+  {
     self.spoolPath = spoolPath
-    shared = Shared(waitingLimit: waitingLimit)
+    shared = Shared(waitingLimit: waitingLimit, noteBytes: noteBytes)
     let descriptor = open(spoolPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       let code = errno

@@ -68,4 +68,15 @@ import Testing
         "clinical-records", "clinical-records/Bad.json", "clinical-records/Observation-1.json", "clinical_records.csv",
       ])
   }
+
+  /// What waits for the finish is weighed by its strings: a resource's display of 100,000
+  /// characters weighs them, plus its type's 11; a note counted as a fixed 1 KB let thousands
+  /// of such summaries wait past the reader's bound.
+  @Test func aNoteWeighsItsStrings() throws {
+    let long = #"{"resourceType":"Observation","code":{"text":""# + String(repeating: "x", count: 100_000) + #""}}"#
+    let summary = try FHIRResourceSummary.summarize(Array(long.utf8))
+    #expect(ClinicalRecordMart.ResourceNote.read(.success(summary)).bytesInMemory == 100_011)
+    #expect(ClinicalRecordMart.ResourceNote.unread(FHIRResourceProblem(description: "gone")).bytesInMemory == 4)
+    #expect(ClinicalRecordMart.ResourceNote.end.bytesInMemory == 0)
+  }
 }

@@ -59,7 +59,7 @@ final class RouteFileReadAhead {
     RouteFileReadAhead(
       try .start(
         .inFolder(folder), of: companions, chunkRecords: chunkPoints, scratchFolder: scratchFolder, meter: meter,
-        name: "routes", waitingLimit: waitingLimit, on: executor
+        name: "routes", waitingLimit: waitingLimit, noteBytes: { $0.problem?.utf8.count ?? 0 }, on: executor
       ) { stream, note, record in
         var going = true
         let result = GPXReader.read(stream) { point in
