@@ -40,24 +40,34 @@ struct SpillRecord: Equatable {
 /// scratch file as one sorted run. At the end, `merged()` k-way merges the runs (and the last,
 /// unwritten buffer) through a binary heap into one time-ordered stream.
 ///
-/// Memory: the buffer (`capacity` × 40 bytes) plus one read chunk per run (≤ 4096 records each),
+/// Runs are stored compactly (`SpillRunCodec`, mostly 6–9 bytes a record).
+///
+/// Memory: the buffer (`capacity` × 40 bytes) plus one read chunk per run (64 KiB each),
 /// never proportional to the number of samples. Lateness does not matter: a sample written a
 /// million records after its neighbours in time still comes out in its place.
 final class SampleSpill {
-  /// Records per read chunk of a run during the merge.
-  static let readChunk = 4096
-  /// Records written to the scratch file per `OutputFile.append`, so that its own buffer stays
+  /// Bytes per read of a run during the merge.
+  static let readChunk = 64 << 10
+  /// Records encoded into the scratch file per `OutputFile.append`, so that its own buffer stays
   /// near its 1 MiB flush threshold.
-  static let writeChunk = 16_384
+  static let writeChunk = 65_536
 
   let capacity: Int
   private let transaction: OutputTransaction
   private let scratchName: String
   private var buffer: [SpillRecord] = []
   private var scratch: OutputFile?
-  /// Runs in the scratch file, in records: first record and count.
-  private(set) var runs: [(first: Int, count: Int)] = []
-  private var recordsWritten = 0
+  /// A sorted run in the scratch file (`SpillRunCodec`): where its bytes are and how many
+  /// records they hold.
+  struct Run {
+    var offset: Int
+    var bytes: Int
+    var count: Int
+  }
+
+  /// The runs in the scratch file, in the order written.
+  private(set) var runs: [Run] = []
+  private var bytesWritten = 0
   /// The first write error; `append` cannot throw, so it is reported by `merged()`.
   private var failure: OutputError?
   private(set) var count = 0
@@ -87,17 +97,19 @@ final class SampleSpill {
     do throws(OutputError) {
       if scratch == nil { scratch = try transaction.createScratch(scratchName) }
       let file = scratch!
-      let stride = MemoryLayout<SpillRecord>.stride
+      let offset = bytesWritten
+      var state = SpillRunCodec.State()
       var index = 0
       while index < buffer.count {
         let upper = Swift.min(index + Self.writeChunk, buffer.count)
         try file.append { out in
-          buffer.withUnsafeBytes { out.append(contentsOf: $0[(index * stride)..<(upper * stride)]) }
+          let before = out.count
+          for record in buffer[index..<upper] { SpillRunCodec.encode(record, after: &state, to: &out) }
+          bytesWritten += out.count - before
         }
         index = upper
       }
-      runs.append((recordsWritten, buffer.count))
-      recordsWritten += buffer.count
+      runs.append(Run(offset: offset, bytes: bytesWritten - offset, count: buffer.count))
     } catch {
       failure = error
     }
@@ -120,7 +132,7 @@ final class SampleSpill {
   }
 }
 
-/// Reads records back from the scratch file with `pread`.
+/// Reads runs' bytes back from the scratch file with `pread`.
 final class SpillReader {
   let path: String
   private let descriptor: Int32
@@ -133,14 +145,12 @@ final class SpillReader {
 
   deinit { close(descriptor) }
 
-  /// Replaces `records` with `count` records starting at record `first`.
-  func read(first: Int, count: Int, into records: inout [SpillRecord]) throws(OutputError) {
-    let stride = MemoryLayout<SpillRecord>.stride
-    records.removeAll(keepingCapacity: true)
-    let zero = SpillRecord(start: 0, end: 0, value: 0, created: 0, stream: 0, group: 0)
-    records.append(contentsOf: repeatElement(zero, count: count))
-    let failed = records.withUnsafeMutableBytes {
-      ScratchFileIO.read(descriptor, into: $0, at: Int64(first) * Int64(stride))
+  /// Appends the `count` bytes at `offset` to `bytes`.
+  func read(at offset: Int, count: Int, appendingTo bytes: inout [UInt8]) throws(OutputError) {
+    let old = bytes.count
+    bytes.append(contentsOf: repeatElement(0, count: count))
+    let failed = bytes.withUnsafeMutableBytes {
+      ScratchFileIO.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]), at: Int64(offset))
     }
     if failed != 0 { throw .system(path: path, code: failed) }
   }
@@ -160,11 +170,14 @@ final class SpillMerge {
   }
 
   private struct Cursor {
-    var chunk: [SpillRecord] = []
+    var chunk: [UInt8] = []
     var position = 0
-    /// Next record to read from the file, and the end of the run (in records).
+    /// Next byte to read from the file, and the end of the run's bytes.
     var next: Int
     var end: Int
+    /// Records of the run not yet decoded.
+    var remaining: Int
+    var state = SpillRunCodec.State()
   }
 
   private let reader: SpillReader?
@@ -174,11 +187,11 @@ final class SpillMerge {
   private let tail: [SpillRecord]
   private var tailPosition = 0
 
-  fileprivate init(reader: SpillReader?, runs: [(first: Int, count: Int)], tail: [SpillRecord]) throws(OutputError) {
+  fileprivate init(reader: SpillReader?, runs: [SampleSpill.Run], tail: [SpillRecord]) throws(OutputError) {
     self.reader = reader
     self.tail = tail
     for (index, run) in runs.enumerated() {
-      cursors.append(Cursor(next: run.first, end: run.first + run.count))
+      cursors.append(Cursor(next: run.offset, end: run.offset + run.bytes, remaining: run.count))
       if let record = try advance(index) { heap.push(Head(record: record, run: index)) }
     }
     if let first = tail.first {
@@ -201,18 +214,26 @@ final class SpillMerge {
     return head.record
   }
 
-  /// The next record of file run `index`, reading its next chunk when the current one is used up.
+  /// The next record of file run `index`, reading its next chunk when less than a whole record
+  /// may be left in the current one.
   private func advance(_ index: Int) throws(OutputError) -> SpillRecord? {
-    if cursors[index].position == cursors[index].chunk.count {
+    guard cursors[index].remaining > 0 else { return nil }
+    if cursors[index].chunk.count - cursors[index].position < SpillRunCodec.maximumRecordBytes,
+      cursors[index].next < cursors[index].end, let reader
+    {
       let cursor = cursors[index]
-      guard cursor.next < cursor.end, let reader else { return nil }
       let count = Swift.min(SampleSpill.readChunk, cursor.end - cursor.next)
-      try reader.read(first: cursor.next, count: count, into: &cursors[index].chunk)
-      cursors[index].next += count
+      cursors[index].chunk.removeSubrange(0..<cursor.position)
       cursors[index].position = 0
+      try reader.read(at: cursor.next, count: count, appendingTo: &cursors[index].chunk)
+      cursors[index].next += count
     }
-    let record = cursors[index].chunk[cursors[index].position]
-    cursors[index].position += 1
+    cursors[index].remaining -= 1
+    var position = cursors[index].position
+    var state = cursors[index].state
+    let record = cursors[index].chunk.withUnsafeBytes { SpillRunCodec.decode($0, at: &position, after: &state) }
+    cursors[index].position = position
+    cursors[index].state = state
     return record
   }
 }
