@@ -1,7 +1,7 @@
 import Foundation
 
-/// One quantity sample as the statistics engine needs it: 40 bytes and no references, so runs of
-/// them go to a scratch file and come back as raw bytes.
+/// One quantity sample as the statistics engine needs it: 40 bytes and no references; sorted runs
+/// of them go to a scratch file in a compact form (`SpillRunCodec`).
 struct SpillRecord: Equatable {
   var start: Int64
   var end: Int64
