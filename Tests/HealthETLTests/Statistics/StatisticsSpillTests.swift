@@ -50,6 +50,29 @@ import Testing
     }
   }
 
+  /// Bytes changed on the disk between the write and the merge give an I/O error, never a read
+  /// past the chunk (the decoder trusts the bytes it wrote).
+  @Test func aDamagedRunIsAnErrorNotACrash() throws {
+    try withTransaction { transaction in
+      let spill = SampleSpill(capacity: 10, transaction: transaction, scratchName: "test.runs")
+      for index in 0..<25 {
+        spill.append(
+          SpillRecord(
+            start: Int64(index) * 60, end: Int64(index) * 60, value: 70, created: SpillRecord.missingCreation,
+            stream: 0, group: 0))
+      }
+      let path = try #require(spill.scratchPath)
+      _ = try spill.merged(again: true)  // flushes the runs to the file
+      let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+      #expect(size > 0)
+      try Data(repeating: 0xFF, count: size).write(to: URL(fileURLWithPath: path))
+      #expect(throws: OutputError.self) {
+        let merge = try spill.merged()
+        while try merge.next() != nil {}
+      }
+    }
+  }
+
   @Test func aSpilledRecordIsFortyBytes() {
     #expect(MemoryLayout<SpillRecord>.stride == 40)
   }

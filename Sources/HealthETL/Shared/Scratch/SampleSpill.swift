@@ -67,6 +67,8 @@ final class SampleSpill {
 
   /// The runs in the scratch file, in the order written.
   private(set) var runs: [Run] = []
+  /// The scratch file, once a run was written (tests damage it).
+  var scratchPath: String? { scratch?.path }
   private var bytesWritten = 0
   /// The first write error; `append` cannot throw, so it is reported by `merged()`.
   private var failure: OutputError?
@@ -215,7 +217,9 @@ final class SpillMerge {
   }
 
   /// The next record of file run `index`, reading its next chunk when less than a whole record
-  /// may be left in the current one.
+  /// may be left in the current one. The run's last chunk ends in `maximumRecordBytes` zeros, so
+  /// even bytes the disk changed since they were written cannot make a decode read past the
+  /// chunk: a zero ends every varint.
   private func advance(_ index: Int) throws(OutputError) -> SpillRecord? {
     guard cursors[index].remaining > 0 else { return nil }
     if cursors[index].chunk.count - cursors[index].position < SpillRunCodec.maximumRecordBytes,
@@ -223,10 +227,17 @@ final class SpillMerge {
     {
       let cursor = cursors[index]
       let count = Swift.min(SampleSpill.readChunk, cursor.end - cursor.next)
-      cursors[index].chunk.removeSubrange(0..<cursor.position)
+      cursors[index].chunk.removeSubrange(0..<Swift.min(cursor.position, cursor.chunk.count))
       cursors[index].position = 0
       try reader.read(at: cursor.next, count: count, appendingTo: &cursors[index].chunk)
       cursors[index].next += count
+      if cursors[index].next == cursor.end {
+        cursors[index].chunk.append(contentsOf: repeatElement(0, count: SpillRunCodec.maximumRecordBytes))
+      }
+    }
+    // Only bytes changed on the disk can leave less than a record's room here.
+    guard cursors[index].chunk.count - cursors[index].position >= SpillRunCodec.maximumRecordBytes else {
+      throw .system(path: reader?.path ?? "", code: EIO)
     }
     cursors[index].remaining -= 1
     var position = cursors[index].position
