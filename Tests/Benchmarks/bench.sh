@@ -4,7 +4,8 @@
 # `run` with the default pipeline on the export XML; then the floor and `run` on the same export
 # zipped as the Health app zips it (the floor reads `unzip -p` through a pipe, so it pays for the
 # inflating as `run` does). Prints one table: the best wall time of each program and its
-# throughput as a ratio to its floor's, the least CPU time (user + system, all threads) as a
+# throughput as a ratio to its floor's (and the range of that ratio over the rounds, each round's
+# program against that round's floor: the host's speed drifts), the least CPU time (user + system, all threads) as a
 # multiple of the floor's, the most peak RSS and threads, and for `run` the time after the parse
 # (run.json's total minus its extract+transform) per GB of XML; then the default pipeline's
 # peak RSS on a file a tenth the size, to show memory is (roughly) flat in the export's size.
@@ -56,6 +57,14 @@ after_parse() {
   jq -r '.totalSeconds - .stageSeconds["extract+transform"]' "$1/run.json"
 }
 best() { tr ' ' '\n' | grep -v '^$' | sort -n | head -1; }
+# The least and the most of a floor's wall time over a program's, round by round ("min max"):
+# the host's speed drifts within a run, and a round's two programs ran minutes apart at most.
+round_ratios() {
+  awk -v f="$1" -v w="$2" 'BEGIN {
+    n = split(f, fw, " "); split(w, pw, " "); lo = 1e9; hi = 0
+    for (i = 1; i <= n; i++) { r = fw[i] / pw[i]; if (r < lo) lo = r; if (r > hi) hi = r }
+    printf "%.2f %.2f", lo, hi }'
+}
 most() { tr ' ' '\n' | grep -v '^$' | sort -n | tail -1; }
 field() { echo "$1" | cut -d' ' -f"$2"; }
 
@@ -90,10 +99,15 @@ small_rss=$(field "$(measure "$BIN" run --quiet --out "$OUTDIR-small" "$SMALL")"
 
 row() {
   key=$1 floor=$2
-  printf '%s %s %s %s %s %s %s %s\n' "$key" "$(eval echo \$${key}_wall | best)" "$(eval echo \$${key}_cpu | best)" \
+  # Fields: key, best wall, least CPU, most RSS, most threads, the floor's best wall and least
+  # CPU, the least time after the parse ("-" for a program that has none), the
+  # round-by-round ratio's least and most.
+  after=$( (eval echo \${${key}_after:-}) | best)
+  printf '%s %s %s %s %s %s %s %s %s\n' "$key" "$(eval echo \$${key}_wall | best)" "$(eval echo \$${key}_cpu | best)" \
     "$(eval echo \$${key}_rss | most)" "$(eval echo \$${key}_threads | most)" \
     "$(eval echo \$${floor}_wall | best)" "$(eval echo \$${floor}_cpu | best)" \
-    "$( (eval echo \${${key}_after:-}) | best)"
+    "${after:--}" \
+    "$(round_ratios "$(eval echo \$${floor}_wall)" "$(eval echo \$${key}_wall)")"
 }
 {
   row floor floor
@@ -109,11 +123,12 @@ row() {
   BEGIN {
     names["floor"] = "libxml2 floor, XML"; names["inspect"] = "inspect, XML"; names["run"] = "default pipeline, XML"
     names["zfloor"] = "libxml2 floor, zip (unzip -p |)"; names["zrun"] = "default pipeline, zip"
-    printf "| %-32s | %7s | %7s | %14s | %7s | %13s | %8s | %7s | %16s |\n", "program", "MB/s", "wall s", "ratio to floor", "CPU s", "CPU x floor", "peak MB", "threads", "after parse s/GB"
-    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------------------", "--------:", "--------:", "---------------:", "--------:", "--------------:", "---------:", "--------:", "-----------------:"
+    printf "| %-32s | %7s | %7s | %14s | %11s | %7s | %13s | %8s | %7s | %16s |\n", "program", "MB/s", "wall s", "ratio to floor", "round range", "CPU s", "CPU x floor", "peak MB", "threads", "after parse s/GB"
+    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------------------", "--------:", "--------:", "---------------:", "------------:", "--------:", "--------------:", "---------:", "--------:", "-----------------:"
   }
   {
     key = $1; wall = $2; cpu = $3; rss = $4 / 1024; threads = $5; fwall = $6; fcpu = $7; after = $8
+    range = (key == "floor" || key == "zfloor") ? "" : sprintf("%.2f-%.2f", $9, $10)
     ratio = fwall / wall; cpux = cpu / fcpu; notes = ""
     rtext = sprintf("%.2f", ratio); ctext = sprintf("%.2f", cpux); ptext = sprintf("%.0f", rss); ttext = threads; atext = ""
     if (key == "inspect") {
@@ -123,7 +138,7 @@ row() {
       rtext = rtext verdict(ratio >= t_rr); ctext = ctext verdict(cpux <= t_rc); ptext = ptext verdict(rss <= t_rp)
       ttext = ttext verdict(threads <= t_th); atext = sprintf("%.2f", after / (mb / 1000)) verdict(after / (mb / 1000) <= t_ap)
     }
-    printf "| %-32s | %7.1f | %7.2f | %14s | %7.2f | %13s | %8s | %7s | %16s |\n", names[key], mb / wall, wall, rtext, cpu, ctext, ptext, ttext, atext
+    printf "| %-32s | %7.1f | %7.2f | %14s | %11s | %7.2f | %13s | %8s | %7s | %16s |\n", names[key], mb / wall, wall, rtext, range, cpu, ctext, ptext, ttext, atext
     if (key == "run") runrss = rss
   }
   END {
