@@ -48,6 +48,8 @@ struct SpillRecord: Equatable {
 final class SampleSpill {
   /// Bytes per read of a run during the merge.
   static let readChunk = 64 << 10
+  /// Records decoded at a time per run during the merge.
+  static let decodedRecords = 4096
   /// Records encoded into the scratch file per `OutputFile.append`, so that its own buffer stays
   /// near its 1 MiB flush threshold.
   static let writeChunk = 65_536
@@ -171,15 +173,25 @@ final class SpillMerge {
     }
   }
 
-  private struct Cursor {
-    var chunk: [UInt8] = []
+  /// One run's place in the merge: records decoded a chunk at a time from the bytes read, so
+  /// taking the next one is an index, as it was with raw records.
+  private final class Cursor {
+    var records: [SpillRecord] = []
     var position = 0
+    var bytes: [UInt8] = []
+    var bytePosition = 0
     /// Next byte to read from the file, and the end of the run's bytes.
     var next: Int
-    var end: Int
+    let end: Int
     /// Records of the run not yet decoded.
     var remaining: Int
     var state = SpillRunCodec.State()
+
+    init(next: Int, end: Int, remaining: Int) {
+      self.next = next
+      self.end = end
+      self.remaining = remaining
+    }
   }
 
   private let reader: SpillReader?
@@ -216,35 +228,53 @@ final class SpillMerge {
     return head.record
   }
 
-  /// The next record of file run `index`, reading its next chunk when less than a whole record
-  /// may be left in the current one. The run's last chunk ends in `maximumRecordBytes` zeros, so
-  /// even bytes the disk changed since they were written cannot make a decode read past the
-  /// chunk: a zero ends every varint.
+  /// The next record of file run `index`, decoding its next records when they are used up.
   private func advance(_ index: Int) throws(OutputError) -> SpillRecord? {
-    guard cursors[index].remaining > 0 else { return nil }
-    if cursors[index].chunk.count - cursors[index].position < SpillRunCodec.maximumRecordBytes,
-      cursors[index].next < cursors[index].end, let reader
-    {
-      let cursor = cursors[index]
-      let count = Swift.min(SampleSpill.readChunk, cursor.end - cursor.next)
-      cursors[index].chunk.removeSubrange(0..<Swift.min(cursor.position, cursor.chunk.count))
-      cursors[index].position = 0
-      try reader.read(at: cursor.next, count: count, appendingTo: &cursors[index].chunk)
-      cursors[index].next += count
-      if cursors[index].next == cursor.end {
-        cursors[index].chunk.append(contentsOf: repeatElement(0, count: SpillRunCodec.maximumRecordBytes))
+    let cursor = cursors[index]
+    if cursor.position == cursor.records.count {
+      guard cursor.remaining > 0 else { return nil }
+      try decodeRecords(of: cursor)
+    }
+    let record = cursor.records[cursor.position]
+    cursor.position += 1
+    return record
+  }
+
+  /// Replaces `cursor`'s records with its run's next ones (at most `SampleSpill.decodedRecords`),
+  /// reading the run's bytes as they are needed. The run's last bytes are followed by
+  /// `maximumRecordBytes` zeros, so even bytes the disk changed since they were written cannot
+  /// make a decode read past them (a zero ends every varint); the decoder then runs out of room
+  /// and the merge throws.
+  private func decodeRecords(of cursor: Cursor) throws(OutputError) {
+    var records = cursor.records
+    cursor.records = []
+    records.removeAll(keepingCapacity: true)
+    let wanted = Swift.min(SampleSpill.decodedRecords, cursor.remaining)
+    var position = cursor.bytePosition
+    var state = cursor.state
+    while records.count < wanted {
+      if cursor.bytes.count - position < SpillRunCodec.maximumRecordBytes {
+        guard cursor.next < cursor.end, let reader else { throw .system(path: reader?.path ?? "", code: EIO) }
+        let count = Swift.min(SampleSpill.readChunk, cursor.end - cursor.next)
+        cursor.bytes.removeSubrange(0..<Swift.min(position, cursor.bytes.count))
+        position = 0
+        try reader.read(at: cursor.next, count: count, appendingTo: &cursor.bytes)
+        cursor.next += count
+        if cursor.next == cursor.end {
+          cursor.bytes.append(contentsOf: repeatElement(0, count: SpillRunCodec.maximumRecordBytes))
+        }
+      }
+      let limit = cursor.bytes.count - SpillRunCodec.maximumRecordBytes
+      cursor.bytes.withUnsafeBytes { raw in
+        while records.count < wanted && position <= limit {
+          records.append(SpillRunCodec.decode(raw, at: &position, after: &state))
+        }
       }
     }
-    // Only bytes changed on the disk can leave less than a record's room here.
-    guard cursors[index].chunk.count - cursors[index].position >= SpillRunCodec.maximumRecordBytes else {
-      throw .system(path: reader?.path ?? "", code: EIO)
-    }
-    cursors[index].remaining -= 1
-    var position = cursors[index].position
-    var state = cursors[index].state
-    let record = cursors[index].chunk.withUnsafeBytes { SpillRunCodec.decode($0, at: &position, after: &state) }
-    cursors[index].position = position
-    cursors[index].state = state
-    return record
+    cursor.bytePosition = position
+    cursor.state = state
+    cursor.remaining -= records.count
+    cursor.records = records
+    cursor.position = 0
   }
 }

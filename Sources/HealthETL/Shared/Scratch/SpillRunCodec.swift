@@ -36,6 +36,19 @@ enum SpillRunCodec {
 
   private static let powersOfTen: [Double] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
 
+  /// `powersOfTen[digits]` without the array: the decoder calls it for every decimal value.
+  @inline(__always) private static func tenToThe(_ digits: Int) -> Double {
+    switch digits {
+    case 0: 1
+    case 1: 10
+    case 2: 100
+    case 3: 1000
+    case 4: 10_000
+    case 5: 100_000
+    default: 1_000_000
+    }
+  }
+
   static func encode(_ record: SpillRecord, after state: inout State, to out: inout [UInt8]) {
     var flags: UInt8 = 0
     if record.stream != state.stream { flags |= streamChanged }
@@ -71,13 +84,17 @@ enum SpillRunCodec {
     let end = flags & instant != 0 ? start : start &+ unzigzag(readVarint(bytes, &position))
     let created =
       flags & noCreation != 0 ? SpillRecord.missingCreation : end &+ unzigzag(readVarint(bytes, &position))
-    let form = Int((flags >> valueShift) & 0x07)
+    let form = (flags >> valueShift) & 0x07
     let value: Double
-    if form == 0 {
+    switch form {
+    case 0:
       value = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)))
       position += 8
-    } else {
-      value = Double(unzigzag(readVarint(bytes, &position))) / powersOfTen[form - 1]
+    case 1:
+      // A whole number, the most common value: no division.
+      value = Double(unzigzag(readVarint(bytes, &position)))
+    default:
+      value = Double(unzigzag(readVarint(bytes, &position))) / tenToThe(Int(form) - 1)
     }
     state = State(stream: stream, group: group, start: start)
     return SpillRecord(start: start, end: end, value: value, created: created, stream: stream, group: group)
@@ -112,6 +129,11 @@ enum SpillRunCodec {
   }
 
   @inline(__always) private static func readVarint(_ bytes: UnsafeRawBufferPointer, _ position: inout Int) -> UInt64 {
+    let first = bytes[position]
+    if first < 0x80 {
+      position += 1
+      return UInt64(first)
+    }
     var result: UInt64 = 0
     var shift: UInt64 = 0
     while true {
