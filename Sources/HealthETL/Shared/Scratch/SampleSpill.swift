@@ -40,10 +40,10 @@ struct SpillRecord: Equatable {
 /// scratch file as one sorted run. At the end, `merged()` k-way merges the runs (and the last,
 /// unwritten buffer) through a binary heap into one time-ordered stream.
 ///
-/// Runs are stored compactly (`SpillRunCodec`, mostly 6–9 bytes a record).
+/// Runs are stored compactly (`SpillRunCodec`, mostly 5–9 bytes a record).
 ///
-/// Memory: the buffer (`capacity` × 40 bytes) plus one read chunk per run (64 KiB each),
-/// never proportional to the number of samples. Lateness does not matter: a sample written a
+/// Memory: the buffer (`capacity` × 40 bytes) plus, per run, one read chunk (64 KiB) and its
+/// decoded records (4096, 160 KiB), never proportional to the number of samples. Lateness does not matter: a sample written a
 /// million records after its neighbours in time still comes out in its place.
 final class SampleSpill {
   /// Bytes per read of a run during the merge.
