@@ -34,9 +34,11 @@ enum SpillRunCodec {
   /// Bits 4–6: 0 for the value's raw 8 bytes, `k + 1` for `m / 10^k`.
   private static let valueShift: UInt8 = 4
 
-  private static let powersOfTen: [Double] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000]
+  /// The most decimal digits a value is stored with.
+  private static let mostDigits = 6
 
-  /// `powersOfTen[digits]` without the array: the decoder calls it for every decimal value.
+  /// 10^`digits` for `digits` up to `mostDigits`, without an array lookup: the decoder calls it
+  /// for every decimal value.
   @inline(__always) private static func tenToThe(_ digits: Int) -> Double {
     switch digits {
     case 0: 1
@@ -104,9 +106,9 @@ enum SpillRunCodec {
   /// when none up to 6 does (or it is -0, not finite, or too large to scale exactly).
   @inline(__always) static func decimalForm(of value: Double) -> (scaled: Int64, digits: Int)? {
     guard value.isFinite, value.magnitude < 1e9, !(value == 0 && value.sign == .minus) else { return nil }
-    for digits in powersOfTen.indices {
-      let scaled = (value * powersOfTen[digits]).rounded()
-      if Double(Int64(scaled)) / powersOfTen[digits] == value { return (Int64(scaled), digits) }
+    for digits in 0...mostDigits {
+      let scaled = (value * tenToThe(digits)).rounded()
+      if Double(Int64(scaled)) / tenToThe(digits) == value { return (Int64(scaled), digits) }
     }
     return nil
   }
