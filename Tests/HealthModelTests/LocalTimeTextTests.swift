@@ -42,6 +42,31 @@ import Testing
     }
   }
 
+  /// Years of five digits and before year 0 make the date longer than the usual ten bytes; the
+  /// text is gathered in a fixed buffer, so these must come out whole too.
+  @Test func yearsOutsideFourDigits() throws {
+    let rules = try ZoneRules.load("Europe/Berlin")
+    var text = LocalTimeText(rules)
+    for seconds: Int64 in [-1_000_000_000_000, -62_135_596_801, -62_135_596_800, 253_402_300_800, 1_000_000_000_000] {
+      let instant = Instant(seconds: seconds)
+      let offset = rules.offset(at: instant)
+      var expected: [UInt8] = []
+      var actual: [UInt8] = []
+      LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &expected)
+      LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, to: &expected)
+      text.appendISO8601(instant, to: &actual)
+      text.appendLocal(instant, to: &actual)
+      #expect(actual == expected, "at \(seconds)")
+    }
+    // 10000-01-01 and 0001-01-01 at 00:00 UTC: Berlin's winter time far ahead, its local mean
+    // time (+00:53:28, written without its seconds) far back.
+    var out: [UInt8] = []
+    text.appendISO8601(Instant(seconds: 253_402_300_800), to: &out)
+    out.append(UInt8(ascii: "|"))
+    text.appendISO8601(Instant(seconds: -62_135_596_800), to: &out)
+    #expect(String(decoding: out, as: UTF8.self) == "10000-01-01T01:00:00+01:00|0001-01-01T00:53:28+00:53")
+  }
+
   /// Spot values worked out by hand: the last second of +01:00 and the first of +02:00 in Berlin.
   @Test func berlinAroundSpringForward() throws {
     var text = LocalTimeText(try ZoneRules.load("Europe/Berlin"))
