@@ -127,55 +127,61 @@ struct DatabaseRowBinder {
 
   /// Binds one row (one field per declared column) in the order of the stored columns, from
   /// parameter `first` (a statement of many rows takes the next row from the returned number).
+  /// One loop over the row's storage: called per field through a function of its own, each field
+  /// was copied on the way in, and binding cost the database's thread as much as SQLite's insert.
   @discardableResult
   mutating func bind(_ fields: ArraySlice<Field>, to statement: SQLiteStatement, from first: Int32 = 1)
     throws(SQLiteError) -> Int32
   {
-    var index = first
-    for (column, field) in zip(kinds.indices, fields) {
-      try bind(field, column: column, at: index, to: statement)
-      index += 1
-      if kinds[column] == .instant {
-        if case .instant(let instant) = field {
-          try statement.bind(index, integer: instant.seconds)
-        } else {
-          try statement.bindNull(index)
+    let count = Swift.min(kinds.count, fields.count)
+    return try fields.withUnsafeBufferPointer { (row) throws(SQLiteError) -> Int32 in
+      var index = first
+      for column in 0..<count {
+        let kind = kinds[column]
+        switch row[column] {
+        case .missing: try statement.bindNull(index)
+        case .text(let value):
+          if value.isEmpty {
+            try statement.bindNull(index)
+          } else {
+            let start = arena.count
+            var value = value
+            value.withUTF8 { arena.append(contentsOf: $0) }
+            texts.append(SQLiteStatement.BoundText(parameter: index, bytes: start..<arena.count))
+          }
+        case .integer(let value): try statement.bind(index, integer: value)
+        case .number(let value):
+          if value.isFinite {
+            try statement.bind(index, real: precisions[column].rounded(value))
+          } else {
+            try statement.bindNull(index)
+          }
+        case .boolean(let value): try statement.bind(index, integer: value ? 1 : 0)
+        case .date(let date):
+          let start = arena.count
+          LocalTimeFormatter.appendDate(date, to: &arena)
+          texts.append(SQLiteStatement.BoundText(parameter: index, bytes: start..<arena.count))
+        case .instant(let instant):
+          let start = arena.count
+          switch kind {
+          case .date: time.appendDate(instant, to: &arena)
+          case .localTime: time.appendLocal(instant, to: &arena)
+          case .localMinute: time.appendLocal(instant, seconds: false, to: &arena)
+          default: time.appendISO8601(instant, to: &arena)
+          }
+          texts.append(SQLiteStatement.BoundText(parameter: index, bytes: start..<arena.count))
         }
         index += 1
+        if kind == .instant {
+          if case .instant(let instant) = row[column] {
+            try statement.bind(index, integer: instant.seconds)
+          } else {
+            try statement.bindNull(index)
+          }
+          index += 1
+        }
       }
-    }
-    return index
-  }
-
-  private mutating func bind(_ field: Field, column: Int, at index: Int32, to statement: SQLiteStatement)
-    throws(SQLiteError)
-  {
-    switch field {
-    case .missing: return try statement.bindNull(index)
-    case .text(let value):
-      guard !value.isEmpty else { return try statement.bindNull(index) }
-      let start = arena.count
-      arena.append(contentsOf: value.utf8)
-      texts.append(SQLiteStatement.BoundText(parameter: index, bytes: start..<arena.count))
-      return
-    case .integer(let value): return try statement.bind(index, integer: value)
-    case .number(let value):
-      guard value.isFinite else { return try statement.bindNull(index) }
-      return try statement.bind(index, real: precisions[column].rounded(value))
-    case .boolean(let value): return try statement.bind(index, integer: value ? 1 : 0)
-    case .date(let date):
-      let start = arena.count
-      LocalTimeFormatter.appendDate(date, to: &arena)
-      texts.append(SQLiteStatement.BoundText(parameter: index, bytes: start..<arena.count))
-    case .instant(let instant):
-      let start = arena.count
-      switch kinds[column] {
-      case .date: time.appendDate(instant, to: &arena)
-      case .localTime: time.appendLocal(instant, to: &arena)
-      case .localMinute: time.appendLocal(instant, seconds: false, to: &arena)
-      default: time.appendISO8601(instant, to: &arena)
-      }
-      texts.append(SQLiteStatement.BoundText(parameter: index, bytes: start..<arena.count))
+      return index
     }
   }
 
