@@ -24,6 +24,14 @@ import Testing
       t = min(max(t + step, -3_786_825_600), 3_786_825_600)
       instants.append(t)
     }
+    Self.expectFormattersBytes(&text, rules: rules, at: instants, in: name)
+  }
+
+  /// Each instant in every form `LocalTimeText` writes, against `LocalTimeFormatter` at the
+  /// zone's offset, and the offset it keeps.
+  static func expectFormattersBytes(
+    _ text: inout LocalTimeText, rules: ZoneRules, at instants: [Int64], in name: String
+  ) {
     for seconds in instants {
       let instant = Instant(seconds: seconds)
       let offset = rules.offset(at: instant)
@@ -47,17 +55,10 @@ import Testing
   @Test func yearsOutsideFourDigits() throws {
     let rules = try ZoneRules.load("Europe/Berlin")
     var text = LocalTimeText(rules)
-    for seconds: Int64 in [-1_000_000_000_000, -62_135_596_801, -62_135_596_800, 253_402_300_800, 1_000_000_000_000] {
-      let instant = Instant(seconds: seconds)
-      let offset = rules.offset(at: instant)
-      var expected: [UInt8] = []
-      var actual: [UInt8] = []
-      LocalTimeFormatter.appendISO8601(instant, offsetSeconds: offset, to: &expected)
-      LocalTimeFormatter.appendLocal(instant, offsetSeconds: offset, to: &expected)
-      text.appendISO8601(instant, to: &actual)
-      text.appendLocal(instant, to: &actual)
-      #expect(actual == expected, "at \(seconds)")
-    }
+    Self.expectFormattersBytes(
+      &text, rules: rules,
+      at: [-1_000_000_000_000, -62_135_596_801, -62_135_596_800, 253_402_300_800, 1_000_000_000_000],
+      in: "Europe/Berlin")
     // 10000-01-01 and 0001-01-01 at 00:00 UTC: Berlin's winter time far ahead, its local mean
     // time (+00:53:28, written without its seconds) far back.
     var out: [UInt8] = []
