@@ -59,13 +59,16 @@ after_parse() {
   jq -r '.totalSeconds - .stageSeconds["extract+transform"]' "$1/run.json"
 }
 best() { tr ' ' '\n' | grep -v '^$' | sort -n | head -1; }
-# The least and the most of a floor's wall time over a program's, round by round ("min max"):
-# the host's speed drifts within a run, and a round's two programs ran minutes apart at most.
+# The least, the most and the median of a floor's wall time over a program's, round by round
+# ("min max median"): the host's speed drifts within a run, and a round's two programs ran
+# minutes apart at most, so the median says more than one lucky round.
 round_ratios() {
   awk -v f="$1" -v w="$2" 'BEGIN {
-    n = split(f, fw, " "); split(w, pw, " "); lo = 1e9; hi = 0
-    for (i = 1; i <= n; i++) { r = fw[i] / pw[i]; if (r < lo) lo = r; if (r > hi) hi = r }
-    printf "%.2f %.2f", lo, hi }'
+    n = split(f, fw, " "); split(w, pw, " ")
+    for (i = 1; i <= n; i++) r[i] = fw[i] / pw[i]
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+    median = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+    printf "%.2f %.2f %.2f", r[1], r[n], median }'
 }
 most() { tr ' ' '\n' | grep -v '^$' | sort -n | tail -1; }
 field() { echo "$1" | cut -d' ' -f"$2"; }
@@ -103,7 +106,7 @@ row() {
   key=$1 floor=$2
   # Fields: key, best wall, least CPU, most RSS, most threads, the floor's best wall and least
   # CPU, the least time after the parse ("-" for a program that has none), the
-  # round-by-round ratio's least and most.
+  # round-by-round ratio's least, most and median.
   after=$( (eval echo \${${key}_after:-}) | best)
   printf '%s %s %s %s %s %s %s %s %s\n' "$key" "$(eval echo \$${key}_wall | best)" "$(eval echo \$${key}_cpu | best)" \
     "$(eval echo \$${key}_rss | most)" "$(eval echo \$${key}_threads | most)" \
@@ -125,12 +128,12 @@ row() {
   BEGIN {
     names["floor"] = "libxml2 floor, XML"; names["inspect"] = "inspect, XML"; names["run"] = "default pipeline, XML"
     names["zfloor"] = "libxml2 floor, zip (unzip -p |)"; names["zrun"] = "default pipeline, zip"
-    printf "| %-32s | %7s | %7s | %14s | %11s | %7s | %13s | %8s | %7s | %16s |\n", "program", "MB/s", "wall s", "ratio to floor", "round range", "CPU s", "CPU x floor", "peak MB", "threads", "after parse s/GB"
-    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------------------", "--------:", "--------:", "---------------:", "------------:", "--------:", "--------------:", "---------:", "--------:", "-----------------:"
+    printf "| %-32s | %7s | %7s | %14s | %17s | %7s | %13s | %8s | %7s | %16s |\n", "program", "MB/s", "wall s", "ratio to floor", "by round, median", "CPU s", "CPU x floor", "peak MB", "threads", "after parse s/GB"
+    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------------------", "--------:", "--------:", "---------------:", "------------------:", "--------:", "--------------:", "---------:", "--------:", "-----------------:"
   }
   {
     key = $1; wall = $2; cpu = $3; rss = $4 / 1024; threads = $5; fwall = $6; fcpu = $7; after = $8
-    range = (key == "floor" || key == "zfloor") ? "" : sprintf("%.2f-%.2f", $9, $10)
+    range = (key == "floor" || key == "zfloor") ? "" : sprintf("%.2f-%.2f, %.2f", $9, $10, $11)
     ratio = fwall / wall; cpux = cpu / fcpu; notes = ""
     rtext = sprintf("%.2f", ratio); ctext = sprintf("%.2f", cpux); ptext = sprintf("%.0f", rss); ttext = threads; atext = ""
     if (key == "inspect") {
@@ -140,7 +143,7 @@ row() {
       rtext = rtext verdict(ratio >= t_rr); ctext = ctext verdict(cpux <= t_rc); ptext = ptext verdict(rss <= t_rp)
       ttext = ttext verdict(threads <= t_th); atext = sprintf("%.2f", after / (mb / 1000)) verdict(after / (mb / 1000) <= t_ap)
     }
-    printf "| %-32s | %7.1f | %7.2f | %14s | %11s | %7.2f | %13s | %8s | %7s | %16s |\n", names[key], mb / wall, wall, rtext, range, cpu, ctext, ptext, ttext, atext
+    printf "| %-32s | %7.1f | %7.2f | %14s | %17s | %7.2f | %13s | %8s | %7s | %16s |\n", names[key], mb / wall, wall, rtext, range, cpu, ctext, ptext, ttext, atext
     if (key == "run") runrss = rss
     # What no schedule can beat on this machine: every core busy for the whole run, at this CPU
     # time. A ratio target above it needs less CPU, not a better overlap.
