@@ -55,8 +55,15 @@ public struct LocalTimeText: Sendable {
     let days = floorDiv(local, 86_400)
     if days != day { setDay(days) }
     let secondOfDay = Int(local - days * 86_400)
-    // A date has at most 19 bytes (the year of an Int64 second has at most 12 digits and a sign),
-    // the rest at most 15.
+    // The date (10 bytes for the years in use, at most 19 for an Int64 second), then at most 15:
+    // the separator, the clock and the offset. A constant capacity keeps the buffer on the stack
+    // without a check per call; a longer date, which no instant can have, goes the slow way.
+    guard dateText.count <= 25 else {
+      out.append(contentsOf: dateText)
+      LocalTimeFormatter.appendClock(secondOfDay: secondOfDay, separator: separator, seconds: seconds, to: &out)
+      if let offset { LocalTimeFormatter.appendOffset(offset, to: &out) }
+      return
+    }
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { buffer in
       let date = dateText.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
       @inline(__always) func two(_ value: Int, at position: Int) {
