@@ -15,8 +15,8 @@ public import HealthModel
 ///
 /// Memory: O(buffer + runs + open buckets) — the spill buffer (`bufferCapacity` × 40 bytes,
 /// 10 MiB by default), per sorted run a 64 KiB read chunk and 160 KiB of decoded records, and
-/// the rows of buckets that samples still reach — never O(samples). Disk: mostly 5–9 bytes per relevant sample (`SpillRunCodec`)
-/// in the run's staging folder, removed with it.
+/// the rows of buckets that samples still reach — never O(samples). Disk: mostly 5–9 bytes per
+/// relevant sample (`SpillRunCodec`) in the run's staging folder, removed with it.
 ///
 /// Groups: each record carries its sample's priority group (`SourceGroups`), ranked by the run's
 /// source priority only in `finish`.

@@ -43,8 +43,9 @@ struct SpillRecord: Equatable {
 /// Runs are stored compactly (`SpillRunCodec`, mostly 5–9 bytes a record).
 ///
 /// Memory: the buffer (`capacity` × 40 bytes) plus, per run, one read chunk (64 KiB) and its
-/// decoded records (4096, 160 KiB), never proportional to the number of samples. Lateness does not matter: a sample written a
-/// million records after its neighbours in time still comes out in its place.
+/// decoded records (4096, 160 KiB), never proportional to the number of samples. Lateness does
+/// not matter: a sample written a million records after its neighbours in time still comes out
+/// in its place.
 final class SampleSpill {
   /// Bytes per read of a run during the merge.
   static let readChunk = 64 << 10
