@@ -93,7 +93,6 @@ public struct RunReport {
         ]
       } ?? NSNull()
     for (key, value) in sections { object[key] = value }
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
-    return String(decoding: data, as: UTF8.self) + "\n"
+    return String(decoding: SortedJSON.data(object) ?? [], as: UTF8.self) + "\n"
   }
 }

@@ -68,8 +68,6 @@ enum DatasetteMetadata {
       "databases": [databaseName: ["tables": described]],
     ]
     // Sorted keys: reruns are byte-identical.
-    let data =
-      (try? JSONSerialization.data(withJSONObject: metadata, options: [.prettyPrinted, .sortedKeys])) ?? Data()
-    return Array(data) + [0x0A]
+    return (SortedJSON.data(metadata) ?? []) + [0x0A]
   }
 }

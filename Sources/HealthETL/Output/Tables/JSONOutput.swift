@@ -6,14 +6,11 @@ public enum JSONOutput {
   public static func write(
     _ object: Any, to transaction: OutputTransaction, path: String, ownerOnly: Bool = false
   ) throws(OutputError) -> OutputSummary {
-    let data: Data
-    do {
-      data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-    } catch {
-      throw .ioError(path: path, reason: "cannot encode JSON: \(error)")
+    guard let data = SortedJSON.data(object) else {
+      throw .ioError(path: path, reason: "cannot encode JSON: a key that is not text or a number that is not finite")
     }
     let file = try transaction.create(path, ownerOnly: ownerOnly)
-    try file.write(Array(data) + [0x0A])
+    try file.write(data + [0x0A])
     try file.close()
     return OutputSummary(path: path, rows: (object as? [Any])?.count ?? 1)
   }
