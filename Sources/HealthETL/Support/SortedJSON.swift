@@ -9,7 +9,8 @@ import Foundation
 /// `Locale` for every comparison of two keys; on a small export its two documents took a sixth
 /// of the whole run's instructions. Here the bytes are appended to one buffer and keys are
 /// ordered by the same comparison (`String.compare` with `.numeric`, `.caseInsensitive`,
-/// `.forcedOrdering` and the system locale), so the order is Foundation's by construction.
+/// `.forcedOrdering` and the system locale), but for two keys of ASCII letters and `_`, whose
+/// bytes read case-blind give the same order (`isPlain`).
 /// A value of a type the tree does not otherwise hold (`NSNumber`, `Decimal`, `Float`) makes the
 /// whole document go through `JSONSerialization`, so nothing is written differently.
 enum SortedJSON {
@@ -67,6 +68,7 @@ enum SortedJSON {
   private struct Writer {
     var bytes: [UInt8] = []
     var indent = 0
+    /// The root locale, which is what `NSLocale.system` is on Linux.
     let locale = Locale(identifier: "")
 
     mutating func write(_ value: Any?) throws(Refusal) {
