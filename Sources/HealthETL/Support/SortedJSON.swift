@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// Writes a JSON object tree (`[String: Any]`, arrays, strings, numbers, `NSNull`) to the same
 /// bytes as `JSONSerialization.data(withJSONObject:options: [.prettyPrinted, .sortedKeys])`: the
@@ -159,11 +160,8 @@ enum SortedJSON {
         case 0x0D: append("\\r")
         case 0x09: append("\\t")
         case 0x00..<0x20:
-          append("\\u00")
           // Lower-case hex, as `String(_:radix: 16)` writes it.
-          let digits = Array("0123456789abcdef".utf8)
-          bytes.append(digits[Int(byte >> 4)])
-          bytes.append(digits[Int(byte & 0x0F)])
+          append("\\u00" + Hex.encode([byte]))
         default: bytes.append(byte)
         }
       }

@@ -51,11 +51,13 @@ import Testing
     #expect(SortedJSON.data("not an array or an object") == nil)
   }
 
+  /// A `Float` read as a `Double` would be written 0.10000000149011612; Foundation writes 0.1.
   @Test func valuesLeftToFoundationComeOutTheSame() {
     let object: [String: Any] = [
-      "number": NSNumber(value: 3.5), "decimal": Decimal(string: "1.25")!, "float": Float(0.5),
+      "number": NSNumber(value: 3.5), "decimal": Decimal(string: "1.25")!, "float": Float(0.1),
     ]
     #expect(SortedJSON.data(object) == foundation(object))
+    #expect(text(["float": Float(0.1)]) == "{\n  \"float\" : 0.1\n}")
   }
 
   /// The shortcut `SortedJSON.isPlain` allows: keys of ASCII letters and `_` are in Foundation's
