@@ -66,7 +66,9 @@ public struct RowColumn<Row>: Sendable {
 /// writer, the workbook and the column tables read, and the one place a row becomes its fields.
 public struct RowTable<Row>: Sendable {
   public let schema: TableSchema
-  private let values: [@Sendable (Row) -> Field]
+  /// The columns themselves, not an array of their closures: an array stores a closure at its most
+  /// general form, so every field went through one more thunk that returned it indirectly.
+  private let bound: [RowColumn<Row>]
 
   public init(
     _ name: String, rows: String, defaultFile: String, columns: [RowColumn<Row>], variableColumns: String? = nil,
@@ -75,7 +77,7 @@ public struct RowTable<Row>: Sendable {
     schema = TableSchema(
       name, rows: rows, defaultFile: defaultFile, columns: columns.map(\.column), variableColumns: variableColumns,
       inWorkbook: inWorkbook, keys: keys)
-    values = columns.map(\.value)
+    bound = columns
   }
 
   /// The table a job writes when its columns depend on the job (a query's options, the attributes
@@ -84,7 +86,7 @@ public struct RowTable<Row>: Sendable {
     self.schema = TableSchema(
       schema.name, rows: schema.rows, defaultFile: schema.defaultFile, columns: columns.map(\.column),
       variableColumns: schema.variableColumns, inWorkbook: schema.inWorkbook, keys: schema.keys)
-    values = columns.map(\.value)
+    bound = columns
   }
 
   public var name: String { schema.name }
@@ -92,14 +94,14 @@ public struct RowTable<Row>: Sendable {
   public var columnNames: [String] { schema.columnNames }
 
   /// The fields of `row`, one per column.
-  public func fields(of row: Row) -> [Field] { values.map { $0(row) } }
+  public func fields(of row: Row) -> [Field] { bound.map { $0.value(row) } }
 
   /// Appends the fields of `row`, one per column, to `fields`: a table's writer builds its rows
   /// straight into the batch it hands over (`TableWriter`).
   public func appendFields(of row: Row, to fields: inout [Field]) {
     // By index: iterating the closures copied each one, retaining and releasing its context for
     // every field of every row.
-    for index in values.indices { fields.append(values[index](row)) }
+    for index in bound.indices { fields.append(bound[index].value(row)) }
   }
 }
 
