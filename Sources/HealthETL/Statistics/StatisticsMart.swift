@@ -190,7 +190,7 @@ public final class StatisticsMart: Mart {
         emit = { (bucket: borrowing StatisticsBucket) throws(OutputError) in
           try written(bucket)
           for tap in taps {
-            if case .number(let value?) = bucket.values[tap.option] {
+            if case .number(let value?) = bucket.value(at: tap.option) {
               tap.into.add(start: bucket.start.seconds, offset: rules.offset(at: bucket.start), value: value)
             }
           }

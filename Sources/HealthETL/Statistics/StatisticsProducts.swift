@@ -68,8 +68,10 @@ public struct DayStatistics: MartProduct {
 
     func record(_ bucket: borrowing StatisticsBucket) {
       let date = collector.rules.localDate(at: bucket.start)
-      for (index, value) in bucket.values.enumerated() {
-        guard let key = wanted[index], case .number(let number?) = value, number.isFinite else { continue }
+      for index in wanted.indices {
+        guard let key = wanted[index], case .number(let number?) = bucket.value(at: index), number.isFinite else {
+          continue
+        }
         collector.set(key, on: date, precisions[index].rounded(number))
       }
     }
@@ -189,7 +191,7 @@ public struct ClosedBuckets: MartProduct {
       var any = false
       for index in positions.indices {
         let value: Double?
-        switch bucket.values[positions[index]] {
+        switch bucket.value(at: positions[index]) {
         case .number(let number): value = number.flatMap { $0.isFinite ? precisions[index]?.rounded($0) ?? $0 : nil }
         case .count(let count): value = Double(count)
         case .instant(let instant): value = instant.map { Double($0.seconds) }

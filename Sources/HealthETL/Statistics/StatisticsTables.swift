@@ -79,7 +79,7 @@ public enum StatisticsTables {
     for (index, option) in query.options.enumerated() {
       columns.append(
         RowColumn(column(for: option, type: query.type)) { bucket in
-          switch bucket.values[index] {
+          switch bucket.value(at: index) {
           case .number(let number): return .number(number)
           case .count(let count): return .integer(count)
           case .instant(let instant): return .instant(instant)
