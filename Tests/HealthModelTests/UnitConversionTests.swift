@@ -77,3 +77,47 @@ import Testing
     }
   }
 }
+
+/// `+` returns the other side when one is zero and `*` moves the exponent when one side is a power
+/// of ten: both must give the value the digit-by-digit arithmetic gives, sign included.
+@Suite struct ExactDecimalShortcutTests {
+  @Test(arguments: [
+    // (lhs, rhs, lhs × rhs, lhs + rhs), worked out by hand.
+    ("12.5", "1000", "12500", "1012.5"),
+    ("12.5", "0.01", "0.125", "12.51"),
+    ("-12.5", "0.01", "-0.125", "-12.49"),
+    ("12.5", "-1", "-12.5", "11.5"),
+    ("-0.3", "-10", "3", "-10.3"),
+    ("1", "1", "1", "2"),
+    ("0", "1000", "0", "1000"),
+    ("-7.25", "0", "0", "-7.25"),
+  ])
+  func powersOfTenAndZero(lhs: String, rhs: String, product: String, sum: String) {
+    let a = ExactDecimal(lhs)!
+    let b = ExactDecimal(rhs)!
+    #expect(a * b == ExactDecimal(product)!)
+    #expect(b * a == ExactDecimal(product)!)
+    #expect((a * b).description == ExactDecimal(product)!.description)
+    #expect(a + b == ExactDecimal(sum)!)
+    #expect(b + a == ExactDecimal(sum)!)
+  }
+
+  /// Against the long multiplication: a power of ten written with a factor of one that the
+  /// shortcut does not see (`1 × 10^k` as `10^k × 1`, and products through a non-power).
+  @Test func shortcutAgreesWithLongMultiplication() {
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<2_000 {
+      let digits = (0..<Int.random(in: 1...12, using: &generator)).map { _ in
+        String(Int.random(in: 0...9, using: &generator))
+      }
+      let sign = Bool.random(using: &generator) ? "-" : ""
+      let value = ExactDecimal(sign + digits.joined() + "e\(Int.random(in: -8...8, using: &generator))")!
+      let power = Int.random(in: -6...6, using: &generator)
+      let viaShortcut = value * ExactDecimal("1e\(power)")!
+      // 2 × (5 × 10^(power-1)) is the same power of ten, multiplied digit by digit.
+      let viaDigits = (value * ExactDecimal("2")!) * ExactDecimal("5e\(power - 1)")!
+      #expect(viaShortcut == viaDigits, "\(value) × 1e\(power)")
+      if viaShortcut != viaDigits { return }
+    }
+  }
+}

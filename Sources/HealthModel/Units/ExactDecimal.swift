@@ -118,6 +118,10 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
 
   public static func * (lhs: ExactDecimal, rhs: ExactDecimal) -> ExactDecimal {
     guard !lhs.isZero, !rhs.isZero else { return .zero }
+    // A power of ten (most unit factors: 1, 1000, 0.01) moves the exponent; the digits stay as
+    // they are, already without leading or trailing zeros.
+    if rhs.digits == [1] { return lhs.scaled(by: rhs) }
+    if lhs.digits == [1] { return rhs.scaled(by: lhs) }
     var product = [Int](repeating: 0, count: lhs.digits.count + rhs.digits.count)
     for (i, a) in lhs.digits.reversed().enumerated() {
       for (j, b) in rhs.digits.reversed().enumerated() { product[i + j] += Int(a) * Int(b) }
@@ -133,7 +137,18 @@ public struct ExactDecimal: Sendable, Hashable, CustomStringConvertible {
       isNegative: lhs.isNegative != rhs.isNegative)
   }
 
+  /// `self` times `power`, a power of ten with its sign.
+  private func scaled(by power: ExactDecimal) -> ExactDecimal {
+    var result = self
+    result.exponent += power.exponent
+    result.isNegative = isNegative != power.isNegative
+    return result
+  }
+
   public static func + (lhs: ExactDecimal, rhs: ExactDecimal) -> ExactDecimal {
+    // Most unit conversions add a shift of zero.
+    if rhs.isZero { return lhs }
+    if lhs.isZero { return rhs }
     let exponent = min(lhs.exponent, rhs.exponent)
     let a = lhs.aligned(to: exponent)
     let b = rhs.aligned(to: exponent)
