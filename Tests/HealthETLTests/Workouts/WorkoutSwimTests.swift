@@ -167,4 +167,13 @@ import Testing
     #expect(row.poolLengthMeters == 50)
     #expect(row.location == nil)
   }
+
+  /// The names `swim_laps.csv` and the `strokes_<style>` columns use, in HealthKit's order of raw
+  /// values (`HKSwimmingStrokeStyle`: 0 unknown … 6 kickboard).
+  @Test func strokeStyleNames() {
+    #expect(
+      SwimStrokeStyle.allCases.map(\.name)
+        == ["unknown", "mixed", "freestyle", "backstroke", "breaststroke", "butterfly", "kickboard"])
+    #expect(SwimStrokeStyle.allCases.map(\.rawValue) == Array(0...6))
+  }
 }
