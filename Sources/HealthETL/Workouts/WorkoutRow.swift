@@ -300,11 +300,15 @@ struct WorkoutRowBuilder {
   /// workout carries the same events twice), so adding them would double count. Types HealthKit
   /// does not define follow, by name.
   static func eventCounts(_ events: [WorkoutElement.Event]) -> String {
+    // Counted by type as written first, and each distinct type named once: a swim's Lap events
+    // are most of its events, and naming each one built three strings.
+    var written: [String: Int] = [:]
+    for event in events { written[event.type, default: 0] += 1 }
     var counts: [String: Int] = [:]
-    for event in events {
-      var name = event.type.hasPrefix(eventPrefix) ? String(event.type.dropFirst(eventPrefix.count)) : event.type
+    for (type, count) in written {
+      var name = type.hasPrefix(eventPrefix) ? String(type.dropFirst(eventPrefix.count)) : type
       if let first = name.first { name = first.lowercased() + name.dropFirst() }
-      counts[name, default: 0] += 1
+      counts[name, default: 0] += count
     }
     let known = eventOrder.filter { counts[$0] != nil }
     let others = counts.keys.filter { !eventOrder.contains($0) }.sorted()

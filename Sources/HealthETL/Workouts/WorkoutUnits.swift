@@ -59,6 +59,10 @@ enum WorkoutUnits {
 
 extension Substring {
   fileprivate func trimmingSpaces() -> String {
-    String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    var start = startIndex
+    while start < endIndex, self[start] == " " { formIndex(after: &start) }
+    var end = endIndex
+    while end > start, self[index(before: end)] == " " { formIndex(before: &end) }
+    return String(self[start..<end])
   }
 }
