@@ -449,9 +449,6 @@ struct StatisticsBucket {
 
   /// The value of the query's option at `index`.
   @inline(__always) func value(at index: Int) -> StatisticsValue { row.value(of: options[index]) }
-
-  /// One value per option of the query, in the order it asked for them.
-  var values: [StatisticsValue] { options.map { row.value(of: $0) } }
 }
 
 /// The value of one statistics option in one bucket.

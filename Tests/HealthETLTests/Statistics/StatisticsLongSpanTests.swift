@@ -62,7 +62,9 @@ import Testing
     }
 
     func take(_ bucket: borrowing StatisticsBucket) throws(OutputError) {
-      let row = Row(start: bucket.start.seconds, end: bucket.end.seconds, source: bucket.source, values: bucket.values)
+      let row = Row(
+        start: bucket.start.seconds, end: bucket.end.seconds, source: bucket.source,
+        values: bucket.options.indices.map(bucket.value(at:)))
       rows += 1
       peakOpenRows = max(peakOpenRows, sweep?.openRows ?? 0)
       if first.count < keep { first.append(row) }
