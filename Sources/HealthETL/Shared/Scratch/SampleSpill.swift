@@ -175,8 +175,9 @@ final class SpillMerge {
   }
 
   /// One run's place in the merge: records decoded a chunk at a time from the bytes read, so
-  /// taking the next one is an index, as it was with raw records.
-  private final class Cursor {
+  /// taking the next one is an index, as it was with raw records. A value kept in place in
+  /// `cursors`, so taking a record retains nothing.
+  private struct Cursor {
     var records: [SpillRecord] = []
     var position = 0
     var bytes: [UInt8] = []
@@ -187,12 +188,6 @@ final class SpillMerge {
     /// Records of the run not yet decoded.
     var remaining: Int
     var state = SpillRunCodec.State()
-
-    init(next: Int, end: Int, remaining: Int) {
-      self.next = next
-      self.end = end
-      self.remaining = remaining
-    }
   }
 
   private let reader: SpillReader?
@@ -231,14 +226,12 @@ final class SpillMerge {
 
   /// The next record of file run `index`, decoding its next records when they are used up.
   private func advance(_ index: Int) throws(OutputError) -> SpillRecord? {
-    let cursor = cursors[index]
-    if cursor.position == cursor.records.count {
-      guard cursor.remaining > 0 else { return nil }
-      try decodeRecords(of: cursor)
+    if cursors[index].position == cursors[index].records.count {
+      guard cursors[index].remaining > 0 else { return nil }
+      try decodeRecords(of: &cursors[index])
     }
-    let record = cursor.records[cursor.position]
-    cursor.position += 1
-    return record
+    defer { cursors[index].position += 1 }
+    return cursors[index].records[cursors[index].position]
   }
 
   /// Replaces `cursor`'s records with its run's next ones (at most `SampleSpill.decodedRecords`),
@@ -246,7 +239,7 @@ final class SpillMerge {
   /// `maximumRecordBytes` zeros, so even bytes the disk changed since they were written cannot
   /// make a decode read past them (a zero ends every varint); the decoder then runs out of room
   /// and the merge throws.
-  private func decodeRecords(of cursor: Cursor) throws(OutputError) {
+  private func decodeRecords(of cursor: inout Cursor) throws(OutputError) {
     var records = cursor.records
     cursor.records = []
     records.removeAll(keepingCapacity: true)
