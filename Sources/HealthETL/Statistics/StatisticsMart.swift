@@ -159,7 +159,7 @@ public final class StatisticsMart: Mart {
     var streamSweeps = [[StatisticsSweep]](repeating: [], count: streamTypes.count)
     let rules = context.zone.rules
     let days = DayStatistics.Collector(rules: rules)
-    let recent = tails.map { RecentDays.Collector(limit: $0.request.days) }
+    let recent = tails.map { RecentDays.Collector(limit: $0.request.days, rules: rules) }
     // The one-day values readers asked for that no job computes.
     var dayNeeds = Set(dayKeys)
     for (jobIndex, job) in jobs.enumerated() {
@@ -191,7 +191,7 @@ public final class StatisticsMart: Mart {
           try written(bucket)
           for tap in taps {
             if case .number(let value?) = bucket.value(at: tap.option) {
-              tap.into.add(start: bucket.start.seconds, offset: rules.offset(at: bucket.start), value: value)
+              tap.into.add(start: bucket.start.seconds, value: value)
             }
           }
         }

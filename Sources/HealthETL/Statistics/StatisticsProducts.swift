@@ -118,13 +118,19 @@ public struct RecentDays: MartProduct {
   final class Collector {
     private(set) var days: [Day] = []
     let limit: Int
+    /// The zone's offsets, with the interval of the last bucket's kept: buckets arrive in time
+    /// order, so nearly every one is in the same interval as the one before.
+    private var zone: LocalTimeText
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, rules: ZoneRules) {
+      self.limit = limit
+      zone = LocalTimeText(rules)
+    }
 
-    /// One bucket's value; `offset` is the zone's UTC offset at `start`, in seconds. A new date
-    /// drops the oldest once `limit` are kept.
-    func add(start: Int64, offset: Int32, value: Double) {
-      let day = floorDiv(start + Int64(offset), 86_400)
+    /// One bucket's value, `start` its first instant (Unix seconds), on the local date of the
+    /// collector's zone. A new date drops the oldest once `limit` are kept.
+    func add(start: Int64, value: Double) {
+      let day = floorDiv(start + Int64(zone.offset(at: Instant(seconds: start))), 86_400)
       if days.last?.day != day {
         days.append(Day(day: day))
         if days.count > limit { days.removeFirst() }
