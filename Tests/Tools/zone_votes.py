@@ -8,15 +8,19 @@ first record), the number of Record, Workout and Correlation elements, how many 
 `HKTimeZone` metadata value (one vote each, as Pipelines/docs/samples.md, "Time zone", counts
 them), the zones voted for, and the element after which the running majority is the final one
 for good: how far into the file a run must read before the first rule has decided (issue 30,
-"decide the zone ahead"). Reads line by line, so a file of any size takes little memory; Apple's
-exports put each element and each metadata entry on a line of its own.
+"decide the zone ahead"). Also the zone the header alone would guess: the first zone the tz
+database's `zone.tab` lists for the locale's country whose offset at the `ExportDate` is the one
+written there, and whether the votes elect it. Reads line by line, so a file of any size takes
+little memory; Apple's exports put each element and each metadata entry on a line of its own.
 """
 
 import collections
+import datetime
 import io
 import re
 import sys
 import zipfile
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 ELEMENT = re.compile(rb"^\s*<(Record|Workout|Correlation)[\s>]")
 VOTE = re.compile(rb'<MetadataEntry key="HKTimeZone" value="([^"]*)"')
@@ -34,7 +38,41 @@ def lines(path):
     return open(path, "rb")
 
 
+def country_zones(table="/usr/share/zoneinfo/zone.tab"):
+    """{country code: [zone names]} in the table's order; {} without the table."""
+    zones = collections.defaultdict(list)
+    try:
+        with open(table, encoding="utf-8") as rows:
+            for row in rows:
+                if not row.startswith("#"):
+                    fields = row.rstrip("\n").split("\t")
+                    if len(fields) >= 3:
+                        zones[fields[0]].append(fields[2])
+    except OSError:
+        pass
+    return zones
+
+
+def header_guess(locale, export_date, zones):
+    """The first zone of the locale's country at the ExportDate's written offset, else None."""
+    if not locale or not export_date:
+        return None
+    country = locale.split("@")[0].split(".")[0].split("_")[-1].upper()
+    try:
+        written = datetime.datetime.strptime(export_date, "%Y-%m-%d %H:%M:%S %z")
+    except ValueError:
+        return None
+    for name in zones.get(country, []):
+        try:
+            if written.astimezone(ZoneInfo(name)).utcoffset() == written.utcoffset():
+                return name
+        except ZoneInfoNotFoundError:
+            continue
+    return None
+
+
 def main(paths):
+    countries = country_zones()
     for path in paths:
         stream = lines(path)
         if stream is None:
@@ -56,8 +94,9 @@ def main(paths):
                     voted_in = elements
                     votes.append((elements, match.group(1).decode()))
         head = f"{path}: locale {locale}, ExportDate {export_date}, {elements} elements"
+        guess = header_guess(locale, export_date, countries)
         if not votes:
-            print(f"{head}, no HKTimeZone vote")
+            print(f"{head}, no HKTimeZone vote; header guess {guess or 'none'}")
             continue
         totals = collections.Counter(zone for _, zone in votes)
         final = totals.most_common(1)[0][0]
@@ -68,7 +107,11 @@ def main(paths):
             leader = running.most_common(1)[0][0]
             settled = (settled or element) if leader == final else None
         zones = ", ".join(f"{zone} {count}" for zone, count in totals.most_common())
-        print(f"{head}, {len(votes)} votes (first at element {votes[0][0]}): {zones}; decided after element {settled}")
+        verdict = "none" if guess is None else f"{guess}, " + ("elected" if guess == final else "not elected")
+        print(
+            f"{head}, {len(votes)} votes (first at element {votes[0][0]}): {zones}; decided after element {settled}; "
+            f"header guess {verdict}"
+        )
 
 
 if __name__ == "__main__":
